@@ -1,0 +1,61 @@
+/* Fat-tree generators: PGFT, with XGFT and k-ary-n-trees as special cases.
+ *
+ * PGFT(h; m1..mh; w1..wh; p1..ph) in the standard notation: level 0 holds the hosts, level h the
+ * roots; a level-i node has m_i children, a level-(i-1) node has w_i parents, and p_i parallel
+ * links join each such pair. XGFT is PGFT with every p_i = 1; a k-ary-n-tree is
+ * XGFT(n; k..k; 1, k..k). Host and switch counts: N_0 = prod(m_i); N_l = prod_{i<=l} w_i *
+ * prod_{i>l} m_i.
+ *
+ * Numbering, port and GUID rules (all deterministic) are in docs/topology-generators.md:
+ *  - a node's label is (a_h..a_{l+1}, b_l..b_1) with a_i < m_i, b_i < w_i; its index within the
+ *    level is that label read as a mixed-radix number, most significant digit first;
+ *  - fabric order: hosts, then switches level 1 (leaves) up to level h (roots);
+ *  - switch ports: down ports first (child by child, p_l parallel ports each), then up ports
+ *    (parent by parent, p_{l+1} each); every switch gets the same port count, the largest any
+ *    level needs (or --radix);
+ *  - GUIDs: host i has node GUID 0x0010000000000000 + (i << 8) and port GUIDs node GUID + port;
+ *    switch j of level l has node GUID 0x0020000000000000 + (l << 32) + j.
+ */
+#ifndef CLOUDSM_TOPO_GEN_H
+#define CLOUDSM_TOPO_GEN_H
+
+#include <stdint.h>
+
+#include "cloudsm/error.h"
+#include "cloudsm/fabric.h"
+
+#define CS_PGFT_MAX_LEVELS 8
+#define CS_GUID_HOST_BASE UINT64_C(0x0010000000000000)
+#define CS_GUID_SWITCH_BASE UINT64_C(0x0020000000000000)
+
+struct cs_pgft_spec {
+    unsigned levels;                 /* h, 1..CS_PGFT_MAX_LEVELS */
+    unsigned m[CS_PGFT_MAX_LEVELS];  /* m[i-1] = m_i */
+    unsigned w[CS_PGFT_MAX_LEVELS];  /* w[i-1] = w_i */
+    unsigned p[CS_PGFT_MAX_LEVELS];  /* p[i-1] = p_i (all 1 for XGFT) */
+    unsigned hosts_per_leaf;         /* hosts kept under each leaf; 0 = m_1 (all) */
+    unsigned radix;                  /* ports per switch; 0 = the smallest that fits */
+};
+
+struct cs_pgft_counts {
+    uint64_t hosts;
+    uint64_t switches;
+    uint64_t per_level[CS_PGFT_MAX_LEVELS + 1]; /* [0] hosts, [l] switches of level l */
+    uint64_t links;                             /* cables, parallel links counted each */
+    unsigned switch_ports;                      /* port count given to every switch */
+    unsigned host_ports;                        /* port count of every host (w1 * p1) */
+};
+
+/* k-ary-n-tree = XGFT(n; k..k; 1, k..k). */
+int cs_pgft_kary(struct cs_pgft_spec *s, unsigned k, unsigned n, struct cs_error *err);
+/* Parse "h;m1,..,mh;w1,..,wh" (xgft, with_parallel = false) or "h;m..;w..;p.." (pgft). */
+int cs_pgft_parse(struct cs_pgft_spec *s, const char *text, bool with_parallel,
+                  struct cs_error *err);
+/* Validate and count; fails (with a reason) on a spec that cannot be built as one subnet. */
+int cs_pgft_count(const struct cs_pgft_spec *s, struct cs_pgft_counts *c, struct cs_error *err);
+/* Build into an initialised, empty fabric. */
+int cs_pgft_generate(struct cs_fabric *f, const struct cs_pgft_spec *s, struct cs_error *err);
+/* "XGFT(3;18,18,36;1,18,18)" or "PGFT(...;p..)" for messages and node descriptions. */
+void cs_pgft_format(const struct cs_pgft_spec *s, char *buf, size_t size);
+
+#endif

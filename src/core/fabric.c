@@ -1,0 +1,312 @@
+#include "cloudsm/fabric.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+void cs_fabric_init(struct cs_fabric *f)
+{
+    memset(f, 0, sizeof *f);
+}
+
+void cs_fabric_free(struct cs_fabric *f)
+{
+    free(f->nodes);
+    free(f->ports);
+    cs_fabric_init(f);
+}
+
+static int grow(void **array, uint32_t *capacity, uint64_t needed, size_t elem, struct cs_error *err)
+{
+    if (needed <= *capacity)
+        return 0;
+    if (needed > UINT32_MAX - 1)
+        return cs_fail(err, "fabric too large (%" PRIu64 " entries)", needed);
+    uint64_t cap = *capacity ? *capacity : 64;
+    while (cap < needed)
+        cap *= 2;
+    if (cap > UINT32_MAX - 1)
+        cap = UINT32_MAX - 1;
+    void *p = realloc(*array, (size_t)cap * elem);
+    if (!p)
+        return cs_fail(err, "out of memory growing the fabric to %" PRIu64 " entries", cap);
+    *array = p;
+    *capacity = (uint32_t)cap;
+    return 0;
+}
+
+int cs_fabric_reserve(struct cs_fabric *f, uint32_t nodes, uint32_t port_slots,
+                      struct cs_error *err)
+{
+    if (grow((void **)&f->nodes, &f->node_capacity, (uint64_t)f->num_nodes + nodes,
+             sizeof *f->nodes, err) < 0)
+        return -1;
+    return grow((void **)&f->ports, &f->port_capacity, (uint64_t)f->num_port_slots + port_slots,
+                sizeof *f->ports, err);
+}
+
+uint32_t cs_fabric_add_node(struct cs_fabric *f, enum cs_node_type type, uint64_t guid,
+                            unsigned num_ports, const char *desc, struct cs_error *err)
+{
+    if (type != CS_NODE_CA && type != CS_NODE_SWITCH && type != CS_NODE_ROUTER) {
+        cs_fail(err, "bad node type %d", (int)type);
+        return CS_NONE;
+    }
+    if (num_ports < 1 || num_ports > CS_MAX_PORTS) {
+        cs_fail(err, "node 0x%016" PRIx64 ": %u ports (a node has 1 to %d)", guid, num_ports,
+                CS_MAX_PORTS);
+        return CS_NONE;
+    }
+    if (cs_fabric_reserve(f, 1, num_ports + 1, err) < 0)
+        return CS_NONE;
+
+    uint32_t index = f->num_nodes++;
+    struct cs_node *n = &f->nodes[index];
+    memset(n, 0, sizeof *n);
+    n->guid = guid;
+    n->sysimg_guid = guid;
+    n->type = (uint8_t)type;
+    n->num_ports = (uint8_t)num_ports;
+    n->first_port = f->num_port_slots;
+    if (desc) {
+        size_t len = strnlen(desc, CS_DESC_MAX);
+        memcpy(n->desc, desc, len);
+        n->desc[len] = '\0';
+    }
+    for (unsigned p = 0; p <= num_ports; p++) {
+        struct cs_port *port = &f->ports[f->num_port_slots++];
+        memset(port, 0, sizeof *port);
+        port->node = index;
+        port->peer = CS_NONE;
+        port->num = (uint8_t)p;
+        if (type == CS_NODE_SWITCH)
+            port->guid = p == 0 ? guid : 0;
+        else
+            port->guid = p == 0 ? 0 : guid + p;
+    }
+    return index;
+}
+
+static bool is_switch_port0(const struct cs_fabric *f, uint32_t port)
+{
+    return f->ports[port].num == 0 && f->nodes[f->ports[port].node].type == CS_NODE_SWITCH;
+}
+
+int cs_fabric_connect(struct cs_fabric *f, uint32_t a, uint32_t b, struct cs_error *err)
+{
+    if (a >= f->num_port_slots || b >= f->num_port_slots)
+        return cs_fail(err, "connect: port index out of range");
+    if (a == b)
+        return cs_fail(err, "connect: a port cannot be cabled to itself");
+    const struct cs_port *pa = &f->ports[a], *pb = &f->ports[b];
+    const struct cs_node *na = &f->nodes[pa->node], *nb = &f->nodes[pb->node];
+    if (pa->num == 0 && !is_switch_port0(f, a))
+        return cs_fail(err, "connect: node 0x%016" PRIx64 " has no port 0", na->guid);
+    if (pb->num == 0 && !is_switch_port0(f, b))
+        return cs_fail(err, "connect: node 0x%016" PRIx64 " has no port 0", nb->guid);
+    if (is_switch_port0(f, a) || is_switch_port0(f, b))
+        return cs_fail(err, "connect: switch port 0 is internal and cannot be cabled");
+    if (pa->peer != CS_NONE)
+        return cs_fail(err, "connect: port %u of node 0x%016" PRIx64 " is already connected",
+                       pa->num, na->guid);
+    if (pb->peer != CS_NONE)
+        return cs_fail(err, "connect: port %u of node 0x%016" PRIx64 " is already connected",
+                       pb->num, nb->guid);
+    f->ports[a].peer = b;
+    f->ports[b].peer = a;
+    return 0;
+}
+
+void cs_fabric_set_link_rate(struct cs_fabric *f, uint32_t port, uint8_t width,
+                             enum cs_link_speed speed)
+{
+    f->ports[port].width = width;
+    f->ports[port].speed = (uint8_t)speed;
+    uint32_t peer = f->ports[port].peer;
+    if (peer != CS_NONE) {
+        f->ports[peer].width = width;
+        f->ports[peer].speed = (uint8_t)speed;
+    }
+}
+
+int cs_fabric_copy(struct cs_fabric *dst, const struct cs_fabric *src, struct cs_error *err)
+{
+    cs_fabric_init(dst);
+    if (cs_fabric_reserve(dst, src->num_nodes, src->num_port_slots, err) < 0) {
+        cs_fabric_free(dst);
+        return -1;
+    }
+    if (src->num_nodes)
+        memcpy(dst->nodes, src->nodes, (size_t)src->num_nodes * sizeof *src->nodes);
+    if (src->num_port_slots)
+        memcpy(dst->ports, src->ports, (size_t)src->num_port_slots * sizeof *src->ports);
+    dst->num_nodes = src->num_nodes;
+    dst->num_port_slots = src->num_port_slots;
+    return 0;
+}
+
+static bool node_equal(const struct cs_node *a, const struct cs_node *b)
+{
+    return a->guid == b->guid && a->sysimg_guid == b->sysimg_guid &&
+           a->first_port == b->first_port && a->vendor_id == b->vendor_id &&
+           a->device_id == b->device_id && a->type == b->type && a->num_ports == b->num_ports &&
+           a->enhanced_port0 == b->enhanced_port0 && strcmp(a->desc, b->desc) == 0;
+}
+
+static bool port_equal(const struct cs_port *a, const struct cs_port *b)
+{
+    return a->guid == b->guid && a->node == b->node && a->peer == b->peer && a->lid == b->lid &&
+           a->num == b->num && a->lmc == b->lmc && a->width == b->width && a->speed == b->speed;
+}
+
+bool cs_fabric_equal(const struct cs_fabric *a, const struct cs_fabric *b, struct cs_error *why)
+{
+    if (a->num_nodes != b->num_nodes) {
+        cs_fail(why, "node count differs: %u vs %u", a->num_nodes, b->num_nodes);
+        return false;
+    }
+    if (a->num_port_slots != b->num_port_slots) {
+        cs_fail(why, "port slot count differs: %u vs %u", a->num_port_slots, b->num_port_slots);
+        return false;
+    }
+    for (uint32_t i = 0; i < a->num_nodes; i++)
+        if (!node_equal(&a->nodes[i], &b->nodes[i])) {
+            cs_fail(why, "node %u differs (0x%016" PRIx64 " '%s' vs 0x%016" PRIx64 " '%s')", i,
+                    a->nodes[i].guid, a->nodes[i].desc, b->nodes[i].guid, b->nodes[i].desc);
+            return false;
+        }
+    for (uint32_t i = 0; i < a->num_port_slots; i++)
+        if (!port_equal(&a->ports[i], &b->ports[i])) {
+            const struct cs_port *p = &a->ports[i];
+            cs_fail(why, "port %u of node 0x%016" PRIx64 " differs", p->num,
+                    a->nodes[p->node].guid);
+            return false;
+        }
+    return true;
+}
+
+bool cs_port_needs_lid(const struct cs_fabric *f, uint32_t port)
+{
+    const struct cs_port *p = &f->ports[port];
+    if (f->nodes[p->node].type == CS_NODE_SWITCH)
+        return p->num == 0;
+    return p->num != 0 && p->peer != CS_NONE;
+}
+
+const char *cs_node_type_long_name(enum cs_node_type type)
+{
+    switch (type) {
+    case CS_NODE_CA:
+        return "Channel Adapter";
+    case CS_NODE_SWITCH:
+        return "Switch";
+    case CS_NODE_ROUTER:
+        return "Router";
+    }
+    return "Unknown";
+}
+
+static const char *const speed_names[] = {
+    [CS_SPEED_UNKNOWN] = "", [CS_SPEED_SDR] = "SDR", [CS_SPEED_DDR] = "DDR",
+    [CS_SPEED_QDR] = "QDR",  [CS_SPEED_FDR10] = "FDR10", [CS_SPEED_FDR] = "FDR",
+    [CS_SPEED_EDR] = "EDR",  [CS_SPEED_HDR] = "HDR", [CS_SPEED_NDR] = "NDR",
+    [CS_SPEED_XDR] = "XDR",
+};
+
+const char *cs_link_speed_name(enum cs_link_speed speed)
+{
+    if ((unsigned)speed >= sizeof speed_names / sizeof speed_names[0])
+        return "";
+    return speed_names[speed];
+}
+
+enum cs_link_speed cs_link_speed_parse(const char *s, size_t len)
+{
+    for (unsigned i = 1; i < sizeof speed_names / sizeof speed_names[0]; i++)
+        if (strlen(speed_names[i]) == len && memcmp(speed_names[i], s, len) == 0)
+            return (enum cs_link_speed)i;
+    return CS_SPEED_UNKNOWN;
+}
+
+/* --- GUID index: parallel sorted arrays, binary search. --- */
+
+struct guid_pair {
+    uint64_t guid;
+    uint32_t value;
+};
+
+static int cmp_pair(const void *a, const void *b)
+{
+    const struct guid_pair *x = a, *y = b;
+    return x->guid < y->guid ? -1 : x->guid > y->guid;
+}
+
+static int index_build(struct cs_guid_index *ix, struct guid_pair *pairs, uint32_t count,
+                       const char *what, struct cs_error *err)
+{
+    qsort(pairs, count, sizeof *pairs, cmp_pair);
+    for (uint32_t i = 1; i < count; i++)
+        if (pairs[i].guid == pairs[i - 1].guid) {
+            cs_fail(err, "duplicate %s GUID 0x%016" PRIx64, what, pairs[i].guid);
+            free(pairs);
+            return -1;
+        }
+    ix->guids = malloc((count ? count : 1) * sizeof *ix->guids);
+    ix->values = malloc((count ? count : 1) * sizeof *ix->values);
+    if (!ix->guids || !ix->values) {
+        free(pairs);
+        cs_guid_index_free(ix);
+        return cs_fail(err, "out of memory indexing GUIDs");
+    }
+    for (uint32_t i = 0; i < count; i++) {
+        ix->guids[i] = pairs[i].guid;
+        ix->values[i] = pairs[i].value;
+    }
+    ix->count = count;
+    free(pairs);
+    return 0;
+}
+
+int cs_guid_index_nodes(struct cs_guid_index *ix, const struct cs_fabric *f, struct cs_error *err)
+{
+    memset(ix, 0, sizeof *ix);
+    struct guid_pair *pairs = malloc((f->num_nodes ? f->num_nodes : 1) * sizeof *pairs);
+    if (!pairs)
+        return cs_fail(err, "out of memory indexing GUIDs");
+    for (uint32_t i = 0; i < f->num_nodes; i++)
+        pairs[i] = (struct guid_pair){f->nodes[i].guid, i};
+    return index_build(ix, pairs, f->num_nodes, "node", err);
+}
+
+int cs_guid_index_ports(struct cs_guid_index *ix, const struct cs_fabric *f, struct cs_error *err)
+{
+    memset(ix, 0, sizeof *ix);
+    struct guid_pair *pairs = malloc((f->num_port_slots ? f->num_port_slots : 1) * sizeof *pairs);
+    if (!pairs)
+        return cs_fail(err, "out of memory indexing GUIDs");
+    uint32_t count = 0;
+    for (uint32_t i = 0; i < f->num_port_slots; i++)
+        if (f->ports[i].guid)
+            pairs[count++] = (struct guid_pair){f->ports[i].guid, i};
+    return index_build(ix, pairs, count, "port", err);
+}
+
+uint32_t cs_guid_index_find(const struct cs_guid_index *ix, uint64_t guid)
+{
+    uint32_t lo = 0, hi = ix->count;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (ix->guids[mid] < guid)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < ix->count && ix->guids[lo] == guid ? ix->values[lo] : CS_NONE;
+}
+
+void cs_guid_index_free(struct cs_guid_index *ix)
+{
+    free(ix->guids);
+    free(ix->values);
+    memset(ix, 0, sizeof *ix);
+}

@@ -1,0 +1,33 @@
+/* Shared pieces of the cloudsm command-line tool. Unlike the library, this layer prints and
+ * decides exit codes: 0 success, 1 the work failed (bad input file, I/O error), 2 bad usage. */
+#ifndef CLOUDSM_CLI_H
+#define CLOUDSM_CLI_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "cloudsm/error.h"
+
+enum { EXIT_OK = 0, EXIT_FAILED = 1, EXIT_USAGE = 2 };
+
+struct cli_command {
+    const char *group;   /* "topo", "lft", ... */
+    const char *name;    /* "gen", "info", ... */
+    const char *summary; /* one line for `cloudsm help` */
+    const char *help;    /* full text for `cloudsm GROUP NAME --help` */
+    int (*run)(int argc, char **argv); /* argv[0] is "GROUP NAME" */
+};
+
+extern const struct cli_command cli_topo_commands[];
+extern const struct cli_command cli_lft_commands[];
+
+/* Print "cloudsm GROUP NAME: <message>" on stderr; returns EXIT_FAILED. */
+int cli_fail(const char *who, const struct cs_error *err);
+/* Print a usage error and the hint to use --help; returns EXIT_USAGE. */
+int cli_usage(const char *who, const char *fmt, ...) CS_PRINTF(2, 3);
+/* Parse a whole unsigned decimal number in [min, max]. */
+bool cli_parse_uint(const char *text, unsigned min, unsigned max, unsigned *out);
+/* True if the argument list asks for help (-h / --help anywhere). */
+bool cli_wants_help(int argc, char **argv);
+
+#endif

@@ -1,0 +1,301 @@
+/* cloudsm topo gen | info | lids */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "cloudsm/fabric.h"
+#include "cloudsm/lid.h"
+#include "cloudsm/summary.h"
+#include "cloudsm/topo_gen.h"
+#include "cloudsm/topo_io.h"
+#include "json.h"
+
+/* ---- topo gen ---- */
+
+static const char gen_help[] =
+    "usage: cloudsm topo gen kary K N            [options]\n"
+    "       cloudsm topo gen xgft \"H;m1,..,mH;w1,..,wH\"        [options]\n"
+    "       cloudsm topo gen pgft \"H;m1,..,mH;w1,..,wH;p1,..,pH\" [options]\n"
+    "\n"
+    "Generate a fat-tree and write it in ibnetdiscover form (ibsim loads it and keeps\n"
+    "every GUID; OpenSM-side tools read it).\n"
+    "\n"
+    "  kary K N   k-ary-n-tree: K^N hosts, N*K^(N-1) switches of 2K ports\n"
+    "  xgft SPEC  XGFT(H; m; w): level 0 = hosts, level H = roots; m_i children per\n"
+    "             level-i node, w_i parents per level-(i-1) node (w1 = 1: one leaf per host)\n"
+    "  pgft SPEC  PGFT(H; m; w; p): XGFT with p_i parallel links between levels i-1 and i\n"
+    "\n"
+    "options:\n"
+    "  --hosts-per-leaf N  keep only N hosts under each leaf (N <= m1)\n"
+    "  --radix N           ports per switch (default: the fewest that fit)\n"
+    "  --lids              assign LIDs (switches and hosts in fabric order, from 1)\n"
+    "  -o, --output FILE   write here (atomically) instead of standard output\n"
+    "\n"
+    "Port numbering: down ports first, child by child, then up ports. GUIDs: host i is\n"
+    "0x0010000000000000 + (i << 8), its port p that + p; switch j of level l is\n"
+    "0x0020000000000000 + (l << 32) + j. See docs/topology-generators.md.\n"
+    "\n"
+    "examples:\n"
+    "  cloudsm topo gen kary 4 3 -o k4n3.topo            # 64 hosts, 48 switches\n"
+    "  cloudsm topo gen xgft \"3;18,18,36;1,18,18\" -o big.topo   # 11664 hosts, 1620 switches\n"
+    "  cloudsm topo gen pgft \"2;4,4;1,2;1,2\" --hosts-per-leaf 3  # parallel spine links\n";
+
+static int topo_gen(int argc, char **argv)
+{
+    const char *who = argv[0];
+    const char *output = NULL;
+    unsigned hosts_per_leaf = 0, radix = 0;
+    int assign_lids = 0;
+    static const struct option options[] = {
+        {"hosts-per-leaf", required_argument, NULL, 'l'},
+        {"radix", required_argument, NULL, 'r'},
+        {"lids", no_argument, NULL, 'L'},
+        {"output", required_argument, NULL, 'o'},
+        {NULL, 0, NULL, 0},
+    };
+    int opt;
+    while ((opt = getopt_long(argc, argv, "o:", options, NULL)) != -1) {
+        switch (opt) {
+        case 'l':
+            if (!cli_parse_uint(optarg, 1, CS_MAX_PORTS, &hosts_per_leaf))
+                return cli_usage(who, "--hosts-per-leaf wants a number from 1 to %d, not '%s'",
+                                 CS_MAX_PORTS, optarg);
+            break;
+        case 'r':
+            if (!cli_parse_uint(optarg, 1, CS_MAX_PORTS, &radix))
+                return cli_usage(who, "--radix wants a number from 1 to %d, not '%s'",
+                                 CS_MAX_PORTS, optarg);
+            break;
+        case 'L':
+            assign_lids = 1;
+            break;
+        case 'o':
+            output = optarg;
+            break;
+        default:
+            return cli_usage(who, "unknown option");
+        }
+    }
+    int rest = argc - optind;
+    char **args = argv + optind;
+    if (rest < 1)
+        return cli_usage(who, "which kind of tree? kary, xgft or pgft");
+
+    struct cs_error err;
+    struct cs_pgft_spec spec;
+    if (strcmp(args[0], "kary") == 0) {
+        unsigned k, n;
+        if (rest != 3)
+            return cli_usage(who, "kary wants two numbers: K (half the switch radix) and N (levels)");
+        if (!cli_parse_uint(args[1], 1, CS_MAX_PORTS, &k) ||
+            !cli_parse_uint(args[2], 1, CS_PGFT_MAX_LEVELS, &n))
+            return cli_usage(who, "kary K N: K from 1 to %d, N from 1 to %d", CS_MAX_PORTS,
+                             CS_PGFT_MAX_LEVELS);
+        if (cs_pgft_kary(&spec, k, n, &err) < 0)
+            return cli_fail(who, &err);
+    } else if (strcmp(args[0], "xgft") == 0 || strcmp(args[0], "pgft") == 0) {
+        bool parallel = strcmp(args[0], "pgft") == 0;
+        if (rest != 2)
+            return cli_usage(who, "%s wants one quoted spec, e.g. \"%s\"", args[0],
+                             parallel ? "2;4,4;1,2;1,2" : "2;18,18;1,18");
+        if (cs_pgft_parse(&spec, args[1], parallel, &err) < 0)
+            return cli_usage(who, "%s", err.msg);
+    } else {
+        return cli_usage(who, "'%s' is not a tree kind (kary, xgft, pgft)", args[0]);
+    }
+    spec.hosts_per_leaf = hosts_per_leaf;
+    spec.radix = radix;
+
+    struct cs_fabric f;
+    cs_fabric_init(&f);
+    int rc = EXIT_OK;
+    if (cs_pgft_generate(&f, &spec, &err) < 0 || (assign_lids && cs_lids_assign(&f, 0, &err) < 0))
+        rc = cli_fail(who, &err);
+    else if (output ? cs_topo_write_file(output, &f, &err) : cs_topo_write(stdout, &f, &err))
+        rc = cli_fail(who, &err);
+    cs_fabric_free(&f);
+    return rc;
+}
+
+/* ---- topo info ---- */
+
+static const char info_help[] =
+    "usage: cloudsm topo info TOPOLOGY [--json] [--lmc N]\n"
+    "\n"
+    "Summarize a topology (ibnetdiscover output or ibsim net file): switches, CAs, hosts,\n"
+    "links, switch levels, hosts per leaf, the LIDs an SM needs and the smallest LFT a\n"
+    "switch then holds (in 64-LID blocks: one SMP each).\n"
+    "\n"
+    "  --json    one JSON object: switches, cas, routers, hosts, links, switch_links, levels,\n"
+    "            leaves, hosts_per_leaf {min,max}, unreachable_switches, lids, lft_blocks_min,\n"
+    "            max_lid\n"
+    "  --lmc N   count 2^N LIDs per port (default 0)\n"
+    "\n"
+    "Definitions: hosts = distinct system image GUIDs among CAs; levels = 1 + the largest\n"
+    "switch-to-switch distance from a leaf (a switch with a CA); lids = switches + connected\n"
+    "CA and router ports (times 2^lmc); lft_blocks_min = lids / 64 + 1.\n"
+    "\n"
+    "example:\n"
+    "  cloudsm topo gen kary 16 3 | cloudsm topo info /dev/stdin --json\n";
+
+static int topo_info(int argc, char **argv)
+{
+    const char *who = argv[0];
+    int as_json = 0;
+    unsigned lmc = 0;
+    static const struct option options[] = {
+        {"json", no_argument, NULL, 'j'},
+        {"lmc", required_argument, NULL, 'm'},
+        {NULL, 0, NULL, 0},
+    };
+    int opt;
+    while ((opt = getopt_long(argc, argv, "", options, NULL)) != -1) {
+        switch (opt) {
+        case 'j':
+            as_json = 1;
+            break;
+        case 'm':
+            if (!cli_parse_uint(optarg, 0, 7, &lmc))
+                return cli_usage(who, "--lmc wants 0 to 7, not '%s'", optarg);
+            break;
+        default:
+            return cli_usage(who, "unknown option");
+        }
+    }
+    if (argc - optind != 1)
+        return cli_usage(who, "wants exactly one topology file");
+    const char *path = argv[optind];
+
+    struct cs_error err;
+    struct cs_fabric f;
+    cs_fabric_init(&f);
+    struct cs_fabric_summary s;
+    if (cs_topo_read(&f, path, &err) < 0 || cs_fabric_summarize(&f, lmc, &s, &err) < 0) {
+        cs_fabric_free(&f);
+        return cli_fail(who, &err);
+    }
+    cs_fabric_free(&f);
+
+    if (as_json) {
+        struct json j;
+        json_init(&j, stdout);
+        json_object_begin(&j, NULL);
+        json_str(&j, "topology", path);
+        json_u64(&j, "switches", s.switches);
+        json_u64(&j, "cas", s.cas);
+        json_u64(&j, "routers", s.routers);
+        json_u64(&j, "hosts", s.hosts);
+        json_u64(&j, "links", s.links);
+        json_u64(&j, "switch_links", s.switch_links);
+        json_u64(&j, "levels", s.levels);
+        json_u64(&j, "leaves", s.leaves);
+        json_object_begin(&j, "hosts_per_leaf");
+        json_u64(&j, "min", s.hosts_per_leaf_min);
+        json_u64(&j, "max", s.hosts_per_leaf_max);
+        json_object_end(&j);
+        json_u64(&j, "unreachable_switches", s.unreachable_switches);
+        json_u64(&j, "lmc", lmc);
+        json_u64(&j, "lids", s.lids);
+        json_u64(&j, "lft_blocks_min", s.lft_blocks_min);
+        json_u64(&j, "max_lid", s.max_lid);
+        json_object_end(&j);
+        json_finish(&j);
+        return EXIT_OK;
+    }
+    printf("topology        %s\n", path);
+    printf("switches        %u in %u level%s (%u leaves", s.switches, s.levels,
+           s.levels == 1 ? "" : "s", s.leaves);
+    if (s.unreachable_switches)
+        printf(", %u unreachable from any leaf", s.unreachable_switches);
+    printf(")\n");
+    printf("CAs             %u on %u host%s", s.cas, s.hosts, s.hosts == 1 ? "" : "s");
+    if (s.routers)
+        printf(", %u router%s", s.routers, s.routers == 1 ? "" : "s");
+    printf("\n");
+    printf("links           %u (%u switch-to-switch)\n", s.links, s.switch_links);
+    if (s.leaves)
+        printf("hosts per leaf  %u..%u\n", s.hosts_per_leaf_min, s.hosts_per_leaf_max);
+    printf("LIDs needed     %u (LMC %u); LFT >= %u blocks of 64 per switch\n", s.lids, lmc,
+           s.lft_blocks_min);
+    if (s.max_lid)
+        printf("LIDs assigned   up to %u\n", s.max_lid);
+    return EXIT_OK;
+}
+
+/* ---- topo lids ---- */
+
+static const char lids_help[] =
+    "usage: cloudsm topo lids TOPOLOGY [--guid2lid FILE] [--lmc N] [-o OUT]\n"
+    "\n"
+    "Assign LIDs and write them in OpenSM's guid2lid format (load it into OpenSM by\n"
+    "putting it in OSM_CACHE_DIR).\n"
+    "\n"
+    "LIDs already in the topology file are kept; then those of --guid2lid (OpenSM's cache,\n"
+    "matched by port GUID; entries for absent ports are ignored); every other port that\n"
+    "needs one (switch port 0, connected CA and router ports) gets the lowest free\n"
+    "2^lmc-aligned range, in file order.\n"
+    "\n"
+    "  --guid2lid FILE  honour these LIDs first\n"
+    "  --lmc N          LMC for newly assigned ports (default 0)\n"
+    "  -o, --output OUT write here (atomically) instead of standard output\n"
+    "\n"
+    "example:\n"
+    "  cloudsm topo lids fabric.topo --guid2lid /var/cache/opensm/guid2lid -o guid2lid\n";
+
+static int topo_lids(int argc, char **argv)
+{
+    const char *who = argv[0];
+    const char *output = NULL, *preload = NULL;
+    unsigned lmc = 0;
+    static const struct option options[] = {
+        {"guid2lid", required_argument, NULL, 'g'},
+        {"lmc", required_argument, NULL, 'm'},
+        {"output", required_argument, NULL, 'o'},
+        {NULL, 0, NULL, 0},
+    };
+    int opt;
+    while ((opt = getopt_long(argc, argv, "o:", options, NULL)) != -1) {
+        switch (opt) {
+        case 'g':
+            preload = optarg;
+            break;
+        case 'm':
+            if (!cli_parse_uint(optarg, 0, 7, &lmc))
+                return cli_usage(who, "--lmc wants 0 to 7, not '%s'", optarg);
+            break;
+        case 'o':
+            output = optarg;
+            break;
+        default:
+            return cli_usage(who, "unknown option");
+        }
+    }
+    if (argc - optind != 1)
+        return cli_usage(who, "wants exactly one topology file");
+
+    struct cs_error err;
+    struct cs_fabric f;
+    struct cs_guid2lid given = {0}, result = {0};
+    cs_fabric_init(&f);
+    int rc = EXIT_OK;
+    if (cs_topo_read(&f, argv[optind], &err) < 0 ||
+        (preload && (cs_guid2lid_read(&given, preload, &err) < 0 ||
+                     cs_guid2lid_apply(&given, &f, &err) < 0)) ||
+        cs_lids_assign(&f, lmc, &err) < 0 || cs_guid2lid_from_fabric(&result, &f, &err) < 0 ||
+        (output ? cs_guid2lid_write_file(output, &result, &err)
+                : cs_guid2lid_write(stdout, &result, &err)) < 0)
+        rc = cli_fail(who, &err);
+    cs_guid2lid_free(&given);
+    cs_guid2lid_free(&result);
+    cs_fabric_free(&f);
+    return rc;
+}
+
+const struct cli_command cli_topo_commands[] = {
+    {"topo", "gen", "generate a fat-tree (k-ary-n-tree, XGFT, PGFT)", gen_help, topo_gen},
+    {"topo", "info", "summarize a topology file", info_help, topo_info},
+    {"topo", "lids", "assign LIDs, write OpenSM's guid2lid", lids_help, topo_lids},
+    {"topo", NULL, NULL, NULL, NULL},
+};

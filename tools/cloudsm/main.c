@@ -1,0 +1,162 @@
+/* cloudsm: one binary, git-style subcommands ("cloudsm topo gen ..."). */
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+#define CLOUDSM_VERSION "0.1.0"
+
+static const struct cli_command *const groups[] = {cli_topo_commands, cli_lft_commands};
+
+int cli_fail(const char *who, const struct cs_error *err)
+{
+    fprintf(stderr, "cloudsm %s: %s\n", who, err->msg);
+    return EXIT_FAILED;
+}
+
+int cli_usage(const char *who, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "cloudsm %s: ", who);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\n(see: cloudsm %s --help)\n", who);
+    return EXIT_USAGE;
+}
+
+bool cli_parse_uint(const char *text, unsigned min, unsigned max, unsigned *out)
+{
+    if (!text || !*text || *text == '-' || *text == '+')
+        return false;
+    char *end;
+    errno = 0;
+    unsigned long v = strtoul(text, &end, 10);
+    if (errno || *end || v < min || v > max)
+        return false;
+    *out = (unsigned)v;
+    return true;
+}
+
+bool cli_wants_help(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--") == 0)
+            return false;
+        if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0)
+            return true;
+    }
+    return false;
+}
+
+static void print_overview(FILE *out)
+{
+    fprintf(out, "usage: cloudsm <command> [<args>]\n"
+                 "\n"
+                 "cloudsm is a routing toolkit and subnet manager for InfiniBand fabrics that\n"
+                 "carry HPC clouds. Commands:\n\n");
+    for (size_t g = 0; g < sizeof groups / sizeof groups[0]; g++)
+        for (const struct cli_command *c = groups[g]; c->name; c++) {
+            char name[32];
+            snprintf(name, sizeof name, "%s %s", c->group, c->name);
+            fprintf(out, "  %-14s %s\n", name, c->summary);
+        }
+    fprintf(out, "\n  help [COMMAND]  this text, or a command's manual\n"
+                 "  version         print the version\n"
+                 "\n"
+                 "`cloudsm COMMAND --help` explains a command with examples.\n"
+                 "File formats: docs/formats/. Exit status: 0 ok, 1 failed, 2 bad usage.\n");
+}
+
+static void print_group(FILE *out, const struct cli_command *group)
+{
+    fprintf(out, "usage: cloudsm %s <subcommand> [<args>]\n\n", group->group);
+    for (const struct cli_command *c = group; c->name; c++)
+        fprintf(out, "  %-8s %s\n", c->name, c->summary);
+    fprintf(out, "\n`cloudsm %s SUBCOMMAND --help` for details.\n", group->group);
+}
+
+static const struct cli_command *find_group(const char *name)
+{
+    for (size_t g = 0; g < sizeof groups / sizeof groups[0]; g++)
+        if (strcmp(groups[g]->group, name) == 0)
+            return groups[g];
+    return NULL;
+}
+
+static const struct cli_command *find_command(const struct cli_command *group, const char *name)
+{
+    for (const struct cli_command *c = group; c->name; c++)
+        if (strcmp(c->name, name) == 0)
+            return c;
+    return NULL;
+}
+
+/* `cloudsm help [GROUP [NAME]]` */
+static int help(int argc, char **argv)
+{
+    if (argc < 2) {
+        print_overview(stdout);
+        return EXIT_OK;
+    }
+    const struct cli_command *group = find_group(argv[1]);
+    if (!group) {
+        fprintf(stderr, "cloudsm help: no command '%s'\n", argv[1]);
+        return EXIT_USAGE;
+    }
+    if (argc < 3) {
+        print_group(stdout, group);
+        return EXIT_OK;
+    }
+    const struct cli_command *c = find_command(group, argv[2]);
+    if (!c) {
+        fprintf(stderr, "cloudsm help: no command '%s %s'\n", argv[1], argv[2]);
+        return EXIT_USAGE;
+    }
+    fputs(c->help, stdout);
+    return EXIT_OK;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        print_overview(stderr);
+        return EXIT_USAGE;
+    }
+    const char *cmd = argv[1];
+    if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0)
+        return help(argc - 1, argv + 1);
+    if (strcmp(cmd, "version") == 0 || strcmp(cmd, "--version") == 0) {
+        printf("cloudsm %s\n", CLOUDSM_VERSION);
+        return EXIT_OK;
+    }
+    const struct cli_command *group = find_group(cmd);
+    if (!group) {
+        fprintf(stderr, "cloudsm: '%s' is not a command (see: cloudsm help)\n", cmd);
+        return EXIT_USAGE;
+    }
+    if (argc < 3 || strcmp(argv[2], "--help") == 0 || strcmp(argv[2], "-h") == 0) {
+        print_group(argc < 3 ? stderr : stdout, group);
+        return argc < 3 ? EXIT_USAGE : EXIT_OK;
+    }
+    const struct cli_command *c = find_command(group, argv[2]);
+    if (!c) {
+        fprintf(stderr, "cloudsm %s: '%s' is not a subcommand (see: cloudsm %s --help)\n", cmd,
+                argv[2], cmd);
+        return EXIT_USAGE;
+    }
+    /* The subcommand sees argv[0] = "GROUP NAME", then its own arguments. */
+    char who[64];
+    snprintf(who, sizeof who, "%s %s", c->group, c->name);
+    argv[2] = who;
+    if (cli_wants_help(argc - 2, argv + 2)) {
+        fputs(c->help, stdout);
+        return EXIT_OK;
+    }
+    optind = 1;
+    return c->run(argc - 2, argv + 2);
+}
