@@ -23,7 +23,8 @@ int cs_atomic_commit(struct cs_atomic_file *af, struct cs_error *err);
 void cs_atomic_abort(struct cs_atomic_file *af);
 
 /* Write a file atomically through a callback that writes to a FILE*. */
-int cs_atomic_write(const char *path, int (*write_fn)(FILE *out, const void *ctx, struct cs_error *err),
+int cs_atomic_write(const char *path,
+                    int (*write_fn)(FILE *out, const void *ctx, struct cs_error *err),
                     const void *ctx, struct cs_error *err);
 
 /* Read a whole file into a NUL-terminated heap buffer. */

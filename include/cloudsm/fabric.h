@@ -16,6 +16,7 @@
 #include <stdio.h>
 
 #include "cloudsm/error.h"
+#include "cloudsm/key_index.h"
 
 /* "No index": an unconnected port's peer, a lookup that found nothing. */
 #define CS_NONE UINT32_MAX
@@ -48,14 +49,14 @@ enum cs_link_speed {
 };
 
 struct cs_port {
-    uint64_t guid;  /* port GUID: CA/router ports, and switch port 0; 0 on switch external ports */
-    uint32_t node;  /* owning node */
-    uint32_t peer;  /* port index at the other end of the cable, CS_NONE if unconnected */
-    uint16_t lid;   /* base LID, 0 = not assigned */
-    uint8_t num;    /* port number on its node */
-    uint8_t lmc;    /* LID mask control: the port answers 2^lmc LIDs from lid */
-    uint8_t width;  /* active lanes: 1, 2, 4, 8, 12; 0 = unknown */
-    uint8_t speed;  /* enum cs_link_speed */
+    uint64_t guid; /* port GUID: CA/router ports, and switch port 0; 0 on switch external ports */
+    uint32_t node; /* owning node */
+    uint32_t peer; /* port index at the other end of the cable, CS_NONE if unconnected */
+    uint16_t lid;  /* base LID, 0 = not assigned */
+    uint8_t num;   /* port number on its node */
+    uint8_t lmc;   /* LID mask control: the port answers 2^lmc LIDs from lid */
+    uint8_t width; /* active lanes: 1, 2, 4, 8, 12; 0 = unknown */
+    uint8_t speed; /* enum cs_link_speed */
 };
 
 struct cs_node {
@@ -104,8 +105,7 @@ static inline uint32_t cs_fabric_port(const struct cs_fabric *f, uint32_t node, 
 
 /* Cable two ports. Both must exist, be unconnected, be distinct, and neither may be a switch
  * port 0. */
-int cs_fabric_connect(struct cs_fabric *f, uint32_t port_a, uint32_t port_b,
-                      struct cs_error *err);
+int cs_fabric_connect(struct cs_fabric *f, uint32_t port_a, uint32_t port_b, struct cs_error *err);
 
 /* Set width/speed on both ends of the link at `port`. */
 void cs_fabric_set_link_rate(struct cs_fabric *f, uint32_t port, uint8_t width,
@@ -126,27 +126,20 @@ static inline bool cs_node_is_switch(const struct cs_node *n)
     return n->type == CS_NODE_SWITCH;
 }
 
-/* "Switch", "Channel Adapter" or "Router", as OpenSM and ibroute print node types. */
+/* "Switch", "Channel Adapter" or "Router", as OpenSM and ibroute print node types ("UNKNOWN"
+ * for anything else, as OpenSM does). */
 const char *cs_node_type_long_name(enum cs_node_type type);
+/* The reverse; 0 if the text names no node type. */
+enum cs_node_type cs_node_type_parse_long_name(const char *s, size_t len);
 
 /* "SDR", "QDR", "FDR10", ...; "" for unknown. */
 const char *cs_link_speed_name(enum cs_link_speed speed);
 /* Parse a speed name (as written by cs_link_speed_name); CS_SPEED_UNKNOWN if not recognised. */
 enum cs_link_speed cs_link_speed_parse(const char *s, size_t len);
 
-/* Sorted GUID -> index map, built once from a fabric (node GUIDs or port GUIDs). */
-struct cs_guid_index {
-    uint64_t *guids;
-    uint32_t *values;
-    uint32_t count;
-};
-
-/* Index the node GUIDs (value = node index). Fails on a duplicate GUID. */
-int cs_guid_index_nodes(struct cs_guid_index *ix, const struct cs_fabric *f, struct cs_error *err);
-/* Index the port GUIDs of every port that has one (value = port index). Fails on a duplicate. */
-int cs_guid_index_ports(struct cs_guid_index *ix, const struct cs_fabric *f, struct cs_error *err);
-/* Value stored for guid, or CS_NONE. */
-uint32_t cs_guid_index_find(const struct cs_guid_index *ix, uint64_t guid);
-void cs_guid_index_free(struct cs_guid_index *ix);
+/* GUID indexes of a fabric (see key_index.h): node GUID -> node index, port GUID -> port index
+ * (every port that has a GUID). Both fail on a duplicate GUID, naming it. */
+int cs_key_index_nodes(struct cs_key_index *ix, const struct cs_fabric *f, struct cs_error *err);
+int cs_key_index_ports(struct cs_key_index *ix, const struct cs_fabric *f, struct cs_error *err);
 
 #endif

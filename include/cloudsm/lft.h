@@ -21,13 +21,13 @@
 
 #define CS_LFT_BLOCK 64
 #define CS_LFT_NO_ROUTE 255
-#define CS_LID_UCAST_MAX 0xBFFF /* 49151: highest unicast LID */
+#define CS_LID_UCAST_MAX 0xBFFF                                   /* 49151: highest unicast LID */
 #define CS_LFT_MAX_BLOCKS ((CS_LID_UCAST_MAX + 1) / CS_LFT_BLOCK) /* 768 */
 
 struct cs_lft_switch {
-    uint64_t guid;  /* switch node GUID (= port 0 GUID) */
-    uint32_t node;  /* index in the fabric the set was made for, CS_NONE if read from a file */
-    uint16_t lid;   /* switch LID, 0 if unknown */
+    uint64_t guid; /* switch node GUID (= port 0 GUID) */
+    uint32_t node; /* index in the fabric the set was made for, CS_NONE if read from a file */
+    uint16_t lid;  /* switch LID, 0 if unknown */
     char desc[CS_DESC_MAX + 1];
 };
 
@@ -40,8 +40,8 @@ struct cs_lid_target {
 
 struct cs_lfts {
     struct cs_lft_switch *switches;
-    uint8_t *ports;    /* num_switches * capacity entries */
-    uint64_t *dirty;   /* num_switches * dirty_words bits, one per block */
+    uint8_t *ports;                /* num_switches * capacity entries */
+    uint64_t *dirty;               /* num_switches * dirty_words bits, one per block */
     struct cs_lid_target *targets; /* capacity entries, indexed by LID */
     uint32_t num_switches;
     uint32_t switch_capacity;

@@ -33,7 +33,7 @@ struct cs_lft_diff {
     uint32_t switches_changed; /* switches with at least one changed block (incl. added ones) */
     uint32_t switches_added;
     uint32_t switches_removed;
-    uint64_t blocks_changed;   /* = LFT SMPs a real SM sends */
+    uint64_t blocks_changed; /* = LFT SMPs a real SM sends */
     uint64_t entries_changed;
     struct cs_lft_switch_diff *per_switch; /* every switch of either set: new order, then removed */
     uint32_t num_per_switch;

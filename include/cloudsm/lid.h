@@ -7,8 +7,10 @@
  *
  * Deterministic rule (cs_lids_assign): every port that needs a LID (switch port 0, connected
  * CA and router ports) and has none gets the lowest free, 2^lmc-aligned range of 2^lmc LIDs,
- * visiting ports in fabric order (node index, then port number). LIDs already present in the
- * fabric (from a topology file or a guid2lid file) are kept and never handed out twice.
+ * visiting ports in fabric order (node index, then port number). A switch's base port 0 takes
+ * a single LID whatever the LMC (as in OpenSM; only an enhanced port 0 takes 2^lmc). LIDs already
+ * present in the fabric (from a topology file or a guid2lid file) are kept and never handed out
+ * twice.
  */
 #ifndef CLOUDSM_LID_H
 #define CLOUDSM_LID_H
@@ -39,8 +41,7 @@ int cs_guid2lid_parse(struct cs_guid2lid *g, const char *text, size_t len, const
 int cs_guid2lid_read(struct cs_guid2lid *g, const char *path, struct cs_error *err);
 
 /* The LIDs of f's ports that have one, in fabric order. */
-int cs_guid2lid_from_fabric(struct cs_guid2lid *g, const struct cs_fabric *f,
-                            struct cs_error *err);
+int cs_guid2lid_from_fabric(struct cs_guid2lid *g, const struct cs_fabric *f, struct cs_error *err);
 
 /* Write in OpenSM's format. The file variant is atomic: a temporary file renamed into place. */
 int cs_guid2lid_write(FILE *out, const struct cs_guid2lid *g, struct cs_error *err);

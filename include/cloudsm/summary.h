@@ -9,21 +9,21 @@
 
 struct cs_fabric_summary {
     uint32_t switches;
-    uint32_t cas;            /* CA nodes */
+    uint32_t cas; /* CA nodes */
     uint32_t routers;
-    uint32_t hosts;          /* distinct system image GUIDs among CA nodes (a server with two
-                                HCAs is one host) */
-    uint32_t links;          /* cables, each counted once */
-    uint32_t switch_links;   /* cables between two switches */
-    uint32_t levels;         /* switch levels: 1 + the largest switch distance from a leaf */
-    uint32_t leaves;         /* switches with at least one CA attached */
+    uint32_t hosts;              /* distinct system image GUIDs among CA nodes (a server with two
+                                    HCAs is one host) */
+    uint32_t links;              /* cables, each counted once */
+    uint32_t switch_links;       /* cables between two switches */
+    uint32_t levels;             /* switch levels: 1 + the largest switch distance from a leaf */
+    uint32_t leaves;             /* switches with at least one CA attached */
     uint32_t hosts_per_leaf_min; /* CA ports attached per leaf switch */
     uint32_t hosts_per_leaf_max;
     uint32_t unreachable_switches; /* switches with no path to any leaf */
-    uint32_t lids;           /* LIDs an SM needs (switch port 0 + connected CA/router ports,
-                                2^lmc each) */
-    uint32_t lft_blocks_min; /* blocks per switch with LIDs packed 1..lids: lids / 64 + 1 */
-    uint16_t max_lid;        /* highest LID already assigned in the fabric, 0 if none */
+    uint32_t lids;                 /* LIDs an SM needs (switch port 0 + connected CA/router ports,
+                                      2^lmc each) */
+    uint32_t lft_blocks_min;       /* blocks per switch with LIDs packed 1..lids: lids / 64 + 1 */
+    uint16_t max_lid;              /* highest LID already assigned in the fabric, 0 if none */
 };
 
 /* lmc: the LMC the LID count assumes (0 in the usual case). */

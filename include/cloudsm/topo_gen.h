@@ -29,12 +29,12 @@
 #define CS_GUID_SWITCH_BASE UINT64_C(0x0020000000000000)
 
 struct cs_pgft_spec {
-    unsigned levels;                 /* h, 1..CS_PGFT_MAX_LEVELS */
-    unsigned m[CS_PGFT_MAX_LEVELS];  /* m[i-1] = m_i */
-    unsigned w[CS_PGFT_MAX_LEVELS];  /* w[i-1] = w_i */
-    unsigned p[CS_PGFT_MAX_LEVELS];  /* p[i-1] = p_i (all 1 for XGFT) */
-    unsigned hosts_per_leaf;         /* hosts kept under each leaf; 0 = m_1 (all) */
-    unsigned radix;                  /* ports per switch; 0 = the smallest that fits */
+    unsigned levels;                /* h, 1..CS_PGFT_MAX_LEVELS */
+    unsigned m[CS_PGFT_MAX_LEVELS]; /* m[i-1] = m_i */
+    unsigned w[CS_PGFT_MAX_LEVELS]; /* w[i-1] = w_i */
+    unsigned p[CS_PGFT_MAX_LEVELS]; /* p[i-1] = p_i (all 1 for XGFT) */
+    unsigned hosts_per_leaf;        /* hosts kept under each leaf; 0 = m_1 (all) */
+    unsigned radix;                 /* ports per switch; 0 = the smallest that fits */
 };
 
 struct cs_pgft_counts {

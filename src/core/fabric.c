@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/grow.h"
+
 void cs_fabric_init(struct cs_fabric *f)
 {
     memset(f, 0, sizeof *f);
@@ -16,33 +18,14 @@ void cs_fabric_free(struct cs_fabric *f)
     cs_fabric_init(f);
 }
 
-static int grow(void **array, uint32_t *capacity, uint64_t needed, size_t elem, struct cs_error *err)
-{
-    if (needed <= *capacity)
-        return 0;
-    if (needed > UINT32_MAX - 1)
-        return cs_fail(err, "fabric too large (%" PRIu64 " entries)", needed);
-    uint64_t cap = *capacity ? *capacity : 64;
-    while (cap < needed)
-        cap *= 2;
-    if (cap > UINT32_MAX - 1)
-        cap = UINT32_MAX - 1;
-    void *p = realloc(*array, (size_t)cap * elem);
-    if (!p)
-        return cs_fail(err, "out of memory growing the fabric to %" PRIu64 " entries", cap);
-    *array = p;
-    *capacity = (uint32_t)cap;
-    return 0;
-}
-
 int cs_fabric_reserve(struct cs_fabric *f, uint32_t nodes, uint32_t port_slots,
                       struct cs_error *err)
 {
-    if (grow((void **)&f->nodes, &f->node_capacity, (uint64_t)f->num_nodes + nodes,
-             sizeof *f->nodes, err) < 0)
+    if (cs_grow((void **)&f->nodes, &f->node_capacity, (uint64_t)f->num_nodes + nodes,
+                sizeof *f->nodes, err) < 0)
         return -1;
-    return grow((void **)&f->ports, &f->port_capacity, (uint64_t)f->num_port_slots + port_slots,
-                sizeof *f->ports, err);
+    return cs_grow((void **)&f->ports, &f->port_capacity, (uint64_t)f->num_port_slots + port_slots,
+                   sizeof *f->ports, err);
 }
 
 uint32_t cs_fabric_add_node(struct cs_fabric *f, enum cs_node_type type, uint64_t guid,
@@ -193,23 +176,31 @@ bool cs_port_needs_lid(const struct cs_fabric *f, uint32_t port)
     return p->num != 0 && p->peer != CS_NONE;
 }
 
+static const char *const node_type_names[] = {
+    [CS_NODE_CA] = "Channel Adapter",
+    [CS_NODE_SWITCH] = "Switch",
+    [CS_NODE_ROUTER] = "Router",
+};
+
 const char *cs_node_type_long_name(enum cs_node_type type)
 {
-    switch (type) {
-    case CS_NODE_CA:
-        return "Channel Adapter";
-    case CS_NODE_SWITCH:
-        return "Switch";
-    case CS_NODE_ROUTER:
-        return "Router";
-    }
-    return "Unknown";
+    if (type < CS_NODE_CA || type > CS_NODE_ROUTER)
+        return "UNKNOWN"; /* what OpenSM's ib_get_node_type_str() prints */
+    return node_type_names[type];
+}
+
+enum cs_node_type cs_node_type_parse_long_name(const char *s, size_t len)
+{
+    for (int t = CS_NODE_CA; t <= CS_NODE_ROUTER; t++)
+        if (strlen(node_type_names[t]) == len && memcmp(node_type_names[t], s, len) == 0)
+            return (enum cs_node_type)t;
+    return (enum cs_node_type)0;
 }
 
 static const char *const speed_names[] = {
-    [CS_SPEED_UNKNOWN] = "", [CS_SPEED_SDR] = "SDR", [CS_SPEED_DDR] = "DDR",
+    [CS_SPEED_UNKNOWN] = "", [CS_SPEED_SDR] = "SDR",     [CS_SPEED_DDR] = "DDR",
     [CS_SPEED_QDR] = "QDR",  [CS_SPEED_FDR10] = "FDR10", [CS_SPEED_FDR] = "FDR",
-    [CS_SPEED_EDR] = "EDR",  [CS_SPEED_HDR] = "HDR", [CS_SPEED_NDR] = "NDR",
+    [CS_SPEED_EDR] = "EDR",  [CS_SPEED_HDR] = "HDR",     [CS_SPEED_NDR] = "NDR",
     [CS_SPEED_XDR] = "XDR",
 };
 
@@ -228,85 +219,35 @@ enum cs_link_speed cs_link_speed_parse(const char *s, size_t len)
     return CS_SPEED_UNKNOWN;
 }
 
-/* --- GUID index: parallel sorted arrays, binary search. --- */
-
-struct guid_pair {
+static int index_unique(struct cs_key_index *ix, const char *what, struct cs_error *err)
+{
+    cs_key_index_sort(ix);
     uint64_t guid;
-    uint32_t value;
-};
-
-static int cmp_pair(const void *a, const void *b)
-{
-    const struct guid_pair *x = a, *y = b;
-    return x->guid < y->guid ? -1 : x->guid > y->guid;
-}
-
-static int index_build(struct cs_guid_index *ix, struct guid_pair *pairs, uint32_t count,
-                       const char *what, struct cs_error *err)
-{
-    qsort(pairs, count, sizeof *pairs, cmp_pair);
-    for (uint32_t i = 1; i < count; i++)
-        if (pairs[i].guid == pairs[i - 1].guid) {
-            cs_fail(err, "duplicate %s GUID 0x%016" PRIx64, what, pairs[i].guid);
-            free(pairs);
-            return -1;
-        }
-    ix->guids = malloc((count ? count : 1) * sizeof *ix->guids);
-    ix->values = malloc((count ? count : 1) * sizeof *ix->values);
-    if (!ix->guids || !ix->values) {
-        free(pairs);
-        cs_guid_index_free(ix);
-        return cs_fail(err, "out of memory indexing GUIDs");
+    uint32_t first, second;
+    if (cs_key_index_duplicate(ix, &guid, &first, &second)) {
+        cs_key_index_free(ix);
+        return cs_fail(err, "duplicate %s GUID 0x%016" PRIx64, what, guid);
     }
-    for (uint32_t i = 0; i < count; i++) {
-        ix->guids[i] = pairs[i].guid;
-        ix->values[i] = pairs[i].value;
-    }
-    ix->count = count;
-    free(pairs);
     return 0;
 }
 
-int cs_guid_index_nodes(struct cs_guid_index *ix, const struct cs_fabric *f, struct cs_error *err)
+int cs_key_index_nodes(struct cs_key_index *ix, const struct cs_fabric *f, struct cs_error *err)
 {
-    memset(ix, 0, sizeof *ix);
-    struct guid_pair *pairs = malloc((f->num_nodes ? f->num_nodes : 1) * sizeof *pairs);
-    if (!pairs)
-        return cs_fail(err, "out of memory indexing GUIDs");
+    cs_key_index_init(ix);
+    if (cs_key_index_reserve(ix, f->num_nodes, err) < 0)
+        return -1;
     for (uint32_t i = 0; i < f->num_nodes; i++)
-        pairs[i] = (struct guid_pair){f->nodes[i].guid, i};
-    return index_build(ix, pairs, f->num_nodes, "node", err);
+        cs_key_index_add(ix, f->nodes[i].guid, i, err);
+    return index_unique(ix, "node", err);
 }
 
-int cs_guid_index_ports(struct cs_guid_index *ix, const struct cs_fabric *f, struct cs_error *err)
+int cs_key_index_ports(struct cs_key_index *ix, const struct cs_fabric *f, struct cs_error *err)
 {
-    memset(ix, 0, sizeof *ix);
-    struct guid_pair *pairs = malloc((f->num_port_slots ? f->num_port_slots : 1) * sizeof *pairs);
-    if (!pairs)
-        return cs_fail(err, "out of memory indexing GUIDs");
-    uint32_t count = 0;
+    cs_key_index_init(ix);
+    if (cs_key_index_reserve(ix, f->num_port_slots, err) < 0)
+        return -1;
     for (uint32_t i = 0; i < f->num_port_slots; i++)
         if (f->ports[i].guid)
-            pairs[count++] = (struct guid_pair){f->ports[i].guid, i};
-    return index_build(ix, pairs, count, "port", err);
-}
-
-uint32_t cs_guid_index_find(const struct cs_guid_index *ix, uint64_t guid)
-{
-    uint32_t lo = 0, hi = ix->count;
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (ix->guids[mid] < guid)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < ix->count && ix->guids[lo] == guid ? ix->values[lo] : CS_NONE;
-}
-
-void cs_guid_index_free(struct cs_guid_index *ix)
-{
-    free(ix->guids);
-    free(ix->values);
-    memset(ix, 0, sizeof *ix);
+            cs_key_index_add(ix, f->ports[i].guid, i, err);
+    return index_unique(ix, "port", err);
 }

@@ -138,8 +138,8 @@ int cs_lfts_for_fabric(struct cs_lfts *t, const struct cs_fabric *f, struct cs_e
     for (uint32_t n = 0; n < f->num_nodes; n++) {
         const struct cs_node *node = &f->nodes[n];
         if (cs_node_is_switch(node) &&
-            cs_lfts_add_switch(t, node->guid, f->ports[node->first_port].lid, node->desc, n,
-                               err) == CS_NONE)
+            cs_lfts_add_switch(t, node->guid, f->ports[node->first_port].lid, node->desc, n, err) ==
+                CS_NONE)
             goto fail;
     }
     for (uint32_t i = 0; i < f->num_port_slots; i++) {

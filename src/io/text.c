@@ -17,20 +17,15 @@ bool cs_lines_next(struct cs_lines *l, struct cs_span *line)
     return true;
 }
 
-static bool is_space(char c)
-{
-    return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f' || c == '\n';
-}
-
 void cs_span_skip_space(struct cs_span *s)
 {
-    while (s->p < s->end && is_space(*s->p))
+    while (s->p < s->end && (cs_is_blank(*s->p) || *s->p == '\n'))
         s->p++;
 }
 
 void cs_span_trim_right(struct cs_span *s)
 {
-    while (s->end > s->p && is_space(s->end[-1]))
+    while (s->end > s->p && (cs_is_blank(s->end[-1]) || s->end[-1] == '\n'))
         s->end--;
 }
 
@@ -72,22 +67,18 @@ const char *cs_span_find(const struct cs_span *s, const char *needle)
     return NULL;
 }
 
-static int digit_value(char c)
+/* Value of c as a digit of `base` (10 or 16), or -1. */
+static int digit_value(char c, int base)
 {
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return 99;
+    int d = cs_hex_digit(c);
+    return d < base ? d : -1;
 }
 
 bool cs_span_u64(struct cs_span *s, int base, uint64_t *out)
 {
     const char *p = s->p;
-    if ((base == 0 || base == 16) && s->end - p >= 2 && p[0] == '0' && (p[1] == 'x' || p[1] == 'X') &&
-        s->end - p > 2 && digit_value(p[2]) < 16) {
+    if ((base == 0 || base == 16) && s->end - p >= 2 && p[0] == '0' &&
+        (p[1] == 'x' || p[1] == 'X') && s->end - p > 2 && digit_value(p[2], 16) >= 0) {
         p += 2;
         base = 16;
     } else if (base == 0) {
@@ -96,8 +87,8 @@ bool cs_span_u64(struct cs_span *s, int base, uint64_t *out)
     uint64_t v = 0;
     const char *start = p;
     while (p < s->end) {
-        int d = digit_value(*p);
-        if (d >= base)
+        int d = digit_value(*p, base);
+        if (d < 0)
             break;
         if (v > (UINT64_MAX - (uint64_t)d) / (uint64_t)base)
             return false;

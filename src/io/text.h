@@ -31,6 +31,24 @@ static inline void cs_lines_init(struct cs_lines *l, const char *text, size_t le
 /* Next line into *line; false at end of input. */
 bool cs_lines_next(struct cs_lines *l, struct cs_span *line);
 
+/* Space or tab or another blank that is not a line end. */
+static inline bool cs_is_blank(char c)
+{
+    return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
+}
+
+/* 0..15 for a hex digit, -1 otherwise. */
+static inline int cs_hex_digit(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
 static inline bool cs_span_empty(const struct cs_span *s)
 {
     return s->p >= s->end;

@@ -22,11 +22,16 @@ static void build_small(struct cs_fabric *f, uint32_t idx[5])
     idx[4] = cs_fabric_add_node(f, CS_NODE_CA, 0x2000, 1, "hostB", &err);
     for (int i = 0; i < 5; i++)
         assert_int_not_equal(idx[i], CS_NONE);
-    assert_int_equal(cs_fabric_connect(f, cs_fabric_port(f, idx[3], 1), cs_fabric_port(f, idx[0], 1), &err), 0);
-    assert_int_equal(cs_fabric_connect(f, cs_fabric_port(f, idx[4], 1), cs_fabric_port(f, idx[1], 1), &err), 0);
-    assert_int_equal(cs_fabric_connect(f, cs_fabric_port(f, idx[0], 5), cs_fabric_port(f, idx[2], 1), &err), 0);
-    assert_int_equal(cs_fabric_connect(f, cs_fabric_port(f, idx[0], 6), cs_fabric_port(f, idx[2], 2), &err), 0);
-    assert_int_equal(cs_fabric_connect(f, cs_fabric_port(f, idx[1], 5), cs_fabric_port(f, idx[2], 3), &err), 0);
+    assert_int_equal(
+        cs_fabric_connect(f, cs_fabric_port(f, idx[3], 1), cs_fabric_port(f, idx[0], 1), &err), 0);
+    assert_int_equal(
+        cs_fabric_connect(f, cs_fabric_port(f, idx[4], 1), cs_fabric_port(f, idx[1], 1), &err), 0);
+    assert_int_equal(
+        cs_fabric_connect(f, cs_fabric_port(f, idx[0], 5), cs_fabric_port(f, idx[2], 1), &err), 0);
+    assert_int_equal(
+        cs_fabric_connect(f, cs_fabric_port(f, idx[0], 6), cs_fabric_port(f, idx[2], 2), &err), 0);
+    assert_int_equal(
+        cs_fabric_connect(f, cs_fabric_port(f, idx[1], 5), cs_fabric_port(f, idx[2], 3), &err), 0);
 }
 
 static void test_slots_and_default_guids(void **state)
@@ -39,10 +44,10 @@ static void test_slots_and_default_guids(void **state)
     /* 9 slots per 8-port switch, 3 for the 2-port CA, 2 for the 1-port CA. */
     assert_int_equal(f.num_port_slots, 9 * 3 + 3 + 2);
     uint32_t sw0 = cs_fabric_port(&f, idx[0], 0);
-    assert_int_equal(f.ports[sw0].guid, 0x100);   /* switch port 0 carries the node GUID */
-    assert_int_equal(f.ports[sw0 + 3].guid, 0);   /* external switch ports have none */
+    assert_int_equal(f.ports[sw0].guid, 0x100); /* switch port 0 carries the node GUID */
+    assert_int_equal(f.ports[sw0 + 3].guid, 0); /* external switch ports have none */
     uint32_t ca1 = cs_fabric_port(&f, idx[3], 1);
-    assert_int_equal(f.ports[ca1].guid, 0x1001);  /* ibsim rule: node GUID + port */
+    assert_int_equal(f.ports[ca1].guid, 0x1001); /* ibsim rule: node GUID + port */
     assert_int_equal(f.ports[ca1 + 1].guid, 0x1002);
     assert_int_equal(f.nodes[idx[3]].sysimg_guid, 0x1000);
     assert_int_equal(cs_fabric_port(&f, idx[3], 3), CS_NONE);
@@ -139,19 +144,19 @@ static void test_guid_indexes(void **state)
     uint32_t idx[5];
     struct cs_error err;
     build_small(&f, idx);
-    struct cs_guid_index nodes, ports;
-    assert_int_equal(cs_guid_index_nodes(&nodes, &f, &err), 0);
-    assert_int_equal(cs_guid_index_find(&nodes, 0x300), idx[2]);
-    assert_int_equal(cs_guid_index_find(&nodes, 0x301), CS_NONE);
-    assert_int_equal(cs_guid_index_ports(&ports, &f, &err), 0);
-    assert_int_equal(cs_guid_index_find(&ports, 0x1002), cs_fabric_port(&f, idx[3], 2));
-    assert_int_equal(cs_guid_index_find(&ports, 0x200), cs_fabric_port(&f, idx[1], 0));
+    struct cs_key_index nodes, ports;
+    assert_int_equal(cs_key_index_nodes(&nodes, &f, &err), 0);
+    assert_int_equal(cs_key_index_find(&nodes, 0x300), idx[2]);
+    assert_int_equal(cs_key_index_find(&nodes, 0x301), CS_NONE);
+    assert_int_equal(cs_key_index_ports(&ports, &f, &err), 0);
+    assert_int_equal(cs_key_index_find(&ports, 0x1002), cs_fabric_port(&f, idx[3], 2));
+    assert_int_equal(cs_key_index_find(&ports, 0x200), cs_fabric_port(&f, idx[1], 0));
     assert_int_equal(ports.count, 3 + 2 + 1);
-    cs_guid_index_free(&nodes);
-    cs_guid_index_free(&ports);
+    cs_key_index_free(&nodes);
+    cs_key_index_free(&ports);
     /* A duplicate GUID is refused. */
     cs_fabric_add_node(&f, CS_NODE_SWITCH, 0x200, 4, "dup", &err);
-    assert_int_equal(cs_guid_index_nodes(&nodes, &f, &err), -1);
+    assert_int_equal(cs_key_index_nodes(&nodes, &f, &err), -1);
     assert_non_null(strstr(err.msg, "duplicate node GUID 0x0000000000000200"));
     cs_fabric_free(&f);
 }

@@ -11,10 +11,10 @@
 enum { EXIT_OK = 0, EXIT_FAILED = 1, EXIT_USAGE = 2 };
 
 struct cli_command {
-    const char *group;   /* "topo", "lft", ... */
-    const char *name;    /* "gen", "info", ... */
-    const char *summary; /* one line for `cloudsm help` */
-    const char *help;    /* full text for `cloudsm GROUP NAME --help` */
+    const char *group;                 /* "topo", "lft", ... */
+    const char *name;                  /* "gen", "info", ... */
+    const char *summary;               /* one line for `cloudsm help` */
+    const char *help;                  /* full text for `cloudsm GROUP NAME --help` */
     int (*run)(int argc, char **argv); /* argv[0] is "GROUP NAME" */
 };
 

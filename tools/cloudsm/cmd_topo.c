@@ -6,6 +6,7 @@
 
 #include "cli.h"
 #include "cloudsm/fabric.h"
+#include "cloudsm/fabric_diff.h"
 #include "cloudsm/lid.h"
 #include "cloudsm/summary.h"
 #include "cloudsm/topo_gen.h"
@@ -65,8 +66,8 @@ static int topo_gen(int argc, char **argv)
             break;
         case 'r':
             if (!cli_parse_uint(optarg, 1, CS_MAX_PORTS, &radix))
-                return cli_usage(who, "--radix wants a number from 1 to %d, not '%s'",
-                                 CS_MAX_PORTS, optarg);
+                return cli_usage(who, "--radix wants a number from 1 to %d, not '%s'", CS_MAX_PORTS,
+                                 optarg);
             break;
         case 'L':
             assign_lids = 1;
@@ -88,7 +89,8 @@ static int topo_gen(int argc, char **argv)
     if (strcmp(args[0], "kary") == 0) {
         unsigned k, n;
         if (rest != 3)
-            return cli_usage(who, "kary wants two numbers: K (half the switch radix) and N (levels)");
+            return cli_usage(who,
+                             "kary wants two numbers: K (half the switch radix) and N (levels)");
         if (!cli_parse_uint(args[1], 1, CS_MAX_PORTS, &k) ||
             !cli_parse_uint(args[2], 1, CS_PGFT_MAX_LEVELS, &n))
             return cli_usage(who, "kary K N: K from 1 to %d, N from 1 to %d", CS_MAX_PORTS,
@@ -293,9 +295,109 @@ static int topo_lids(int argc, char **argv)
     return rc;
 }
 
+/* ---- topo diff ---- */
+
+static const char diff_help[] =
+    "usage: cloudsm topo diff A B [--lids] [--rates] [--json]\n"
+    "\n"
+    "Compare two topologies by node GUID (file order does not matter): nodes in one only,\n"
+    "nodes whose type, port count, system image GUID or description differ, port GUIDs that\n"
+    "differ, and ports cabled elsewhere. Use it to check that what ibnetdiscover finds is\n"
+    "what was planned.\n"
+    "\n"
+    "  --lids    also compare LIDs (off by default: the SM may have assigned new ones)\n"
+    "  --rates   also compare link width and speed\n"
+    "  --json    counts and the first differences as one JSON object: identical,\n"
+    "            nodes_only_a, nodes_only_b, nodes_changed, ports_changed, ports_relinked,\n"
+    "            differences, examples\n"
+    "\n"
+    "exit status: 0 identical, 3 different, 1 failed (unreadable input), 2 bad usage\n"
+    "\n"
+    "example:\n"
+    "  ibnetdiscover > found.topo && cloudsm topo diff planned.topo found.topo\n";
+
+enum { EXIT_DIFFERENT = 3 };
+
+static int topo_diff(int argc, char **argv)
+{
+    const char *who = argv[0];
+    struct cs_fabric_diff_options dopt = {false, false};
+    bool as_json = false;
+    static const struct option options[] = {
+        {"lids", no_argument, NULL, 'l'},
+        {"rates", no_argument, NULL, 'r'},
+        {"json", no_argument, NULL, 'j'},
+        {NULL, 0, NULL, 0},
+    };
+    int opt;
+    while ((opt = getopt_long(argc, argv, "", options, NULL)) != -1) {
+        switch (opt) {
+        case 'l':
+            dopt.lids = true;
+            break;
+        case 'r':
+            dopt.rates = true;
+            break;
+        case 'j':
+            as_json = true;
+            break;
+        default:
+            return cli_usage(who, "unknown option");
+        }
+    }
+    if (argc - optind != 2)
+        return cli_usage(who, "wants two topology files: A B");
+
+    struct cs_error err;
+    struct cs_fabric a, b;
+    struct cs_fabric_diff d;
+    cs_fabric_init(&a);
+    cs_fabric_init(&b);
+    int rc;
+    if (cs_topo_read(&a, argv[optind], &err) < 0 || cs_topo_read(&b, argv[optind + 1], &err) < 0 ||
+        cs_fabric_diff(&a, &b, &dopt, &d, &err) < 0) {
+        rc = cli_fail(who, &err);
+    } else {
+        rc = d.differences ? EXIT_DIFFERENT : EXIT_OK;
+        if (as_json) {
+            struct json j;
+            json_init(&j, stdout);
+            json_object_begin(&j, NULL);
+            json_bool(&j, "identical", d.differences == 0);
+            json_u64(&j, "nodes_only_a", d.nodes_only_a);
+            json_u64(&j, "nodes_only_b", d.nodes_only_b);
+            json_u64(&j, "nodes_changed", d.nodes_changed);
+            json_u64(&j, "ports_changed", d.ports_changed);
+            json_u64(&j, "ports_relinked", d.ports_relinked);
+            json_u64(&j, "differences", d.differences);
+            json_array_begin(&j, "examples");
+            for (uint32_t i = 0; i < d.num_examples; i++)
+                json_str(&j, NULL, d.examples[i]);
+            json_array_end(&j);
+            json_object_end(&j);
+            json_finish(&j);
+        } else if (!d.differences) {
+            printf("identical: %u nodes, %u port slots\n", a.num_nodes, a.num_port_slots);
+        } else {
+            printf("%u differences: %u nodes only in A, %u only in B, %u nodes changed, "
+                   "%u ports changed, %u ports cabled differently\n",
+                   d.differences, d.nodes_only_a, d.nodes_only_b, d.nodes_changed, d.ports_changed,
+                   d.ports_relinked);
+            for (uint32_t i = 0; i < d.num_examples; i++)
+                printf("  %s\n", d.examples[i]);
+            if (d.differences > d.num_examples)
+                printf("  ... and %u more\n", d.differences - d.num_examples);
+        }
+    }
+    cs_fabric_free(&a);
+    cs_fabric_free(&b);
+    return rc;
+}
+
 const struct cli_command cli_topo_commands[] = {
     {"topo", "gen", "generate a fat-tree (k-ary-n-tree, XGFT, PGFT)", gen_help, topo_gen},
     {"topo", "info", "summarize a topology file", info_help, topo_info},
     {"topo", "lids", "assign LIDs, write OpenSM's guid2lid", lids_help, topo_lids},
+    {"topo", "diff", "compare two topologies by GUID", diff_help, topo_diff},
     {"topo", NULL, NULL, NULL, NULL},
 };

@@ -1,0 +1,15 @@
+/* Growing arrays (internal): the one place that doubles a capacity and reallocates. */
+#ifndef CLOUDSM_CORE_GROW_H
+#define CLOUDSM_CORE_GROW_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cloudsm/error.h"
+
+/* Make *array (of elements of `elem` bytes, *capacity of them allocated) hold at least `needed`,
+ * doubling from 64. On failure (out of memory, or more than UINT32_MAX - 1 elements) *array is
+ * unchanged, err says why, and -1 is returned. */
+int cs_grow(void **array, uint32_t *capacity, uint64_t needed, size_t elem, struct cs_error *err);
+
+#endif

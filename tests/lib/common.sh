@@ -1,0 +1,114 @@
+# Shared by the shell tests (sourced). Provides: a scratch directory, fail/check helpers,
+# and ibsim/OpenSM helpers for the integration tests.
+#
+# Environment (set by CTest): CLOUDSM = path of the cloudsm binary, CLOUDSM_TEST_DATA = tests/data.
+# CLOUDSM_REQUIRE_ORACLES=1 (scripts/test sets it) turns "oracle not installed" from a skip
+# (exit 77) into a failure.
+set -uo pipefail
+
+: "${CLOUDSM:?CLOUDSM must point at the cloudsm binary}"
+TEST_NAME=$(basename "$0" .sh)
+WORK=$(mktemp -d "/tmp/cloudsm-$TEST_NAME.XXXXXX")
+SIM_PIDS=()
+FAILURES=0
+CHECKS=0
+
+cleanup() {
+  local pid
+  for pid in "${SIM_PIDS[@]}"; do
+    kill -9 "$pid" 2>/dev/null
+  done
+  if [[ $FAILURES -eq 0 ]]; then rm -rf "$WORK"; else echo "(kept $WORK)"; fi
+}
+trap cleanup EXIT
+
+fail() {
+  echo "FAIL: $*" >&2
+  FAILURES=$((FAILURES + 1))
+}
+
+# check DESCRIPTION COMMAND...: run COMMAND, count a failure if it exits non-zero.
+check() {
+  local what=$1; shift
+  CHECKS=$((CHECKS + 1))
+  if "$@"; then echo "ok: $what"; else fail "$what"; fi
+}
+
+# expect_eq DESCRIPTION EXPECTED ACTUAL
+expect_eq() {
+  CHECKS=$((CHECKS + 1))
+  if [[ "$2" == "$3" ]]; then echo "ok: $1 ($3)"; else fail "$1: expected '$2', got '$3'"; fi
+}
+
+# json_get FILE KEY: the number or string value of a top-level "KEY": in cloudsm's JSON output.
+json_get() {
+  sed -nE "s/^  \"$2\": \"?([^\",]*)\"?,?\$/\\1/p" "$1" | head -n 1
+}
+
+finish() {
+  echo "$TEST_NAME: $((CHECKS - FAILURES)) passed, $FAILURES failed"
+  [[ $FAILURES -eq 0 ]] && exit 0 || exit 1
+}
+
+# require_oracles CMD...: skip (77) or fail when a tool is missing.
+require_oracles() {
+  local missing=()
+  for cmd in "$@"; do command -v "$cmd" >/dev/null || missing+=("$cmd"); done
+  [[ -f "$UMAD2SIM" ]] || missing+=("$UMAD2SIM")
+  if [[ ${#missing[@]} -gt 0 ]]; then
+    if [[ "${CLOUDSM_REQUIRE_ORACLES:-0}" == 1 ]]; then
+      echo "FAIL: oracles missing: ${missing[*]} (scripts/deps test installs them)" >&2
+      exit 1
+    fi
+    echo "SKIP: oracles missing: ${missing[*]}"
+    exit 77
+  fi
+}
+
+UMAD2SIM=/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so
+
+# start_ibsim NETFILE [ibsim options]: start ibsim on a socket name unique to this test run and
+# wait until a client can attach. Sets IBSIM_SOCKNAME for the clients run through `sim`.
+start_ibsim() {
+  local net=$1; shift
+  export IBSIM_SOCKNAME="cs-$TEST_NAME-$$-${#SIM_PIDS[@]}"
+  ibsim -s -n "$@" "$net" >"$WORK/ibsim-${#SIM_PIDS[@]}.log" 2>&1 &
+  SIM_PIDS+=($!)
+  local i
+  for i in $(seq 1 100); do
+    if grep -q "Network simulator ready" "$WORK/ibsim-$((${#SIM_PIDS[@]} - 1)).log" 2>/dev/null &&
+       sim smpquery -D nodeinfo 0 >/dev/null 2>&1; then
+      return 0
+    fi
+    if ! kill -0 "${SIM_PIDS[-1]}" 2>/dev/null; then
+      cat "$WORK/ibsim-$((${#SIM_PIDS[@]} - 1)).log" >&2
+      fail "ibsim exited while loading $net"
+      finish
+    fi
+    sleep 0.2
+  done
+  fail "ibsim did not come up on $net"
+  finish
+}
+
+stop_ibsim() {
+  local pid=${SIM_PIDS[-1]}
+  kill -9 "$pid" 2>/dev/null
+  wait "$pid" 2>/dev/null
+  unset 'SIM_PIDS[-1]'
+}
+
+# sim CMD...: run an infiniband client (or OpenSM) against the current ibsim.
+sim() {
+  LD_PRELOAD=$UMAD2SIM "$@"
+}
+
+# run_opensm DIR ENGINE [opensm options]: route once with OpenSM into DIR (guid2lid and
+# opensm-lfts.dump land there; an existing DIR/guid2lid is honoured).
+run_opensm() {
+  local dir=$1 engine=$2; shift 2
+  mkdir -p "$dir"
+  OSM_CACHE_DIR=$dir OSM_TMP_DIR=$dir timeout -s KILL 300 \
+    env LD_PRELOAD=$UMAD2SIM opensm -o -R "$engine" -D 0x43 -f "$dir/osm.log" \
+    --dump_files_dir "$dir" "$@" >"$dir/opensm.out" 2>&1
+}
