@@ -17,15 +17,13 @@
  */
 #include "cloudsm/lft_io.h"
 
-#include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cloudsm/atomic_file.h"
+#include "io/outbuf.h"
 
-#define OUTPUT_BUFFER_SIZE (1u << 20)
 /* Longest line: "0x0000 000 : (Channel Adapter portguid 0x<16>: '<64>')\n" is 127 bytes. */
 #define LINE_MAX_LEN 160
 #define PORT_DIGITS_AT 7 /* "0x0000 " */
@@ -35,44 +33,6 @@ struct line_templates {
     uint32_t *offset; /* per LID */
     uint8_t *length;  /* per LID */
 };
-
-struct output {
-    FILE *out;
-    char *data;
-    size_t used;
-    int failed_errno;
-    bool failed;
-};
-
-static void output_flush(struct output *o)
-{
-    if (o->used && !o->failed && fwrite(o->data, 1, o->used, o->out) != o->used) {
-        o->failed = true;
-        o->failed_errno = errno;
-    }
-    o->used = 0;
-}
-
-static inline char *output_reserve(struct output *o, size_t len)
-{
-    if (o->used + len > OUTPUT_BUFFER_SIZE)
-        output_flush(o);
-    return o->data + o->used;
-}
-
-static void output_printf(struct output *o, const char *fmt, ...) CS_PRINTF(2, 3);
-
-static void output_printf(struct output *o, const char *fmt, ...)
-{
-    /* Headers are at most a few hundred bytes (the description is limited to 64). */
-    char *at = output_reserve(o, 512);
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(at, 512, fmt, ap);
-    va_end(ap);
-    if (n > 0)
-        o->used += (size_t)(n < 512 ? n : 511);
-}
 
 static bool target_known(const struct cs_lid_target *target)
 {
@@ -120,7 +80,7 @@ static void free_templates(struct line_templates *lt)
 }
 
 /* Lines of one switch; returns how many were written. */
-static uint32_t write_entries(struct output *o, const struct line_templates *lt,
+static uint32_t write_entries(struct cs_outbuf *o, const struct line_templates *lt,
                               const uint8_t *table, uint32_t max_lid)
 {
     uint32_t written = 0;
@@ -129,7 +89,7 @@ static uint32_t write_entries(struct output *o, const struct line_templates *lt,
         if (port == CS_LFT_NO_ROUTE)
             continue;
         size_t len = lt->length[lid];
-        char *at = output_reserve(o, len);
+        char *at = cs_outbuf_reserve(o, len);
         memcpy(at, lt->text + lt->offset[lid], len);
         at[PORT_DIGITS_AT] = (char)('0' + port / 100);
         at[PORT_DIGITS_AT + 1] = (char)('0' + port / 10 % 10);
@@ -146,43 +106,37 @@ int cs_lfts_write(FILE *out, const struct cs_lfts *t, enum cs_lft_format format,
     if (format != CS_LFT_FORMAT_OSM && format != CS_LFT_FORMAT_IBROUTE)
         return cs_fail(err, "unknown LFT format %d", (int)format);
     struct line_templates lt = {0};
-    struct output o = {.out = out, .data = malloc(OUTPUT_BUFFER_SIZE)};
-    int rc = -1;
-    if (!o.data) {
-        cs_fail(err, "out of memory writing LFTs");
-        goto done;
+    if (build_templates(&lt, t, format, err) < 0) {
+        free_templates(&lt);
+        return -1;
     }
-    if (build_templates(&lt, t, format, err) < 0)
-        goto done;
+    struct cs_outbuf o;
+    if (cs_outbuf_init(&o, out, err) < 0) {
+        free_templates(&lt);
+        return -1;
+    }
     for (uint32_t sw = 0; sw < t->num_switches; sw++) {
         const struct cs_lft_switch *s = &t->switches[sw];
         int desc_len = (int)strnlen(s->desc, CS_DESC_MAX);
         if (format == CS_LFT_FORMAT_OSM) {
-            output_printf(&o,
-                          "Unicast lids [0-%u] of switch Lid %u guid 0x%016" PRIx64 " ('%.*s'):\n",
-                          t->max_lid, s->lid, s->guid, desc_len, s->desc);
+            cs_outbuf_printf(
+                &o, "Unicast lids [0-%u] of switch Lid %u guid 0x%016" PRIx64 " ('%.*s'):\n",
+                t->max_lid, s->lid, s->guid, desc_len, s->desc);
             write_entries(&o, &lt, cs_lfts_table(t, sw), t->max_lid);
-            output_printf(&o, "%u lids dumped\n", t->max_lid);
+            cs_outbuf_printf(&o, "%u lids dumped\n", t->max_lid);
         } else {
-            output_printf(&o,
-                          "Unicast lids [0x0-0x%x] of switch Lid %u guid 0x%016" PRIx64 " (%.*s):\n"
-                          "  Lid  Out   Destination\n"
-                          "       Port     Info \n",
-                          t->max_lid, s->lid, s->guid, desc_len, s->desc);
+            cs_outbuf_printf(&o,
+                             "Unicast lids [0x0-0x%x] of switch Lid %u guid 0x%016" PRIx64
+                             " (%.*s):\n"
+                             "  Lid  Out   Destination\n"
+                             "       Port     Info \n",
+                             t->max_lid, s->lid, s->guid, desc_len, s->desc);
             uint32_t n = write_entries(&o, &lt, cs_lfts_table(t, sw), t->max_lid);
-            output_printf(&o, "%u valid lids dumped \n", n);
+            cs_outbuf_printf(&o, "%u valid lids dumped \n", n);
         }
     }
-    output_flush(&o);
-    if (o.failed || fflush(out) != 0 || ferror(out)) {
-        cs_fail(err, "writing LFTs failed: %s", strerror(o.failed ? o.failed_errno : errno));
-        goto done;
-    }
-    rc = 0;
-done:
     free_templates(&lt);
-    free(o.data);
-    return rc;
+    return cs_outbuf_finish(&o, "writing LFTs", err);
 }
 
 struct write_request {

@@ -14,6 +14,8 @@
 #include <string.h>
 
 #include <cmocka.h>
+
+#include "testlib.h"
 #include <unistd.h>
 
 #include "cloudsm/atomic_file.h"
@@ -28,26 +30,14 @@ static void parse_ok(struct cs_guid2lid *g, const char *text)
         fail_msg("%s", err.msg);
 }
 
-static char *write_string(const struct cs_guid2lid *g)
+static int write_g2l(FILE *out, const void *g, struct cs_error *err)
 {
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *out = open_memstream(&buf, &len);
-    assert_non_null(out);
-    struct cs_error err;
-    assert_int_equal(cs_guid2lid_write(out, g, &err), 0);
-    fclose(out);
-    return buf;
+    return cs_guid2lid_write(out, g, err);
 }
 
-static char *slurp(const char *path)
+static char *write_string(const struct cs_guid2lid *g)
 {
-    char *text;
-    size_t len;
-    struct cs_error err;
-    if (cs_read_whole_file(path, &text, &len, &err) != 0)
-        fail_msg("%s", err.msg);
-    return text;
+    return capture(write_g2l, g);
 }
 
 static void test_real_files_round_trip(void **state)

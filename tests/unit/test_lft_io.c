@@ -14,6 +14,8 @@
 #include <string.h>
 
 #include <cmocka.h>
+
+#include "testlib.h"
 #include <dirent.h>
 #include <unistd.h>
 
@@ -56,28 +58,21 @@ static void read_ok(struct cs_lfts *t, const char *path)
         fail_msg("%s", err.msg);
 }
 
-static char *write_string(const struct cs_lfts *t, enum cs_lft_format format)
+struct lft_write_request {
+    const struct cs_lfts *t;
+    enum cs_lft_format format;
+};
+
+static int write_lfts(FILE *out, const void *ctx, struct cs_error *err)
 {
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *out = open_memstream(&buf, &len);
-    assert_non_null(out);
-    struct cs_error err = {""};
-    int rc = cs_lfts_write(out, t, format, &err);
-    fclose(out);
-    if (rc != 0)
-        fail_msg("%s", err.msg);
-    return buf;
+    const struct lft_write_request *req = ctx;
+    return cs_lfts_write(out, req->t, req->format, err);
 }
 
-static char *slurp(const char *path)
+static char *write_string(const struct cs_lfts *t, enum cs_lft_format format)
 {
-    char *text;
-    size_t len;
-    struct cs_error err;
-    if (cs_read_whole_file(path, &text, &len, &err) != 0)
-        fail_msg("%s", err.msg);
-    return text;
+    struct lft_write_request req = {t, format};
+    return capture(write_lfts, &req);
 }
 
 /* Same switches (in order), LIDs, tables and, for every LID some switch routes, the same target.

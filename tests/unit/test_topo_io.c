@@ -13,6 +13,8 @@
 
 #include <cmocka.h>
 
+#include "testlib.h"
+
 #include "cloudsm/topo_io.h"
 
 #define DATA CLOUDSM_TEST_DATA
@@ -35,18 +37,16 @@ static void read_ok(struct cs_fabric *f, const char *path)
         fail_msg("read failed: %s", err.msg);
 }
 
+static int write_topo(FILE *out, const void *f, struct cs_error *err)
+{
+    return cs_topo_write(out, f, err);
+}
+
 static char *write_text(const struct cs_fabric *f, size_t *len)
 {
-    char *buf = NULL;
-    size_t n = 0;
-    FILE *m = open_memstream(&buf, &n);
-    assert_non_null(m);
-    struct cs_error err = {{0}};
-    if (cs_topo_write(m, f, &err) < 0)
-        fail_msg("write failed: %s", err.msg);
-    assert_int_equal(fclose(m), 0);
+    char *buf = capture(write_topo, f);
     if (len)
-        *len = n;
+        *len = strlen(buf);
     return buf;
 }
 
@@ -114,22 +114,6 @@ static void expect_error(const char *text, const char *prefix, const char *needl
     assert_null(f.ports);
 }
 
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *fp = fopen(path, "rb");
-    assert_non_null(fp);
-    fseek(fp, 0, SEEK_END);
-    long n = ftell(fp);
-    fseek(fp, 0, SEEK_SET);
-    char *buf = malloc((size_t)n + 1);
-    assert_non_null(buf);
-    assert_int_equal(fread(buf, 1, (size_t)n, fp), (size_t)n);
-    buf[n] = '\0';
-    fclose(fp);
-    *len = (size_t)n;
-    return buf;
-}
-
 /* --- reading real files --- */
 
 /* tests/data/ibnetdiscover-small.topo is unedited ibnetdiscover output from ibsim 0.10 with LIDs
@@ -190,9 +174,8 @@ static void test_writer_matches_ibnetdiscover_layout(void **state)
     (void)state;
     struct cs_fabric f;
     read_ok(&f, DATA "/ibnetdiscover-small.topo");
-    size_t orig_len, ours_len;
-    char *orig = slurp(DATA "/ibnetdiscover-small.topo", &orig_len);
-    char *ours = write_text(&f, &ours_len);
+    char *orig = slurp(DATA "/ibnetdiscover-small.topo");
+    char *ours = write_text(&f, NULL);
     /* Both start with '#' comment lines; the node records start at the first "vendid=". */
     const char *a = strstr(orig, "vendid=");
     const char *b = strstr(ours, "vendid=");
@@ -591,10 +574,12 @@ static void test_write_file(void **state)
 
     /* A failing write leaves the old file as it was and no temporary file. */
     size_t before_len, after_len;
-    char *before = slurp(path, &before_len);
+    char *before = slurp(path);
+    before_len = strlen(before);
     f.nodes[1].guid = f.nodes[0].guid;
     assert_int_equal(cs_topo_write_file(path, &f, &err), -1);
-    char *after = slurp(path, &after_len);
+    char *after = slurp(path);
+    after_len = strlen(after);
     assert_int_equal(before_len, after_len);
     assert_memory_equal(before, after, before_len);
     assert_int_equal(count_entries(dir), 1);
