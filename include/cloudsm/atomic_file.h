@@ -3,7 +3,8 @@
  * cs_atomic_open creates a temporary file next to the target (same directory, so rename(2) is
  * atomic); cs_atomic_commit flushes, fsyncs and renames it over the target; cs_atomic_abort
  * removes it. A reader of the target therefore sees the old file or the complete new one, never
- * a half-written one, even if the writer is killed.
+ * a half-written one, even if the writer is killed. A target that exists and is not a regular
+ * file (/dev/null, /dev/stdout, a FIFO) is written directly: there is nothing to replace.
  */
 #ifndef CLOUDSM_ATOMIC_FILE_H
 #define CLOUDSM_ATOMIC_FILE_H

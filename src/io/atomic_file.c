@@ -11,6 +11,23 @@
 int cs_atomic_open(struct cs_atomic_file *af, const char *path, struct cs_error *err)
 {
     memset(af, 0, sizeof *af);
+    /* /dev/null, /dev/stdout, a FIFO: there is nothing to replace, and a temporary file next to
+     * them (in /dev) renamed over them would replace the device itself. Write straight in. */
+    struct stat st;
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        if (S_ISDIR(st.st_mode))
+            return cs_fail(err, "%s: is a directory", path);
+        af->fp = fopen(path, "w");
+        if (!af->fp)
+            return cs_fail(err, "%s: %s", path, strerror(errno));
+        af->target = strdup(path);
+        if (!af->target) {
+            fclose(af->fp);
+            af->fp = NULL;
+            return cs_fail(err, "%s: out of memory", path);
+        }
+        return 0;
+    }
     size_t len = strlen(path);
     af->target = malloc(len + 1);
     af->tmp = malloc(len + sizeof ".tmp.XXXXXX");
@@ -51,7 +68,7 @@ int cs_atomic_commit(struct cs_atomic_file *af, struct cs_error *err)
     if (fflush(af->fp) != 0 || ferror(af->fp)) {
         failed = 1;
         snprintf(reason, sizeof reason, "write failed: %s", strerror(errno));
-    } else if (fsync(fileno(af->fp)) != 0 && errno != EINVAL) {
+    } else if (af->tmp && fsync(fileno(af->fp)) != 0 && errno != EINVAL) {
         failed = 1;
         snprintf(reason, sizeof reason, "fsync failed: %s", strerror(errno));
     }
@@ -60,7 +77,7 @@ int cs_atomic_commit(struct cs_atomic_file *af, struct cs_error *err)
         snprintf(reason, sizeof reason, "close failed: %s", strerror(errno));
     }
     af->fp = NULL;
-    if (!failed && rename(af->tmp, af->target) != 0) {
+    if (!failed && af->tmp && rename(af->tmp, af->target) != 0) {
         failed = 1;
         snprintf(reason, sizeof reason, "rename failed: %s", strerror(errno));
     }

@@ -111,6 +111,20 @@ static void test_bad_paths(void **state)
     assert_non_null(strstr(err.msg, "directory"));
 }
 
+static void test_device_written_in_place(void **state)
+{
+    (void)state;
+    struct cs_error err;
+    struct stat before, after;
+    assert_int_equal(stat("/dev/null", &before), 0);
+    assert_int_equal(cs_atomic_write("/dev/null", write_hello, "discarded\n", &err), 0);
+    assert_int_equal(stat("/dev/null", &after), 0);
+    assert_true(S_ISCHR(after.st_mode)); /* still the device, not a file */
+    assert_true(before.st_rdev == after.st_rdev);
+    assert_int_equal(cs_atomic_write(dir, write_hello, "x", &err), -1); /* a directory */
+    assert_non_null(strstr(err.msg, "is a directory"));
+}
+
 static void test_read_from_pipe(void **state)
 {
     (void)state;
@@ -149,9 +163,8 @@ static void test_read_from_pipe(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_commit_replaces),
-        cmocka_unit_test(test_failed_writer_keeps_old),
-        cmocka_unit_test(test_bad_paths),
+        cmocka_unit_test(test_commit_replaces), cmocka_unit_test(test_failed_writer_keeps_old),
+        cmocka_unit_test(test_bad_paths),       cmocka_unit_test(test_device_written_in_place),
         cmocka_unit_test(test_read_from_pipe),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

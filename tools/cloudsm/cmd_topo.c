@@ -8,6 +8,7 @@
 #include "cloudsm/fabric.h"
 #include "cloudsm/fabric_diff.h"
 #include "cloudsm/lid.h"
+#include "cloudsm/mutate.h"
 #include "cloudsm/summary.h"
 #include "cloudsm/topo_gen.h"
 #include "cloudsm/topo_io.h"
@@ -394,10 +395,79 @@ static int topo_diff(int argc, char **argv)
     return rc;
 }
 
+/* ---- topo mutate ---- */
+
+static const char mutate_help[] =
+    "usage: cloudsm topo mutate TOPOLOGY [--unlink N] [--shuffle-hosts] [--seed S] [-o OUT]\n"
+    "\n"
+    "Damage or disorder a topology on purpose, repeatably (same seed, same result), to test\n"
+    "how routing copes: cut cables, or cable the hosts of every leaf in a random port order.\n"
+    "\n"
+    "  --unlink N        cut N switch-to-switch cables chosen at random\n"
+    "  --shuffle-hosts   on every switch, permute which of its host-facing ports each host\n"
+    "                    is cabled to (OpenSM's ftree routes hosts in leaf port order)\n"
+    "  --seed S          random seed (default 1)\n"
+    "  -o, --output OUT  write here (atomically) instead of standard output\n"
+    "\n"
+    "example:\n"
+    "  cloudsm topo gen kary 4 3 | cloudsm topo mutate /dev/stdin --unlink 2 --seed 7 -o "
+    "cut.topo\n";
+
+static int topo_mutate(int argc, char **argv)
+{
+    const char *who = argv[0];
+    const char *output = NULL;
+    struct cs_mutation m = {.seed = 1};
+    static const struct option options[] = {
+        {"unlink", required_argument, NULL, 'u'},
+        {"shuffle-hosts", no_argument, NULL, 's'},
+        {"seed", required_argument, NULL, 'S'},
+        {"output", required_argument, NULL, 'o'},
+        {NULL, 0, NULL, 0},
+    };
+    int opt;
+    unsigned value;
+    while ((opt = getopt_long(argc, argv, "o:", options, NULL)) != -1) {
+        switch (opt) {
+        case 'u':
+            if (!cli_parse_uint(optarg, 0, UINT32_MAX - 1, &value))
+                return cli_usage(who, "--unlink wants a count, not '%s'", optarg);
+            m.unlink_switch_links = value;
+            break;
+        case 's':
+            m.shuffle_host_ports = true;
+            break;
+        case 'S':
+            if (!cli_parse_uint(optarg, 0, UINT32_MAX - 1, &value))
+                return cli_usage(who, "--seed wants a number, not '%s'", optarg);
+            m.seed = value;
+            break;
+        case 'o':
+            output = optarg;
+            break;
+        default:
+            return cli_usage(who, "unknown option");
+        }
+    }
+    if (argc - optind != 1)
+        return cli_usage(who, "wants exactly one topology file");
+
+    struct cs_error err;
+    struct cs_fabric f;
+    cs_fabric_init(&f);
+    int rc = EXIT_OK;
+    if (cs_topo_read(&f, argv[optind], &err) < 0 || cs_fabric_mutate(&f, &m, &err) < 0 ||
+        (output ? cs_topo_write_file(output, &f, &err) : cs_topo_write(stdout, &f, &err)) < 0)
+        rc = cli_fail(who, &err);
+    cs_fabric_free(&f);
+    return rc;
+}
+
 const struct cli_command cli_topo_commands[] = {
     {"topo", "gen", "generate a fat-tree (k-ary-n-tree, XGFT, PGFT)", gen_help, topo_gen},
     {"topo", "info", "summarize a topology file", info_help, topo_info},
     {"topo", "lids", "assign LIDs, write OpenSM's guid2lid", lids_help, topo_lids},
     {"topo", "diff", "compare two topologies by GUID", diff_help, topo_diff},
+    {"topo", "mutate", "cut cables or shuffle host cabling, seeded", mutate_help, topo_mutate},
     {"topo", NULL, NULL, NULL, NULL},
 };

@@ -10,7 +10,8 @@
 
 #define CLOUDSM_VERSION "0.1.0"
 
-static const struct cli_command *const groups[] = {cli_topo_commands, cli_lft_commands};
+static const struct cli_command *const groups[] = {cli_topo_commands, cli_route_commands,
+                                                   cli_lft_commands};
 
 int cli_fail(const char *who, const struct cs_error *err)
 {
@@ -62,7 +63,7 @@ static void print_overview(FILE *out)
     for (size_t g = 0; g < sizeof groups / sizeof groups[0]; g++)
         for (const struct cli_command *c = groups[g]; c->name; c++) {
             char name[32];
-            snprintf(name, sizeof name, "%s %s", c->group, c->name);
+            snprintf(name, sizeof name, "%s%s%s", c->group, *c->name ? " " : "", c->name);
             fprintf(out, "  %-14s %s\n", name, c->summary);
         }
     fprintf(out, "\n  help [COMMAND]  this text, or a command's manual\n"
@@ -96,6 +97,12 @@ static const struct cli_command *find_command(const struct cli_command *group, c
     return NULL;
 }
 
+/* A group whose table holds a command named "" is itself a command ("cloudsm route ..."). */
+static const struct cli_command *group_command(const struct cli_command *group)
+{
+    return find_command(group, "");
+}
+
 /* `cloudsm help [GROUP [NAME]]` */
 static int help(int argc, char **argv)
 {
@@ -109,7 +116,11 @@ static int help(int argc, char **argv)
         return EXIT_USAGE;
     }
     if (argc < 3) {
-        print_group(stdout, group);
+        const struct cli_command *own = group_command(group);
+        if (own)
+            fputs(own->help, stdout);
+        else
+            print_group(stdout, group);
         return EXIT_OK;
     }
     const struct cli_command *c = find_command(group, argv[2]);
@@ -119,6 +130,20 @@ static int help(int argc, char **argv)
     }
     fputs(c->help, stdout);
     return EXIT_OK;
+}
+
+static int run(const struct cli_command *c, int argc, char **argv)
+{
+    /* The command sees argv[0] = "GROUP NAME" (or "GROUP"), then its own arguments. */
+    char who[64];
+    snprintf(who, sizeof who, "%s%s%s", c->group, *c->name ? " " : "", c->name);
+    argv[0] = who;
+    if (cli_wants_help(argc, argv)) {
+        fputs(c->help, stdout);
+        return EXIT_OK;
+    }
+    optind = 1;
+    return c->run(argc, argv);
 }
 
 int main(int argc, char **argv)
@@ -139,6 +164,9 @@ int main(int argc, char **argv)
         fprintf(stderr, "cloudsm: '%s' is not a command (see: cloudsm help)\n", cmd);
         return EXIT_USAGE;
     }
+    const struct cli_command *own = group_command(group);
+    if (own)
+        return run(own, argc - 1, argv + 1);
     if (argc < 3 || strcmp(argv[2], "--help") == 0 || strcmp(argv[2], "-h") == 0) {
         print_group(argc < 3 ? stderr : stdout, group);
         return argc < 3 ? EXIT_USAGE : EXIT_OK;
@@ -149,14 +177,5 @@ int main(int argc, char **argv)
                 argv[2], cmd);
         return EXIT_USAGE;
     }
-    /* The subcommand sees argv[0] = "GROUP NAME", then its own arguments. */
-    char who[64];
-    snprintf(who, sizeof who, "%s %s", c->group, c->name);
-    argv[2] = who;
-    if (cli_wants_help(argc - 2, argv + 2)) {
-        fputs(c->help, stdout);
-        return EXIT_OK;
-    }
-    optind = 1;
-    return c->run(argc - 2, argv + 2);
+    return run(c, argc - 2, argv + 2);
 }

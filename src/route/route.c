@@ -1,0 +1,100 @@
+/* Engine registry and the one entry point that every caller (CLI, SM) uses. */
+#define _POSIX_C_SOURCE 200809L
+#include "cloudsm/route.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "cloudsm/lid.h"
+
+const struct cs_route_engine cs_route_engines[] = {
+    {"ftree", "OpenSM 3.3.23's fat-tree routing, entry for entry", cs_route_ftree},
+    {"minhop", "shortest paths, balanced by per-port route counters", cs_route_minhop},
+    {"updn", "up*/down* shortest paths from the roots: free of credit loops", cs_route_updn},
+    {NULL, NULL, NULL},
+};
+
+const struct cs_route_engine *cs_route_engine_find(const char *name)
+{
+    for (const struct cs_route_engine *e = cs_route_engines; e->name; e++)
+        if (strcmp(e->name, name) == 0)
+            return e;
+    return NULL;
+}
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* Empty tables, and each switch reaching itself through port 0 (every engine wants that). */
+static int prepare(const struct cs_fabric *f, struct cs_lfts *lfts, struct cs_error *err)
+{
+    if (cs_lfts_for_fabric(lfts, f, err) < 0)
+        return -1;
+    for (uint32_t sw = 0; sw < lfts->num_switches; sw++)
+        if (lfts->switches[sw].lid)
+            cs_lfts_set(lfts, sw, lfts->switches[sw].lid, 0);
+    return 0;
+}
+
+static void copy_name(char *dst, size_t size, const char *src)
+{
+    snprintf(dst, size, "%s", src);
+}
+
+int cs_route(const char *engine, const struct cs_fabric *f, const struct cs_route_options *opt,
+             struct cs_lfts *lfts, struct cs_route_stats *stats, struct cs_error *err)
+{
+    static const struct cs_route_options defaults = {0};
+    memset(stats, 0, sizeof *stats);
+    memset(lfts, 0, sizeof *lfts);
+    if (!opt)
+        opt = &defaults;
+    const struct cs_route_engine *e = cs_route_engine_find(engine);
+    if (!e)
+        return cs_fail(err, "no routing engine '%s' (engines: ftree, minhop, updn)", engine);
+    copy_name(stats->requested, sizeof stats->requested, e->name);
+
+    uint32_t switches = 0;
+    for (uint32_t n = 0; n < f->num_nodes; n++) {
+        const struct cs_node *node = &f->nodes[n];
+        if (cs_node_is_switch(node) && !f->ports[node->first_port].lid)
+            return cs_fail(err, "switch 0x%016llx has no LID: assign LIDs before routing",
+                           (unsigned long long)node->guid);
+        switches += cs_node_is_switch(node);
+    }
+
+    double start = now_ms();
+    int rc = prepare(f, lfts, err);
+    if (rc == 0)
+        rc = e->route(f, opt, lfts, err);
+    if (rc == CS_ROUTE_UNSUITABLE && !opt->no_fallback) {
+        /* OpenSM: "Topologies that do not comply cause a fallback to min hop routing." */
+        stats->fell_back = true;
+        copy_name(stats->fallback_reason, sizeof stats->fallback_reason, err->msg);
+        e = cs_route_engine_find("minhop");
+        cs_lfts_free(lfts);
+        rc = prepare(f, lfts, err);
+        if (rc == 0)
+            rc = e->route(f, opt, lfts, err);
+    } else if (rc == CS_ROUTE_UNSUITABLE) {
+        rc = -1;
+    }
+    stats->route_ms = now_ms() - start;
+    if (rc != 0) {
+        cs_lfts_free(lfts);
+        return -1;
+    }
+    copy_name(stats->engine, sizeof stats->engine, e->name);
+    stats->switches = switches;
+    stats->max_lid = lfts->max_lid;
+    for (uint32_t i = 0; i < f->num_port_slots; i++)
+        if (f->ports[i].lid)
+            stats->lids += 1u << f->ports[i].lmc;
+    stats->lft_blocks = (uint64_t)switches * cs_lfts_blocks(lfts);
+    return 0;
+}

@@ -1,0 +1,98 @@
+#include "cloudsm/mutate.h"
+
+#include <stdlib.h>
+
+#include "cloudsm/rng.h"
+
+static void shuffle(uint32_t *v, uint32_t n, struct cs_rng *rng)
+{
+    for (uint32_t i = n; i > 1; i--) {
+        uint32_t j = cs_rng_below(rng, i);
+        uint32_t t = v[i - 1];
+        v[i - 1] = v[j];
+        v[j] = t;
+    }
+}
+
+static bool is_switch_port(const struct cs_fabric *f, uint32_t port)
+{
+    return cs_node_is_switch(&f->nodes[f->ports[port].node]);
+}
+
+static void disconnect(struct cs_fabric *f, uint32_t port)
+{
+    uint32_t peer = f->ports[port].peer;
+    f->ports[port].peer = CS_NONE;
+    f->ports[peer].peer = CS_NONE;
+}
+
+static int unlink_random(struct cs_fabric *f, uint32_t count, struct cs_rng *rng,
+                         struct cs_error *err)
+{
+    /* Each cable once, by its lower port index; a partial shuffle picks `count` of them. */
+    uint32_t *cables = malloc((f->num_port_slots ? f->num_port_slots : 1) * sizeof *cables);
+    if (!cables)
+        return cs_fail(err, "out of memory");
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < f->num_port_slots; i++) {
+        uint32_t peer = f->ports[i].peer;
+        if (peer != CS_NONE && peer > i && is_switch_port(f, i) && is_switch_port(f, peer))
+            cables[n++] = i;
+    }
+    if (count > n) {
+        free(cables);
+        return cs_fail(err, "cannot cut %u switch-to-switch cables: the fabric has %u", count, n);
+    }
+    for (uint32_t k = 0; k < count; k++) {
+        uint32_t j = k + cs_rng_below(rng, n - k);
+        uint32_t t = cables[k];
+        cables[k] = cables[j];
+        cables[j] = t;
+        disconnect(f, cables[k]);
+    }
+    free(cables);
+    return 0;
+}
+
+static int shuffle_hosts(struct cs_fabric *f, struct cs_rng *rng, struct cs_error *err)
+{
+    uint32_t *ports = malloc((CS_MAX_PORTS + 1) * sizeof *ports);
+    uint32_t *hosts = malloc((CS_MAX_PORTS + 1) * sizeof *hosts);
+    if (!ports || !hosts) {
+        free(ports);
+        free(hosts);
+        return cs_fail(err, "out of memory");
+    }
+    for (uint32_t n = 0; n < f->num_nodes; n++) {
+        const struct cs_node *node = &f->nodes[n];
+        if (!cs_node_is_switch(node))
+            continue;
+        uint32_t count = 0;
+        for (unsigned p = 1; p <= node->num_ports; p++) {
+            uint32_t port = node->first_port + p, peer = f->ports[port].peer;
+            if (peer != CS_NONE && !is_switch_port(f, peer)) {
+                ports[count] = port;
+                hosts[count++] = peer;
+            }
+        }
+        shuffle(hosts, count, rng);
+        for (uint32_t i = 0; i < count; i++) {
+            f->ports[ports[i]].peer = hosts[i];
+            f->ports[hosts[i]].peer = ports[i];
+        }
+    }
+    free(ports);
+    free(hosts);
+    return 0;
+}
+
+int cs_fabric_mutate(struct cs_fabric *f, const struct cs_mutation *m, struct cs_error *err)
+{
+    struct cs_rng rng;
+    cs_rng_seed(&rng, m->seed);
+    if (m->unlink_switch_links && unlink_random(f, m->unlink_switch_links, &rng, err) < 0)
+        return -1;
+    if (m->shuffle_host_ports && shuffle_hosts(f, &rng, err) < 0)
+        return -1;
+    return 0;
+}

@@ -1,0 +1,188 @@
+/* cloudsm route: run a routing engine on a topology and write the LFTs. */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "cloudsm/guid_list.h"
+#include "cloudsm/lft_io.h"
+#include "cloudsm/lid.h"
+#include "cloudsm/route.h"
+#include "cloudsm/topo_io.h"
+#include "json.h"
+
+static const char route_help[] =
+    "usage: cloudsm route -R ENGINE TOPOLOGY [options]\n"
+    "\n"
+    "Compute the linear forwarding tables of every switch and write them as an LFT dump\n"
+    "that OpenSM loads (opensm -R file -U FILE) and `cloudsm lft check` verifies.\n"
+    "\n"
+    "engines:\n"
+    "  ftree    OpenSM 3.3.23's fat-tree routing, entry for entry on the same LIDs; falls\n"
+    "           back to minhop on a fabric that is not a pure fat-tree, as OpenSM does\n"
+    "  minhop   shortest paths, balanced by per-port route counters (OpenSM's default)\n"
+    "  updn     up*/down* shortest paths from the root switches: no credit loops\n"
+    "\n"
+    "options:\n"
+    "  -R, --engine NAME     the engine (required)\n"
+    "  --guid2lid FILE       use these LIDs (OpenSM's cache file), e.g. to compare with OpenSM;\n"
+    "                        ports it does not name get LIDs by cloudsm's rule (topo lids)\n"
+    "  --lmc N               LMC for ports that get new LIDs (default 0)\n"
+    "  --root-guids FILE     root switches by node GUID, one per line (OpenSM's -a)\n"
+    "  --cn-guids FILE       compute nodes by port GUID (OpenSM's -u); other CA ports are\n"
+    "                        routed after them\n"
+    "  --connect-roots       also route between root switches (OpenSM's -z)\n"
+    "  --no-fallback         fail instead of falling back to minhop\n"
+    "  -o, --output FILE     write the LFTs here (atomically); default: standard output,\n"
+    "                        unless --json is given\n"
+    "  --format osm|ibroute  opensm-lfts.dump (default) or ibroute/dump_fts form\n"
+    "  --json                print what was done as JSON: engine, requested, fell_back,\n"
+    "                        fallback_reason, route_ms (engine time only), lids, max_lid,\n"
+    "                        switches, lft_blocks\n"
+    "\n"
+    "examples:\n"
+    "  cloudsm topo gen kary 4 3 -o k4n3.topo\n"
+    "  cloudsm route -R ftree k4n3.topo -o k4n3.lfts --json\n"
+    "  cloudsm route -R ftree fabric.topo --guid2lid /var/cache/opensm/guid2lid -o lfts.dump\n"
+    "  cloudsm lft check k4n3.topo k4n3.lfts\n";
+
+static int route_main(int argc, char **argv)
+{
+    const char *who = argv[0];
+    const char *engine = NULL, *guid2lid = NULL, *roots_file = NULL, *cns_file = NULL;
+    const char *output = NULL;
+    int format = CS_LFT_FORMAT_OSM;
+    unsigned lmc = 0;
+    bool as_json = false;
+    struct cs_route_options ropt = {0};
+    static const struct option options[] = {
+        {"engine", required_argument, NULL, 'R'},
+        {"guid2lid", required_argument, NULL, 'g'},
+        {"lmc", required_argument, NULL, 'm'},
+        {"root-guids", required_argument, NULL, 'a'},
+        {"cn-guids", required_argument, NULL, 'u'},
+        {"connect-roots", no_argument, NULL, 'z'},
+        {"no-fallback", no_argument, NULL, 'n'},
+        {"output", required_argument, NULL, 'o'},
+        {"format", required_argument, NULL, 'f'},
+        {"json", no_argument, NULL, 'j'},
+        {NULL, 0, NULL, 0},
+    };
+    int opt;
+    while ((opt = getopt_long(argc, argv, "R:o:", options, NULL)) != -1) {
+        switch (opt) {
+        case 'R':
+            engine = optarg;
+            break;
+        case 'g':
+            guid2lid = optarg;
+            break;
+        case 'm':
+            if (!cli_parse_uint(optarg, 0, 7, &lmc))
+                return cli_usage(who, "--lmc wants 0 to 7, not '%s'", optarg);
+            break;
+        case 'a':
+            roots_file = optarg;
+            break;
+        case 'u':
+            cns_file = optarg;
+            break;
+        case 'z':
+            ropt.connect_roots = true;
+            break;
+        case 'n':
+            ropt.no_fallback = true;
+            break;
+        case 'o':
+            output = optarg;
+            break;
+        case 'f':
+            format = cs_lft_format_parse(optarg);
+            if (format < 0)
+                return cli_usage(who, "--format is osm or ibroute, not '%s'", optarg);
+            break;
+        case 'j':
+            as_json = true;
+            break;
+        default:
+            return cli_usage(who, "unknown option");
+        }
+    }
+    if (!engine)
+        return cli_usage(who, "which engine? -R ftree, minhop or updn");
+    if (!cs_route_engine_find(engine))
+        return cli_usage(who, "no engine '%s' (ftree, minhop, updn)", engine);
+    if (argc - optind != 1)
+        return cli_usage(who, "wants exactly one topology file");
+
+    struct cs_error err;
+    struct cs_fabric f;
+    struct cs_guid2lid lids = {0};
+    struct cs_guid_list roots = {0}, cns = {0};
+    struct cs_lfts lfts = {0};
+    struct cs_route_stats stats;
+    cs_fabric_init(&f);
+    int rc = EXIT_OK;
+    if (cs_topo_read(&f, argv[optind], &err) < 0 ||
+        (guid2lid &&
+         (cs_guid2lid_read(&lids, guid2lid, &err) < 0 || cs_guid2lid_apply(&lids, &f, &err) < 0)) ||
+        cs_lids_assign(&f, lmc, &err) < 0 ||
+        (roots_file && cs_guid_list_read(&roots, roots_file, &err) < 0) ||
+        (cns_file && cs_guid_list_read(&cns, cns_file, &err) < 0)) {
+        rc = cli_fail(who, &err);
+        goto done;
+    }
+    ropt.root_guids = roots_file ? &roots : NULL;
+    ropt.cn_guids = cns_file ? &cns : NULL;
+    if (cs_route(engine, &f, &ropt, &lfts, &stats, &err) < 0) {
+        rc = cli_fail(who, &err);
+        goto done;
+    }
+    if (output) {
+        if (cs_lfts_write_file(output, &lfts, (enum cs_lft_format)format, &err) < 0) {
+            rc = cli_fail(who, &err);
+            goto done;
+        }
+    } else if (!as_json && cs_lfts_write(stdout, &lfts, (enum cs_lft_format)format, &err) < 0) {
+        rc = cli_fail(who, &err);
+        goto done;
+    }
+    if (as_json) {
+        struct json j;
+        json_init(&j, stdout);
+        json_object_begin(&j, NULL);
+        json_str(&j, "engine", stats.engine);
+        json_str(&j, "requested", stats.requested);
+        json_bool(&j, "fell_back", stats.fell_back);
+        json_str(&j, "fallback_reason", stats.fallback_reason);
+        json_double(&j, "route_ms", stats.route_ms);
+        json_u64(&j, "lids", stats.lids);
+        json_u64(&j, "max_lid", stats.max_lid);
+        json_u64(&j, "switches", stats.switches);
+        json_u64(&j, "lft_blocks", stats.lft_blocks);
+        json_object_end(&j);
+        json_finish(&j);
+    } else if (output) {
+        printf("%s: %u switches, %u LIDs (max %u), %" PRIu64 " LFT blocks, %.1f ms%s%s\n",
+               stats.engine, stats.switches, stats.lids, stats.max_lid, stats.lft_blocks,
+               stats.route_ms, stats.fell_back ? "; fell back from " : "",
+               stats.fell_back ? stats.requested : "");
+    }
+    if (stats.fell_back)
+        fprintf(stderr, "cloudsm route: %s fell back to %s: %s\n", stats.requested, stats.engine,
+                stats.fallback_reason);
+done:
+    cs_lfts_free(&lfts);
+    cs_guid2lid_free(&lids);
+    cs_guid_list_free(&roots);
+    cs_guid_list_free(&cns);
+    cs_fabric_free(&f);
+    return rc;
+}
+
+const struct cli_command cli_route_commands[] = {
+    {"route", "", "compute LFTs with a routing engine (ftree, minhop, updn)", route_help,
+     route_main},
+    {"route", NULL, NULL, NULL, NULL},
+};
