@@ -30,4 +30,9 @@ struct cs_fabric_summary {
 int cs_fabric_summarize(const struct cs_fabric *f, unsigned lmc, struct cs_fabric_summary *s,
                         struct cs_error *err);
 
+/* Switch ranks as the summary counts levels: distance[n] = switch n's hop count over
+ * switch-to-switch cables to the nearest leaf (a switch with a CA cabled to it); CS_NONE for
+ * switches no leaf reaches and for CAs and routers. distance has f->num_nodes entries. */
+int cs_fabric_leaf_distances(const struct cs_fabric *f, uint32_t *distance, struct cs_error *err);
+
 #endif

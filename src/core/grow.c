@@ -22,3 +22,11 @@ int cs_grow(void **array, uint32_t *capacity, uint64_t needed, size_t elem, stru
     *capacity = (uint32_t)cap;
     return 0;
 }
+
+void *cs_calloc_array(size_t count, size_t elem, struct cs_error *err)
+{
+    void *p = calloc(count ? count : 1, elem);
+    if (!p)
+        cs_fail(err, "out of memory for %zu entries of %zu bytes", count, elem);
+    return p;
+}

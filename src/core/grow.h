@@ -1,4 +1,5 @@
-/* Growing arrays (internal): the one place that doubles a capacity and reallocates. */
+/* Arrays (internal): the one place that allocates a zeroed array with an error message, and the
+ * one place that doubles a capacity and reallocates. */
 #ifndef CLOUDSM_CORE_GROW_H
 #define CLOUDSM_CORE_GROW_H
 
@@ -11,5 +12,8 @@
  * doubling from 64. On failure (out of memory, or more than UINT32_MAX - 1 elements) *array is
  * unchanged, err says why, and -1 is returned. */
 int cs_grow(void **array, uint32_t *capacity, uint64_t needed, size_t elem, struct cs_error *err);
+
+/* A zeroed array of count elements (a valid pointer even for count 0), or NULL with err set. */
+void *cs_calloc_array(size_t count, size_t elem, struct cs_error *err);
 
 #endif

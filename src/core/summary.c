@@ -144,3 +144,24 @@ done:
     free(queue);
     return rc;
 }
+
+int cs_fabric_leaf_distances(const struct cs_fabric *f, uint32_t *distance, struct cs_error *err)
+{
+    bool *is_leaf = calloc(f->num_nodes ? f->num_nodes : 1, sizeof(bool));
+    uint32_t *queue = malloc((f->num_nodes ? f->num_nodes : 1) * sizeof(uint32_t));
+    if (!is_leaf || !queue) {
+        free(is_leaf);
+        free(queue);
+        return cs_fail(err, "out of memory for switch ranks of %u nodes", f->num_nodes);
+    }
+    for (uint32_t i = 0; i < f->num_port_slots; i++) {
+        const struct cs_port *port = &f->ports[i];
+        if (port->peer != CS_NONE && f->nodes[port->node].type == CS_NODE_SWITCH &&
+            f->nodes[f->ports[port->peer].node].type == CS_NODE_CA)
+            is_leaf[port->node] = true;
+    }
+    leaf_distances(f, is_leaf, distance, queue);
+    free(is_leaf);
+    free(queue);
+    return 0;
+}

@@ -1,13 +1,17 @@
-/* cloudsm lft diff | convert */
+/* cloudsm lft diff | convert | check */
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli.h"
+#include "cloudsm/analyze.h"
+#include "cloudsm/atomic_file.h"
 #include "cloudsm/lft.h"
 #include "cloudsm/lft_diff.h"
 #include "cloudsm/lft_io.h"
+#include "cloudsm/lid.h"
+#include "cloudsm/topo_io.h"
 #include "json.h"
 
 /* ---- lft diff ---- */
@@ -189,9 +193,362 @@ static int lft_convert(int argc, char **argv)
     return rc;
 }
 
+/* ---- lft check ---- */
+
+static const char check_help[] =
+    "usage: cloudsm lft check TOPOLOGY LFTS [--json] [--per-link FILE.csv] [--guid2lid FILE]\n"
+    "                         [--all-lids] [--threads N] [--show N]\n"
+    "\n"
+    "Trace every route the LFTs define between the CA ports of the topology (every ordered\n"
+    "pair, CAs on one leaf included) and report what is wrong:\n"
+    "  loop           the route comes back to a switch it crossed\n"
+    "  black hole     a switch without a table, entry 255, an entry naming a port the switch\n"
+    "                 lacks or that is unconnected, entry 0 on a switch that is not the\n"
+    "                 destination\n"
+    "  wrong delivery the route leaves the fabric at a CA port that does not own the LID\n"
+    "and also hop counts (links crossed, host links included), routes per directed link by\n"
+    "direction class (host_up, host_down, up, down, flat; max, mean, spread = max - min), and\n"
+    "credit loops: cycles in the channel dependency graph of the links between switches.\n"
+    "\n"
+    "LFTS is opensm-lfts.dump or ibroute/dump_fts output; switches are matched by GUID. LIDs\n"
+    "come from --guid2lid if given, else from the topology if it has any, else from the\n"
+    "dump's comments (the port GUID behind each LID).\n"
+    "\n"
+    "  --json            one JSON object: pairs, delivered, unreachable, loops, black_holes,\n"
+    "                    wrong_deliveries, hops {min,mean,max,histogram}, credit_loops (0 or\n"
+    "                    1: the check reports one cycle), credit_cycle, cdg, links\n"
+    "                    {links,min,max,mean,spread,stddev} (between switches), link_classes,\n"
+    "                    failures, ok\n"
+    "  --per-link FILE   write one CSV line per directed link (atomically): from_guid,\n"
+    "                    from_port,to_guid,to_port,routes,class\n"
+    "  --guid2lid FILE   LIDs from OpenSM's guid2lid file\n"
+    "  --all-lids        trace to switch LIDs too, not only CA LIDs\n"
+    "  --threads N       worker threads (default: one per CPU when the fabric is big)\n"
+    "  --show N          failing pairs to describe (default 10)\n"
+    "\n"
+    "exit status: 0 all routes fine, 3 problems found, 1 failed (unreadable input), 2 bad usage\n"
+    "\n"
+    "examples:\n"
+    "  cloudsm lft check fabric.topo /var/log/opensm-lfts.dump\n"
+    "  cloudsm lft check ft.topo lfts.dump --guid2lid guid2lid --json --per-link links.csv\n";
+
+enum { EXIT_PROBLEMS = 3 };
+
+struct links_csv {
+    const struct cs_tracer *tracer;
+    const struct cs_check_result *result;
+};
+
+static int write_links_csv(FILE *out, const void *ctx, struct cs_error *err)
+{
+    const struct links_csv *c = ctx;
+    return cs_check_write_links_csv(out, c->tracer, c->result, err);
+}
+
+/* Where the check's LIDs come from (see check_help). */
+static int load_lids(struct cs_fabric *f, const struct cs_lfts *lfts, const char *guid2lid,
+                     const char **source, struct cs_error *err)
+{
+    if (guid2lid) {
+        struct cs_guid2lid g = {0};
+        int rc = cs_guid2lid_read(&g, guid2lid, err);
+        if (rc == 0)
+            rc = cs_guid2lid_apply(&g, f, err) < 0 ? -1 : 0;
+        cs_guid2lid_free(&g);
+        *source = "guid2lid";
+        return rc;
+    }
+    if (cs_fabric_max_lid(f)) {
+        *source = "topology";
+        return 0;
+    }
+    *source = "lfts";
+    return cs_lids_from_lfts(f, lfts, err) < 0 ? -1 : 0;
+}
+
+static void json_link_stats(struct json *j, const char *key, const struct cs_link_stats *s)
+{
+    json_object_begin(j, key);
+    json_u64(j, "links", s->links);
+    json_u64(j, "min", s->min);
+    json_u64(j, "max", s->max);
+    json_double(j, "mean", s->mean);
+    json_u64(j, "spread", s->spread);
+    json_double(j, "stddev", s->stddev);
+    json_object_end(j);
+}
+
+static void json_port(struct json *j, const char *key, const struct cs_fabric *f, uint32_t port)
+{
+    const struct cs_port *p = &f->ports[port];
+    json_object_begin(j, key);
+    json_guid(j, "guid", f->nodes[p->node].guid);
+    json_u64(j, "port", p->num);
+    json_str(j, "desc", f->nodes[p->node].desc);
+    json_object_end(j);
+}
+
+static void print_check_json(const struct cs_tracer *t, const struct cs_check_result *r,
+                             const char *lid_source)
+{
+    const struct cs_fabric *f = t->fabric;
+    struct json j;
+    json_init(&j, stdout);
+    json_object_begin(&j, NULL);
+    json_str(&j, "lids_from", lid_source);
+    json_u64(&j, "switches", t->num_switches);
+    json_u64(&j, "switches_without_lft", t->switches_without_table);
+    json_u64(&j, "lfts_not_in_topology", t->tables_without_switch);
+    json_u64(&j, "sources", r->sources);
+    json_u64(&j, "destinations", r->destinations);
+    json_u64(&j, "pairs", r->pairs);
+    json_u64(&j, "delivered", r->delivered);
+    json_u64(&j, "unreachable", r->unreachable);
+    json_u64(&j, "loops", r->loops);
+    json_u64(&j, "black_holes", r->black_holes);
+    json_u64(&j, "wrong_deliveries", r->wrong_deliveries);
+    json_object_begin(&j, "outcomes");
+    for (unsigned o = 0; o < CS_TRACE_OUTCOMES; o++)
+        json_u64(&j, cs_trace_outcome_id((enum cs_trace_outcome)o), r->outcomes[o]);
+    json_object_end(&j);
+    json_object_begin(&j, "hops");
+    json_u64(&j, "min", r->hops_min);
+    json_double(&j, "mean", r->hops_mean);
+    json_u64(&j, "max", r->hops_max);
+    json_object_begin(&j, "histogram");
+    for (uint32_t h = 0; h < r->hops_histogram_len; h++) {
+        char key[16];
+        snprintf(key, sizeof key, "%u", h);
+        if (r->hops_histogram[h])
+            json_u64(&j, key, r->hops_histogram[h]);
+    }
+    json_object_end(&j);
+    json_object_end(&j);
+    json_u64(&j, "credit_loops", r->credit_loop ? 1 : 0);
+    json_array_begin(&j, "credit_cycle");
+    for (uint32_t k = 0; k < r->credit_cycle_len; k++) {
+        uint32_t from = t->links.from[r->credit_cycle[k]];
+        json_object_begin(&j, NULL);
+        json_port(&j, "from", f, from);
+        json_port(&j, "to", f, f->ports[from].peer);
+        json_object_end(&j);
+    }
+    json_array_end(&j);
+    json_object_begin(&j, "cdg");
+    json_u64(&j, "vertices", r->cdg_vertices);
+    json_u64(&j, "edges", r->cdg_edges);
+    json_object_end(&j);
+    json_link_stats(&j, "links", &r->switch_links);
+    json_object_begin(&j, "link_classes");
+    for (unsigned c = 0; c < CS_LINK_CLASSES; c++)
+        if (r->classes[c].links)
+            json_link_stats(&j, cs_link_class_name((enum cs_link_class)c), &r->classes[c]);
+    json_object_end(&j);
+    json_array_begin(&j, "failures");
+    for (uint32_t i = 0; i < r->num_failures; i++) {
+        const struct cs_check_failure *fl = &r->failures[i];
+        json_object_begin(&j, NULL);
+        json_port(&j, "source", f, fl->src_port);
+        json_u64(&j, "lid", fl->lid);
+        json_str(&j, "outcome", cs_trace_outcome_id((enum cs_trace_outcome)fl->trace.outcome));
+        if (fl->trace.fault_node != CS_NONE) {
+            json_guid(&j, "switch", f->nodes[fl->trace.fault_node].guid);
+            if (fl->trace.outcome != CS_TRACE_NO_TABLE)
+                json_u64(&j, "entry", fl->trace.fault_entry);
+        }
+        if (fl->trace.end_port != CS_NONE)
+            json_port(&j, "reached", f, fl->trace.end_port);
+        if (fl->loop_count) {
+            json_array_begin(&j, "loop");
+            for (uint32_t k = 0; k < fl->loop_count; k++)
+                json_guid(&j, NULL, f->nodes[r->loop_nodes[fl->loop_first + k]].guid);
+            json_array_end(&j);
+        }
+        json_object_end(&j);
+    }
+    json_array_end(&j);
+    json_u64(&j, "threads", r->threads_used);
+    json_bool(&j, "ok", r->ok);
+    json_object_end(&j);
+    json_finish(&j);
+}
+
+static void print_port(const struct cs_fabric *f, uint32_t port)
+{
+    const struct cs_port *p = &f->ports[port];
+    printf("'%s' port %u (0x%016" PRIx64 ")", f->nodes[p->node].desc, p->num,
+           f->nodes[p->node].guid);
+}
+
+static void print_failure(const struct cs_tracer *t, const struct cs_check_result *r,
+                          const struct cs_check_failure *fl)
+{
+    const struct cs_fabric *f = t->fabric;
+    printf("  ");
+    print_port(f, fl->src_port);
+    printf(" -> LID 0x%04x", fl->lid);
+    uint32_t owner = cs_tracer_owner(t, fl->lid);
+    if (owner != CS_NONE)
+        printf(" ('%s')", f->nodes[f->ports[owner].node].desc);
+    printf(": %s", cs_trace_outcome_name((enum cs_trace_outcome)fl->trace.outcome));
+    if (fl->trace.fault_node != CS_NONE) {
+        const struct cs_node *sw = &f->nodes[fl->trace.fault_node];
+        printf(" at switch 0x%016" PRIx64 " ('%s')", sw->guid, sw->desc);
+        if (fl->trace.outcome != CS_TRACE_NO_TABLE)
+            printf(", entry %u", fl->trace.fault_entry);
+    }
+    if (fl->trace.outcome == CS_TRACE_WRONG_DELIVERY && fl->trace.end_port != CS_NONE) {
+        printf(", reaches ");
+        print_port(f, fl->trace.end_port);
+    }
+    if (fl->loop_count) {
+        printf("; loop:");
+        for (uint32_t k = 0; k < fl->loop_count; k++)
+            printf(" 0x%016" PRIx64 " ->", f->nodes[r->loop_nodes[fl->loop_first + k]].guid);
+        printf(" 0x%016" PRIx64, f->nodes[r->loop_nodes[fl->loop_first]].guid);
+    }
+    printf("\n");
+}
+
+static void print_link_stats(const char *name, const struct cs_link_stats *s)
+{
+    printf("  %-10s %6u links: max %" PRIu64 ", mean %.2f, spread %" PRIu64 " (min %" PRIu64
+           ", stddev %.2f)\n",
+           name, s->links, s->max, s->mean, s->spread, s->min, s->stddev);
+}
+
+static void print_check_text(const struct cs_tracer *t, const struct cs_check_result *r,
+                             const char *lid_source)
+{
+    const struct cs_fabric *f = t->fabric;
+    printf("pairs         %" PRIu64 " (%u CA ports to %u LIDs, LIDs from %s)\n", r->pairs,
+           r->sources, r->destinations, lid_source);
+    if (t->switches_without_table || t->tables_without_switch)
+        printf("switches      %u without an LFT; %u LFTs for switches not in the topology\n",
+               t->switches_without_table, t->tables_without_switch);
+    printf("delivered     %" PRIu64 "\n", r->delivered);
+    printf("unreachable   %" PRIu64 " (loops %" PRIu64 ", black holes %" PRIu64
+           ", wrong deliveries %" PRIu64 ")\n",
+           r->unreachable, r->loops, r->black_holes, r->wrong_deliveries);
+    for (uint32_t i = 0; i < r->num_failures; i++)
+        print_failure(t, r, &r->failures[i]);
+    if (r->unreachable > r->num_failures)
+        printf("  ... and %" PRIu64 " more\n", r->unreachable - r->num_failures);
+    if (r->delivered) {
+        printf("hops          min %u, mean %.3f, max %u  (", r->hops_min, r->hops_mean,
+               r->hops_max);
+        const char *sep = "";
+        for (uint32_t h = 0; h < r->hops_histogram_len; h++)
+            if (r->hops_histogram[h]) {
+                printf("%s%u: %" PRIu64, sep, h, r->hops_histogram[h]);
+                sep = ", ";
+            }
+        printf(")\n");
+    }
+    printf("credit loops  %s (CDG: %" PRIu64 " links, %" PRIu64 " dependencies)\n",
+           r->credit_loop ? "FOUND" : "none", r->cdg_vertices, r->cdg_edges);
+    for (uint32_t k = 0; k < r->credit_cycle_len; k++) {
+        uint32_t from = t->links.from[r->credit_cycle[k]];
+        printf("  ");
+        print_port(f, from);
+        printf(" -> ");
+        print_port(f, f->ports[from].peer);
+        printf("\n");
+    }
+    printf("routes/link   (delivered routes crossing each directed link)\n");
+    print_link_stats("switch", &r->switch_links);
+    for (unsigned c = 0; c < CS_LINK_CLASSES; c++)
+        if (r->classes[c].links)
+            print_link_stats(cs_link_class_name((enum cs_link_class)c), &r->classes[c]);
+    printf("result        %s\n", r->ok ? "ok" : "PROBLEMS");
+}
+
+static int lft_check(int argc, char **argv)
+{
+    const char *who = argv[0];
+    const char *per_link = NULL, *guid2lid = NULL;
+    bool as_json = false;
+    struct cs_check_options copt = {0};
+    unsigned value;
+    static const struct option options[] = {
+        {"json", no_argument, NULL, 'j'},
+        {"per-link", required_argument, NULL, 'p'},
+        {"guid2lid", required_argument, NULL, 'g'},
+        {"all-lids", no_argument, NULL, 'a'},
+        {"threads", required_argument, NULL, 't'},
+        {"show", required_argument, NULL, 's'},
+        {NULL, 0, NULL, 0},
+    };
+    int opt;
+    while ((opt = getopt_long(argc, argv, "", options, NULL)) != -1) {
+        switch (opt) {
+        case 'j':
+            as_json = true;
+            break;
+        case 'p':
+            per_link = optarg;
+            break;
+        case 'g':
+            guid2lid = optarg;
+            break;
+        case 'a':
+            copt.all_lids = true;
+            break;
+        case 't':
+            if (!cli_parse_uint(optarg, 1, 64, &value))
+                return cli_usage(who, "--threads wants 1 to 64, not '%s'", optarg);
+            copt.threads = value;
+            break;
+        case 's':
+            if (!cli_parse_uint(optarg, 1, 100000, &value))
+                return cli_usage(who, "--show wants 1 to 100000, not '%s'", optarg);
+            copt.max_failures = value;
+            break;
+        default:
+            return cli_usage(who, "unknown option");
+        }
+    }
+    if (argc - optind != 2)
+        return cli_usage(who, "wants a topology and an LFT dump: TOPOLOGY LFTS");
+
+    struct cs_error err;
+    struct cs_fabric f;
+    struct cs_lfts lfts = {0};
+    struct cs_tracer tracer = {0};
+    struct cs_check_result result = {0};
+    const char *lid_source = "";
+    cs_fabric_init(&f);
+    int rc;
+    if (cs_topo_read(&f, argv[optind], &err) < 0 ||
+        cs_lfts_read(&lfts, argv[optind + 1], &err) < 0 ||
+        load_lids(&f, &lfts, guid2lid, &lid_source, &err) < 0 ||
+        cs_tracer_init(&tracer, &f, &lfts, &err) < 0 ||
+        cs_check_lfts(&tracer, &copt, &result, &err) < 0) {
+        rc = cli_fail(who, &err);
+    } else {
+        struct links_csv csv = {&tracer, &result};
+        if (per_link && cs_atomic_write(per_link, write_links_csv, &csv, &err) < 0) {
+            rc = cli_fail(who, &err);
+        } else {
+            if (as_json)
+                print_check_json(&tracer, &result, lid_source);
+            else
+                print_check_text(&tracer, &result, lid_source);
+            rc = result.ok ? EXIT_OK : EXIT_PROBLEMS;
+        }
+    }
+    cs_check_result_free(&result);
+    cs_tracer_free(&tracer);
+    cs_lfts_free(&lfts);
+    cs_fabric_free(&f);
+    return rc;
+}
+
 const struct cli_command cli_lft_commands[] = {
     {"lft", "diff", "count the LFT blocks (SMPs) between two dumps", diff_help, lft_diff},
     {"lft", "convert", "convert between opensm-lfts.dump and ibroute form", convert_help,
      lft_convert},
+    {"lft", "check", "trace every CA-to-CA route: loops, black holes, hops, credit loops",
+     check_help, lft_check},
     {"lft", NULL, NULL, NULL, NULL},
 };
