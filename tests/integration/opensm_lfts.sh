@@ -5,6 +5,7 @@
 #     bash) finds, and our guid2lid reader/writer must reproduce OpenSM's file.
 #  2. Our writers' output (both formats) loads into OpenSM with `-R file -U`, and dump_fts
 #     then shows exactly the tables we wrote.
+#  3. Tables cloudsm routed itself load the same way and are what the switches then hold.
 source "$(dirname "$0")/../lib/common.sh"
 require_oracles ibsim opensm dump_fts smpquery
 
@@ -77,5 +78,23 @@ for format in ibroute osm; do
   # Go back to minhop's tables so the next format's load is not a no-op either.
   run_opensm "$WORK/minhop" minhop || fail "opensm minhop again"
 done
+# Tables cloudsm computed itself (ftree on OpenSM's LIDs), loaded into OpenSM: dump_fts must show
+# exactly them. The switches hold minhop's tables before, which differ.
+"$CLOUDSM" route -R ftree "$WORK/fabric.topo" --guid2lid "$WORK/ftree/guid2lid" \
+  -o "$WORK/ours-ftree.dump" --json >"$WORK/ours-ftree.json" || fail "cloudsm route"
+expect_eq "cloudsm routed with ftree itself" ftree "$(json_get "$WORK/ours-ftree.json" engine)"
+sim dump_fts >"$WORK/fts.before" 2>/dev/null || fail "dump_fts before"
+"$CLOUDSM" lft diff --json "$WORK/fts.before" "$WORK/ours-ftree.dump" >"$WORK/before.json"
+check "switches held other tables before the load" \
+  test "$(json_get "$WORK/before.json" blocks_changed)" -gt 0
+mkdir -p "$WORK/load-ours"
+cp "$WORK/ftree/guid2lid" "$WORK/load-ours/guid2lid"
+run_opensm "$WORK/load-ours" file -U "$WORK/ours-ftree.dump" || fail "opensm -R file (ours)"
+sim dump_fts >"$WORK/fts.after" 2>/dev/null || fail "dump_fts after"
+"$CLOUDSM" lft diff --json "$WORK/ours-ftree.dump" "$WORK/fts.after" >"$WORK/after.json"
+expect_eq "our ftree tables in the switches: blocks differing" 0 \
+  "$(json_get "$WORK/after.json" blocks_changed)"
+"$CLOUDSM" lft check "$WORK/fabric.topo" "$WORK/fts.after" --guid2lid "$WORK/ftree/guid2lid" >/dev/null
+expect_eq "lft check on what the switches hold" 0 $?
 stop_ibsim
 finish
