@@ -205,6 +205,12 @@ uint32_t cs_tracer_entry_switch(const struct cs_tracer *t, uint32_t src_port);
 enum cs_trace_outcome cs_dest_routes_path(const struct cs_dest_routes *d, const struct cs_tracer *t,
                                           uint32_t src_port, uint32_t *links, uint32_t max,
                                           uint32_t *count);
+/* Count routes to d's LID on the links, from weights per starting switch: weight[s] = routes
+ * that start at switch s (read only for delivered switches; set the others to 0). Walking the
+ * delivered switches farthest first, each adds its weight to link_load[its next link] and passes
+ * it on to the next switch, so that on return weight[s] = the routes crossing switch s. O(delivered
+ * switches). Host links into the fabric are the caller's: routes start at a switch. */
+void cs_dest_routes_load(const struct cs_dest_routes *d, uint64_t *weight, uint64_t *link_load);
 
 /* ---- Congestion of a set of flows ---------------------------------------------------------- */
 
@@ -239,6 +245,11 @@ struct cs_link_stats {
     uint64_t min, max, spread;
     double mean, stddev;
 };
+
+/* Summary of values[link] over the links whose class is in class_mask (bits 1 << enum
+ * cs_link_class). */
+void cs_link_stats_of(const struct cs_links *links, const uint64_t *values, unsigned class_mask,
+                      struct cs_link_stats *out);
 
 struct cs_check_failure {
     uint32_t src_port; /* source CA port */

@@ -126,7 +126,9 @@ static void check_destination(struct check_worker *w, uint32_t lid, const uint8_
         }
     }
 
-    /* Farthest first: a switch's weight is complete before it is passed on. */
+    /* Farthest first: a switch's weight is complete before it is passed on. This is
+     * cs_dest_routes_load with the CDG turns recorded in the same pass (a second pass over the
+     * switches for the turns made the check 7% slower). */
     for (uint32_t k = 0; k < d->num_delivered; k++) {
         uint32_t s = d->order[k];
         uint64_t weight = w->weight[s];
@@ -467,15 +469,15 @@ done:
 
 /* ---- Results ---- */
 
-static void link_stats(const struct cs_check_result *r, const struct cs_tracer *t,
-                       unsigned class_mask, struct cs_link_stats *out)
+void cs_link_stats_of(const struct cs_links *links, const uint64_t *values, unsigned class_mask,
+                      struct cs_link_stats *out)
 {
     memset(out, 0, sizeof *out);
     double sum = 0;
-    for (uint32_t l = 0; l < r->num_links; l++) {
-        if (!(class_mask & (1u << t->links.cls[l])))
+    for (uint32_t l = 0; l < links->count; l++) {
+        if (!(class_mask & (1u << links->cls[l])))
             continue;
-        uint64_t v = r->link_routes[l];
+        uint64_t v = values[l];
         if (!out->links || v < out->min)
             out->min = v;
         if (v > out->max)
@@ -488,9 +490,9 @@ static void link_stats(const struct cs_check_result *r, const struct cs_tracer *
     out->spread = out->max - out->min;
     out->mean = sum / out->links;
     double squares = 0;
-    for (uint32_t l = 0; l < r->num_links; l++)
-        if (class_mask & (1u << t->links.cls[l])) {
-            double dev = (double)r->link_routes[l] - out->mean;
+    for (uint32_t l = 0; l < links->count; l++)
+        if (class_mask & (1u << links->cls[l])) {
+            double dev = (double)values[l] - out->mean;
             squares += dev * dev;
         }
     out->stddev = sqrt(squares / out->links);
@@ -590,9 +592,10 @@ static int merge(struct cs_check_result *r, const struct check_plan *p,
     r->link_routes = total->link_routes;
     total->link_routes = NULL;
     for (unsigned c = 0; c < CS_LINK_CLASSES; c++)
-        link_stats(r, t, 1u << c, &r->classes[c]);
-    link_stats(r, t, (1u << CS_LINK_UP) | (1u << CS_LINK_DOWN) | (1u << CS_LINK_FLAT),
-               &r->switch_links);
+        cs_link_stats_of(&t->links, r->link_routes, 1u << c, &r->classes[c]);
+    cs_link_stats_of(&t->links, r->link_routes,
+                     (1u << CS_LINK_UP) | (1u << CS_LINK_DOWN) | (1u << CS_LINK_FLAT),
+                     &r->switch_links);
 
     struct cdg g = {t, p, total->turns};
     if (find_credit_loop(&g, r, err) < 0 ||

@@ -512,6 +512,22 @@ enum cs_trace_outcome cs_dest_routes_path(const struct cs_dest_routes *d, const 
     return outcome;
 }
 
+void cs_dest_routes_load(const struct cs_dest_routes *d, uint64_t *weight, uint64_t *link_load)
+{
+    /* Farthest first: a switch's weight is complete before it is passed on. */
+    for (uint32_t k = 0; k < d->num_delivered; k++) {
+        uint32_t s = d->order[k];
+        uint64_t w = weight[s];
+        uint32_t link = d->next_link[s];
+        if (!w || link == CS_NONE)
+            continue;
+        link_load[link] += w;
+        uint32_t next = d->next_switch[s];
+        if (next != CS_NONE)
+            weight[next] += w;
+    }
+}
+
 /* ---- Congestion of a set of flows ---- */
 
 static int flow_failed(const struct cs_tracer *t, const struct cs_flow *flow, uint32_t index,

@@ -13,6 +13,7 @@
 #include "cloudsm/lid.h"
 #include "cloudsm/topo_io.h"
 #include "json.h"
+#include "routed.h"
 
 /* ---- lft diff ---- */
 
@@ -243,27 +244,6 @@ static int write_links_csv(FILE *out, const void *ctx, struct cs_error *err)
 {
     const struct links_csv *c = ctx;
     return cs_check_write_links_csv(out, c->tracer, c->result, err);
-}
-
-/* Where the check's LIDs come from (see check_help). */
-static int load_lids(struct cs_fabric *f, const struct cs_lfts *lfts, const char *guid2lid,
-                     const char **source, struct cs_error *err)
-{
-    if (guid2lid) {
-        struct cs_guid2lid g = {0};
-        int rc = cs_guid2lid_read(&g, guid2lid, err);
-        if (rc == 0)
-            rc = cs_guid2lid_apply(&g, f, err) < 0 ? -1 : 0;
-        cs_guid2lid_free(&g);
-        *source = "guid2lid";
-        return rc;
-    }
-    if (cs_fabric_max_lid(f)) {
-        *source = "topology";
-        return 0;
-    }
-    *source = "lfts";
-    return cs_lids_from_lfts(f, lfts, err) < 0 ? -1 : 0;
 }
 
 static void json_link_stats(struct json *j, const char *key, const struct cs_link_stats *s)
@@ -512,35 +492,28 @@ static int lft_check(int argc, char **argv)
         return cli_usage(who, "wants a topology and an LFT dump: TOPOLOGY LFTS");
 
     struct cs_error err;
-    struct cs_fabric f;
-    struct cs_lfts lfts = {0};
-    struct cs_tracer tracer = {0};
+    struct routed_fabric routed;
     struct cs_check_result result = {0};
-    const char *lid_source = "";
-    cs_fabric_init(&f);
     int rc;
-    if (cs_topo_read(&f, argv[optind], &err) < 0 ||
-        cs_lfts_read(&lfts, argv[optind + 1], &err) < 0 ||
-        load_lids(&f, &lfts, guid2lid, &lid_source, &err) < 0 ||
-        cs_tracer_init(&tracer, &f, &lfts, &err) < 0 ||
-        cs_check_lfts(&tracer, &copt, &result, &err) < 0) {
+    if (routed_fabric_load(&routed, argv[optind], argv[optind + 1], guid2lid, &err) < 0)
+        return cli_fail(who, &err);
+    const struct cs_tracer *tracer = &routed.tracer;
+    if (cs_check_lfts(tracer, &copt, &result, &err) < 0) {
         rc = cli_fail(who, &err);
     } else {
-        struct links_csv csv = {&tracer, &result};
+        struct links_csv csv = {tracer, &result};
         if (per_link && cs_atomic_write(per_link, write_links_csv, &csv, &err) < 0) {
             rc = cli_fail(who, &err);
         } else {
             if (as_json)
-                print_check_json(&tracer, &result, lid_source);
+                print_check_json(tracer, &result, routed.lid_source);
             else
-                print_check_text(&tracer, &result, lid_source);
+                print_check_text(tracer, &result, routed.lid_source);
             rc = result.ok ? EXIT_OK : EXIT_PROBLEMS;
         }
     }
     cs_check_result_free(&result);
-    cs_tracer_free(&tracer);
-    cs_lfts_free(&lfts);
-    cs_fabric_free(&f);
+    routed_fabric_free(&routed);
     return rc;
 }
 

@@ -11,7 +11,7 @@
 #define CLOUDSM_VERSION "0.1.0"
 
 static const struct cli_command *const groups[] = {cli_topo_commands, cli_route_commands,
-                                                   cli_lft_commands};
+                                                   cli_lft_commands, cli_analyze_commands};
 
 int cli_fail(const char *who, const struct cs_error *err)
 {

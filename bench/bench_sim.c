@@ -1,0 +1,145 @@
+/* Congestion simulator speed (sim.h): bisect runs per second on two ftree-routed fat trees,
+ * with 1 and 2 threads, median of REPS repetitions each (set-up included: route rows and the
+ * all-pairs delivery check are built inside every cs_simulate call), and the 1 -> 2 thread
+ * scaling. Targets (issue 4): 10,000 runs on the 8-ary-3-tree (512 hosts) under 2 s, 1,000 runs
+ * on XGFT(3;18,18,36;1,18,18) (11664 hosts) under 20 s.
+ *
+ * usage: bench_sim [REPS]   (default 3)
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cloudsm/analyze.h"
+#include "cloudsm/lid.h"
+#include "cloudsm/route.h"
+#include "cloudsm/sim.h"
+#include "cloudsm/topo_gen.h"
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static void die(const char *what, const struct cs_error *err)
+{
+    fprintf(stderr, "bench_sim: %s: %s\n", what, err->msg);
+    exit(1);
+}
+
+struct routed {
+    struct cs_fabric f;
+    struct cs_lfts lfts;
+    struct cs_tracer tr;
+    double route_s;
+};
+
+static void build(struct routed *r, const char *xgft)
+{
+    struct cs_pgft_spec spec;
+    struct cs_error err = {{0}};
+    if (cs_pgft_parse(&spec, xgft, false, &err) < 0)
+        die(xgft, &err);
+    cs_fabric_init(&r->f);
+    if (cs_pgft_generate(&r->f, &spec, &err) < 0 || cs_lids_assign(&r->f, 0, &err) < 0)
+        die(xgft, &err);
+    struct cs_route_stats st;
+    double t0 = now_s();
+    if (cs_route("ftree", &r->f, NULL, &r->lfts, &st, &err) < 0)
+        die("ftree", &err);
+    r->route_s = now_s() - t0;
+    if (strcmp(st.engine, "ftree") != 0) {
+        fprintf(stderr, "bench_sim: ftree fell back to %s\n", st.engine);
+        exit(1);
+    }
+    if (cs_tracer_init(&r->tr, &r->f, &r->lfts, &err) < 0)
+        die("tracer", &err);
+}
+
+static void routed_free(struct routed *r)
+{
+    cs_tracer_free(&r->tr);
+    cs_lfts_free(&r->lfts);
+    cs_fabric_free(&r->f);
+}
+
+/* Seconds for `runs` bisect runs (median of reps); also prints the mean effective bandwidth. */
+static double time_runs(const struct routed *r, uint32_t runs, unsigned threads, int reps,
+                        double *bandwidth)
+{
+    double *t = calloc((size_t)reps, sizeof *t);
+    for (int i = 0; i < reps; i++) {
+        struct cs_sim_options opt;
+        memset(&opt, 0, sizeof opt);
+        opt.victim.pattern.kind = CS_PATTERN_BISECT;
+        opt.select = CS_SELECT_RANDOM;
+        opt.runs = runs;
+        opt.seed = 1;
+        opt.threads = threads;
+        struct cs_sim_result res;
+        struct cs_error err = {{0}};
+        double t0 = now_s();
+        if (cs_simulate(&r->tr, &opt, &res, &err) < 0)
+            die("simulate", &err);
+        t[i] = now_s() - t0;
+        *bandwidth = res.effective_bandwidth_stat.mean;
+        cs_sim_result_free(&res);
+    }
+    double m = median(t, reps);
+    free(t);
+    return m;
+}
+
+static void bench(const char *name, const char *xgft, uint32_t runs, double target_s, int reps)
+{
+    struct routed r;
+    build(&r, xgft);
+    uint32_t hosts = 0;
+    for (uint32_t n = 0; n < r.f.num_nodes; n++)
+        hosts += r.f.nodes[n].type == CS_NODE_CA;
+    double bw1, bw2, bw0;
+    /* One run is almost only set-up (route rows, delivery check; the check uses the threads). */
+    double setup1 = time_runs(&r, 1, 1, reps, &bw0);
+    double setup2 = time_runs(&r, 1, 2, reps, &bw0);
+    double t1 = time_runs(&r, runs, 1, reps, &bw1);
+    double t2 = time_runs(&r, runs, 2, reps, &bw2);
+    printf("%s: %u hosts, %u switches, %u directed links (ftree routing %.2f s)\n", name, hosts,
+           r.tr.num_switches, r.tr.links.count, r.route_s);
+    printf("  set-up (1 run)           %8.3f s (1 thread) %8.3f s (2 threads)\n", setup1, setup2);
+    printf("  %u bisect runs, 1 thread   %8.3f s  %10.0f runs/s  (target %.0f s)%s\n", runs, t1,
+           runs / t1, target_s, t1 < target_s ? "" : "  MISSED");
+    printf("  %u bisect runs, 2 threads  %8.3f s  %10.0f runs/s  (target %.0f s)%s\n", runs, t2,
+           runs / t2, target_s, t2 < target_s ? "" : "  MISSED");
+    printf("  scaling 1 -> 2 threads   %.2fx; set-up %.2fx, runs without set-up %.2fx\n", t1 / t2,
+           setup1 / setup2, (t1 - setup1) / (t2 - setup2));
+    printf("  mean effective bisection bandwidth %.4f (1 thread) %.4f (2 threads)%s\n", bw1, bw2,
+           bw1 == bw2 ? "" : "  DIFFER");
+    routed_free(&r);
+}
+
+int main(int argc, char **argv)
+{
+    int reps = argc > 1 ? atoi(argv[1]) : 3;
+    if (reps < 1 || reps > 50)
+        reps = 3;
+    printf("bench_sim: median of %d repetitions each\n", reps);
+    bench("8-ary-3-tree", "3;8,8,8;1,8,8", 10000, 2.0, reps);
+    bench("XGFT(3;18,18,36;1,18,18)", "3;18,18,36;1,18,18", 1000, 20.0, reps);
+    return 0;
+}
