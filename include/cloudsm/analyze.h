@@ -302,7 +302,7 @@ int cs_check_lfts(const struct cs_tracer *t, const struct cs_check_options *opt,
                   struct cs_check_result *r, struct cs_error *err);
 void cs_check_result_free(struct cs_check_result *r);
 
-/* One CSV line per directed link: from_guid,from_port,to_guid,to_port,routes,class (node GUIDs,
+/* One CSV line per directed link: from_guid,from_port,to_guid,to_port,class,routes (node GUIDs,
  * port numbers), after a header line. */
 int cs_check_write_links_csv(FILE *out, const struct cs_tracer *t, const struct cs_check_result *r,
                              struct cs_error *err);

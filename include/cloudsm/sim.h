@@ -45,6 +45,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "cloudsm/analyze.h"
 #include "cloudsm/error.h"
@@ -157,6 +158,12 @@ void cs_sim_result_free(struct cs_sim_result *r);
 int cs_sim_ranks(const struct cs_tracer *t, const struct cs_sim_options *opt, uint32_t run,
                  uint32_t *victim, uint32_t *victim_count, uint32_t *aggressor,
                  uint32_t *aggressor_count, struct cs_error *err);
+
+/* With link_stats: one CSV line per directed link after a header, the five columns every
+ * per-link table starts with (from_guid,from_port,to_guid,to_port,class), then
+ * max_congestion,sum_congestion. */
+int cs_sim_write_links_csv(FILE *out, const struct cs_tracer *t, const struct cs_sim_result *r,
+                           struct cs_error *err);
 
 /* Seed of run r's generator: the (r+1)-th output of splitmix64 seeded with `seed`. */
 uint64_t cs_sim_run_seed(uint64_t seed, uint32_t run);

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "analyze/link_csv.h"
 #include "cloudsm/analyze.h"
 #include "cloudsm/key_index.h"
 #include "cloudsm/lid.h"
@@ -668,26 +669,14 @@ void cs_check_result_free(struct cs_check_result *r)
 int cs_check_write_links_csv(FILE *out, const struct cs_tracer *t, const struct cs_check_result *r,
                              struct cs_error *err)
 {
-    const struct cs_fabric *f = t->fabric;
     struct cs_outbuf o;
     if (cs_outbuf_init(&o, out, err) < 0)
         return -1;
-    cs_outbuf_str(&o, "from_guid,from_port,to_guid,to_port,routes,class\n");
+    cs_outbuf_str(&o, CS_LINK_CSV_ENDS ",routes\n");
     for (uint32_t l = 0; l < r->num_links && l < t->links.count; l++) {
-        const struct cs_port *a = &f->ports[t->links.from[l]];
-        const struct cs_port *b = &f->ports[a->peer];
-        cs_outbuf_str(&o, "0x");
-        cs_outbuf_hex(&o, f->nodes[a->node].guid, 16);
-        cs_outbuf_char(&o, ',');
-        cs_outbuf_dec(&o, a->num);
-        cs_outbuf_str(&o, ",0x");
-        cs_outbuf_hex(&o, f->nodes[b->node].guid, 16);
-        cs_outbuf_char(&o, ',');
-        cs_outbuf_dec(&o, b->num);
+        cs_link_csv_ends(&o, t, l);
         cs_outbuf_char(&o, ',');
         cs_outbuf_dec(&o, r->link_routes[l]);
-        cs_outbuf_char(&o, ',');
-        cs_outbuf_str(&o, cs_link_class_name((enum cs_link_class)t->links.cls[l]));
         cs_outbuf_char(&o, '\n');
     }
     return cs_outbuf_finish(&o, "the per-link CSV", err);

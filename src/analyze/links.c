@@ -3,6 +3,8 @@
 #include <string.h>
 
 #include "cloudsm/analyze.h"
+
+#include "analyze/link_csv.h"
 #include "cloudsm/summary.h"
 
 static enum cs_link_class classify(const struct cs_fabric *f, const uint32_t *rank,
@@ -71,4 +73,21 @@ const char *cs_link_class_name(enum cs_link_class c)
         [CS_LINK_FLAT] = "flat",       [CS_LINK_HOST_HOST] = "host_host",
     };
     return (unsigned)c < CS_LINK_CLASSES ? names[c] : "?";
+}
+
+void cs_link_csv_ends(struct cs_outbuf *o, const struct cs_tracer *t, uint32_t l)
+{
+    const struct cs_fabric *f = t->fabric;
+    const struct cs_port *a = &f->ports[t->links.from[l]];
+    const struct cs_port *b = &f->ports[a->peer];
+    cs_outbuf_str(o, "0x");
+    cs_outbuf_hex(o, f->nodes[a->node].guid, 16);
+    cs_outbuf_char(o, ',');
+    cs_outbuf_dec(o, a->num);
+    cs_outbuf_str(o, ",0x");
+    cs_outbuf_hex(o, f->nodes[b->node].guid, 16);
+    cs_outbuf_char(o, ',');
+    cs_outbuf_dec(o, b->num);
+    cs_outbuf_char(o, ',');
+    cs_outbuf_str(o, cs_link_class_name((enum cs_link_class)t->links.cls[l]));
 }

@@ -25,7 +25,10 @@
 
 #include "cloudsm/key_index.h"
 #include "cloudsm/sim.h"
+
+#include "analyze/link_csv.h"
 #include "core/grow.h"
+#include "io/outbuf.h"
 
 #define SIM_PAIR_CHUNK 4096 /* a multiple of SIM_WALK_BATCH */
 #define SIM_WALK_BATCH 16
@@ -1244,4 +1247,24 @@ done:
     free(aorder);
     plan_free(&p);
     return rc;
+}
+
+int cs_sim_write_links_csv(FILE *out, const struct cs_tracer *t, const struct cs_sim_result *r,
+                           struct cs_error *err)
+{
+    if (!r->link_max)
+        return cs_fail(err, "the simulation kept no per-link figures (link_stats)");
+    struct cs_outbuf o;
+    if (cs_outbuf_init(&o, out, err) < 0)
+        return -1;
+    cs_outbuf_str(&o, CS_LINK_CSV_ENDS ",max_congestion,sum_congestion\n");
+    for (uint32_t l = 0; l < r->num_links && l < t->links.count; l++) {
+        cs_link_csv_ends(&o, t, l);
+        cs_outbuf_char(&o, ',');
+        cs_outbuf_dec(&o, r->link_max[l]);
+        cs_outbuf_char(&o, ',');
+        cs_outbuf_dec(&o, r->link_sum[l]);
+        cs_outbuf_char(&o, '\n');
+    }
+    return cs_outbuf_finish(&o, "the per-link CSV", err);
 }

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyze/link_csv.h"
 #include "cloudsm/static_metrics.h"
 #include "core/grow.h"
 #include "io/outbuf.h"
@@ -428,25 +429,12 @@ void cs_static_result_free(struct cs_static_result *r)
 int cs_static_write_links_csv(FILE *out, const struct cs_tracer *t,
                               const struct cs_static_result *r, struct cs_error *err)
 {
-    const struct cs_fabric *f = t->fabric;
     struct cs_outbuf o;
     if (cs_outbuf_init(&o, out, err) < 0)
         return -1;
-    cs_outbuf_str(&o,
-                  "from_guid,from_port,to_guid,to_port,class,flows,partitions,receivers,pkeys\n");
+    cs_outbuf_str(&o, CS_LINK_CSV_ENDS ",flows,partitions,receivers,pkeys\n");
     for (uint32_t l = 0; l < r->num_links && l < t->links.count; l++) {
-        const struct cs_port *a = &f->ports[t->links.from[l]];
-        const struct cs_port *b = &f->ports[a->peer];
-        cs_outbuf_str(&o, "0x");
-        cs_outbuf_hex(&o, f->nodes[a->node].guid, 16);
-        cs_outbuf_char(&o, ',');
-        cs_outbuf_dec(&o, a->num);
-        cs_outbuf_str(&o, ",0x");
-        cs_outbuf_hex(&o, f->nodes[b->node].guid, 16);
-        cs_outbuf_char(&o, ',');
-        cs_outbuf_dec(&o, b->num);
-        cs_outbuf_char(&o, ',');
-        cs_outbuf_str(&o, cs_link_class_name((enum cs_link_class)t->links.cls[l]));
+        cs_link_csv_ends(&o, t, l);
         cs_outbuf_char(&o, ',');
         cs_outbuf_dec(&o, r->link_flows[l]);
         cs_outbuf_char(&o, ',');

@@ -24,9 +24,9 @@ fi
 # 6 host cables + 8 switch cables = 28 directed links, plus the header. ftree's leaf0 sends
 # host3..host5 up ports 5, 6, 7 (3 sources each) and nothing up port 8.
 expect_eq "per-link CSV lines" 29 "$(wc -l <"$WORK/links.csv")"
-check "leaf0 port 5 carries 3" grep -qx '0x0002c90000000101,5,0x0002c90000000201,1,3,up' "$WORK/links.csv"
-check "leaf0 port 8 carries 0" grep -qx '0x0002c90000000101,8,0x0002c90000000202,2,0,up' "$WORK/links.csv"
-check "host links carry 5" grep -qx '0x0002c90000001000,1,0x0002c90000000101,1,5,host_up' "$WORK/links.csv"
+check "leaf0 port 5 carries 3" grep -qx '0x0002c90000000101,5,0x0002c90000000201,1,up,3' "$WORK/links.csv"
+check "leaf0 port 8 carries 0" grep -qx '0x0002c90000000101,8,0x0002c90000000202,2,up,0' "$WORK/links.csv"
+check "host links carry 5" grep -qx '0x0002c90000001000,1,0x0002c90000000101,1,host_up,5' "$WORK/links.csv"
 
 "$CLOUDSM" lft check "$NET" "$D/ft2x2-ftree.dump" >"$WORK/ok.txt"
 check "text says ok" grep -q '^result *ok$' "$WORK/ok.txt"

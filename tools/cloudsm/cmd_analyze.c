@@ -228,17 +228,7 @@ static int write_runs_csv(FILE *out, const void *ctx, struct cs_error *err)
 static int write_links_csv(FILE *out, const void *ctx, struct cs_error *err)
 {
     const struct csv_ctx *c = ctx;
-    const struct cs_fabric *f = c->t->fabric;
-    fprintf(out, "from_guid,from_port,to_guid,to_port,class,max_congestion,sum_congestion\n");
-    for (uint32_t l = 0; l < c->r->num_links; l++) {
-        uint32_t from = c->t->links.from[l], to = cs_link_to(f, &c->t->links, l);
-        fprintf(out, "0x%016" PRIx64 ",%u,0x%016" PRIx64 ",%u,%s,%u,%" PRIu64 "\n",
-                f->nodes[f->ports[from].node].guid, f->ports[from].num,
-                f->nodes[f->ports[to].node].guid, f->ports[to].num,
-                cs_link_class_name((enum cs_link_class)c->t->links.cls[l]), c->r->link_max[l],
-                c->r->link_sum[l]);
-    }
-    return ferror(out) ? cs_fail(err, "writing the CSV failed") : 0;
+    return cs_sim_write_links_csv(out, c->t, c->r, err);
 }
 
 struct plot_ctx {

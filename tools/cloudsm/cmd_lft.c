@@ -221,7 +221,7 @@ static const char check_help[] =
     "                    {links,min,max,mean,spread,stddev} (between switches), link_classes,\n"
     "                    failures, ok\n"
     "  --per-link FILE   write one CSV line per directed link (atomically): from_guid,\n"
-    "                    from_port,to_guid,to_port,routes,class\n"
+    "                    from_port,to_guid,to_port,class,routes\n"
     "  --guid2lid FILE   LIDs from OpenSM's guid2lid file\n"
     "  --all-lids        trace to switch LIDs too, not only CA LIDs\n"
     "  --threads N       worker threads (default: one per CPU when the fabric is big)\n"
