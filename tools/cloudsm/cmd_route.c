@@ -11,6 +11,7 @@
 #include "cloudsm/route.h"
 #include "cloudsm/topo_io.h"
 #include "json.h"
+#include "routed.h"
 
 static const char route_help[] =
     "usage: cloudsm route -R ENGINE TOPOLOGY [options]\n"
@@ -118,16 +119,12 @@ static int route_main(int argc, char **argv)
 
     struct cs_error err;
     struct cs_fabric f;
-    struct cs_guid2lid lids = {0};
     struct cs_guid_list roots = {0}, cns = {0};
     struct cs_lfts lfts = {0};
     struct cs_route_stats stats;
     cs_fabric_init(&f);
     int rc = EXIT_OK;
-    if (cs_topo_read(&f, argv[optind], &err) < 0 ||
-        (guid2lid &&
-         (cs_guid2lid_read(&lids, guid2lid, &err) < 0 || cs_guid2lid_apply(&lids, &f, &err) < 0)) ||
-        cs_lids_assign(&f, lmc, &err) < 0 ||
+    if (load_topology_with_lids(&f, argv[optind], guid2lid, lmc, &err) < 0 ||
         (roots_file && cs_guid_list_read(&roots, roots_file, &err) < 0) ||
         (cns_file && cs_guid_list_read(&cns, cns_file, &err) < 0)) {
         rc = cli_fail(who, &err);
@@ -174,7 +171,6 @@ static int route_main(int argc, char **argv)
                 stats.fallback_reason);
 done:
     cs_lfts_free(&lfts);
-    cs_guid2lid_free(&lids);
     cs_guid_list_free(&roots);
     cs_guid_list_free(&cns);
     cs_fabric_free(&f);

@@ -13,6 +13,7 @@
 #include "cloudsm/topo_gen.h"
 #include "cloudsm/topo_io.h"
 #include "json.h"
+#include "routed.h"
 
 /* ---- topo gen ---- */
 
@@ -280,17 +281,14 @@ static int topo_lids(int argc, char **argv)
 
     struct cs_error err;
     struct cs_fabric f;
-    struct cs_guid2lid given = {0}, result = {0};
+    struct cs_guid2lid result = {0};
     cs_fabric_init(&f);
     int rc = EXIT_OK;
-    if (cs_topo_read(&f, argv[optind], &err) < 0 ||
-        (preload && (cs_guid2lid_read(&given, preload, &err) < 0 ||
-                     cs_guid2lid_apply(&given, &f, &err) < 0)) ||
-        cs_lids_assign(&f, lmc, &err) < 0 || cs_guid2lid_from_fabric(&result, &f, &err) < 0 ||
+    if (load_topology_with_lids(&f, argv[optind], preload, lmc, &err) < 0 ||
+        cs_guid2lid_from_fabric(&result, &f, &err) < 0 ||
         (output ? cs_guid2lid_write_file(output, &result, &err)
                 : cs_guid2lid_write(stdout, &result, &err)) < 0)
         rc = cli_fail(who, &err);
-    cs_guid2lid_free(&given);
     cs_guid2lid_free(&result);
     cs_fabric_free(&f);
     return rc;

@@ -6,16 +6,31 @@
 #include "cloudsm/lid.h"
 #include "cloudsm/topo_io.h"
 
+int apply_guid2lid_file(struct cs_fabric *f, const char *path, struct cs_error *err)
+{
+    struct cs_guid2lid g = {0};
+    int rc = cs_guid2lid_read(&g, path, err);
+    if (rc == 0)
+        rc = cs_guid2lid_apply(&g, f, err) < 0 ? -1 : 0;
+    cs_guid2lid_free(&g);
+    return rc;
+}
+
+int load_topology_with_lids(struct cs_fabric *f, const char *topology, const char *guid2lid,
+                            unsigned lmc, struct cs_error *err)
+{
+    if (cs_topo_read(f, topology, err) < 0)
+        return -1;
+    if (guid2lid && apply_guid2lid_file(f, guid2lid, err) < 0)
+        return -1;
+    return cs_lids_assign(f, lmc, err);
+}
+
 static int load_lids(struct routed_fabric *r, const char *guid2lid, struct cs_error *err)
 {
     if (guid2lid) {
-        struct cs_guid2lid g = {0};
-        int rc = cs_guid2lid_read(&g, guid2lid, err);
-        if (rc == 0)
-            rc = cs_guid2lid_apply(&g, &r->fabric, err) < 0 ? -1 : 0;
-        cs_guid2lid_free(&g);
         r->lid_source = "guid2lid";
-        return rc;
+        return apply_guid2lid_file(&r->fabric, guid2lid, err);
     }
     if (cs_fabric_max_lid(&r->fabric)) {
         r->lid_source = "topology";
