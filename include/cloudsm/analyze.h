@@ -145,7 +145,7 @@ const char *cs_trace_outcome_name(enum cs_trace_outcome o);
  * "bad_port", "unconnected", "port0", "wrong_delivery". */
 const char *cs_trace_outcome_id(enum cs_trace_outcome o);
 
-struct cs_trace {
+struct cs_route_trace {
     uint8_t outcome;     /* enum cs_trace_outcome */
     uint8_t fault_entry; /* the LFT entry at fault_node (255 when it has no table) */
     uint32_t hops;       /* links crossed: to the destination when delivered, up to the fault
@@ -160,8 +160,9 @@ struct cs_trace {
  * port 0 (the route then starts in that switch). The links crossed go to links[] (at most
  * max_links written; links may be NULL with max_links 0); out->hops says how many there are.
  * Returns -1 (err set) only for an unusable source. */
-int cs_trace_route(const struct cs_tracer *t, uint32_t src_port, uint32_t lid, struct cs_trace *out,
-                   uint32_t *links, uint32_t max_links, struct cs_error *err);
+int cs_trace_route(const struct cs_tracer *t, uint32_t src_port, uint32_t lid,
+                   struct cs_route_trace *out, uint32_t *links, uint32_t max_links,
+                   struct cs_error *err);
 
 /* The switches (fabric node indices) of the forwarding loop for lid through switch node
  * on_loop, starting there, in forwarding order. Returns the loop's length, of which at most max
@@ -254,7 +255,7 @@ void cs_link_stats_of(const struct cs_links *links, const uint64_t *values, unsi
 struct cs_check_failure {
     uint32_t src_port; /* source CA port */
     uint32_t lid;      /* destination LID */
-    struct cs_trace trace;
+    struct cs_route_trace trace;
     uint32_t loop_first, loop_count; /* a loop's switches: loop_nodes[loop_first..+count) */
 };
 

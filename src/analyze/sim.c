@@ -401,7 +401,7 @@ static int route_failed(const struct sim_plan *p, uint32_t src_ep, uint32_t dst_
     const struct cs_fabric *f = t->fabric;
     uint32_t src = p->ep[src_ep].port, dst = p->ep[dst_ep].port;
     const struct cs_port *s = &f->ports[src], *d = &f->ports[dst];
-    struct cs_trace tr;
+    struct cs_route_trace tr;
     if (cs_trace_route(t, src, d->lid, &tr, NULL, 0, err) < 0)
         return -1;
     if (tr.fault_node == CS_NONE)

@@ -240,8 +240,9 @@ static inline void record(uint32_t *links, uint32_t max_links, uint32_t *hops, u
     (*hops)++;
 }
 
-int cs_trace_route(const struct cs_tracer *t, uint32_t src_port, uint32_t lid, struct cs_trace *out,
-                   uint32_t *links, uint32_t max_links, struct cs_error *err)
+int cs_trace_route(const struct cs_tracer *t, uint32_t src_port, uint32_t lid,
+                   struct cs_route_trace *out, uint32_t *links, uint32_t max_links,
+                   struct cs_error *err)
 {
     const struct cs_fabric *f = t->fabric;
     memset(out, 0, sizeof *out);
@@ -531,7 +532,7 @@ void cs_dest_routes_load(const struct cs_dest_routes *d, uint64_t *weight, uint6
 /* ---- Congestion of a set of flows ---- */
 
 static int flow_failed(const struct cs_tracer *t, const struct cs_flow *flow, uint32_t index,
-                       const struct cs_trace *tr, struct cs_error *err)
+                       const struct cs_route_trace *tr, struct cs_error *err)
 {
     const struct cs_fabric *f = t->fabric;
     const struct cs_port *src = &f->ports[flow->src_port];
@@ -566,7 +567,7 @@ int cs_flows_congestion(const struct cs_tracer *t, const struct cs_flow *flows, 
         offsets[i] = used;
         if (cs_grow((void **)&all, &all_cap, (uint64_t)used + route_cap, sizeof *all, err) < 0)
             goto done;
-        struct cs_trace tr;
+        struct cs_route_trace tr;
         if (cs_trace_route(t, flows[i].src_port, flows[i].dst_lid, &tr, all + used, route_cap,
                            err) < 0)
             goto done;

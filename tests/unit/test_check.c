@@ -499,7 +499,7 @@ static void brute_force(const struct cs_tracer *tr, bool all_lids, struct brute 
             const struct cs_port *p = &f->ports[src];
             if (f->nodes[p->node].type != CS_NODE_CA || p->peer == CS_NONE || src == owner)
                 continue;
-            struct cs_trace t;
+            struct cs_route_trace t;
             struct cs_error err = {{0}};
             assert_int_equal(cs_trace_route(tr, src, lid, &t, links, 64, &err), 0);
             b->pairs++;

@@ -372,7 +372,7 @@ static void brute_force(const struct cs_tracer *tr, const struct cs_partition_se
                 uint32_t src = s->ports[k].port;
                 if (src == dest || !((dm | s->ports[k].membership) & CS_MEMBER_FULL))
                     continue;
-                struct cs_trace t;
+                struct cs_route_trace t;
                 struct cs_error err = {""};
                 assert_int_equal(cs_trace_route(tr, src, f->ports[dest].lid, &t, links, 64, &err),
                                  0);
@@ -640,7 +640,7 @@ static void test_orcs_dot(void **state)
                 strcpy(at, edges[next].head);
             }
             uint32_t traced[16];
-            struct cs_trace tt;
+            struct cs_route_trace tt;
             assert_int_equal(cs_trace_route(&tr, a, pb->lid, &tt, traced, 16, &err), 0);
             assert_int_equal(tt.outcome, CS_TRACE_DELIVERED);
             assert_int_equal(tt.hops, hops);

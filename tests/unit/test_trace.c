@@ -58,8 +58,8 @@ static uint32_t link_of(const struct cs_tracer *tr, const struct line *l, uint32
     return tr->links.out[port_of(l, node, num)];
 }
 
-static void trace_ok(const struct cs_tracer *tr, uint32_t src, uint32_t lid, struct cs_trace *out,
-                     uint32_t *links, uint32_t max)
+static void trace_ok(const struct cs_tracer *tr, uint32_t src, uint32_t lid,
+                     struct cs_route_trace *out, uint32_t *links, uint32_t max)
 {
     struct cs_error err = {{0}};
     if (cs_trace_route(tr, src, lid, out, links, max, &err) != 0)
@@ -110,7 +110,7 @@ static void test_delivered_routes(void **state)
     assert_int_equal(tr.num_switches, 3);
     assert_int_equal(tr.switches_without_table, 0);
 
-    struct cs_trace t;
+    struct cs_route_trace t;
     uint32_t links[8];
     trace_ok(&tr, port_of(&l, l.h0, 1), fx_lid(&l.f, l.h1, 1), &t, links, 8);
     assert_int_equal(t.outcome, CS_TRACE_DELIVERED);
@@ -158,7 +158,7 @@ static void test_loop(void **state)
     fx_set(&l.t, &l.f, l.s1, lid, 1); /* S1 sends h1's LID back to S0, which sends it to S1 */
     struct cs_tracer tr;
     fx_tracer(&tr, &l.f, &l.t);
-    struct cs_trace t;
+    struct cs_route_trace t;
     trace_ok(&tr, port_of(&l, l.h0, 1), lid, &t, NULL, 0);
     assert_int_equal(t.outcome, CS_TRACE_LOOP);
     assert_true(t.fault_node == l.s0 || t.fault_node == l.s1);
@@ -185,7 +185,7 @@ static void expect_black_hole(struct line *l, uint8_t s1_entry, enum cs_trace_ou
     fx_set(&l->t, &l->f, l->s1, lid, s1_entry);
     struct cs_tracer tr;
     fx_tracer(&tr, &l->f, &l->t);
-    struct cs_trace t;
+    struct cs_route_trace t;
     uint32_t links[8];
     trace_ok(&tr, port_of(l, l->h0, 1), lid, &t, links, 8);
     assert_int_equal(t.outcome, want);
@@ -211,7 +211,7 @@ static void test_black_holes(void **state)
     /* A LID beyond every table: S0 has no entry for it. */
     struct cs_tracer tr;
     fx_tracer(&tr, &l.f, &l.t);
-    struct cs_trace t;
+    struct cs_route_trace t;
     trace_ok(&tr, port_of(&l, l.h0, 1), 5000, &t, NULL, 0);
     assert_int_equal(t.outcome, CS_TRACE_NO_ENTRY);
     assert_int_equal(t.fault_node, l.s0);
@@ -248,7 +248,7 @@ static void test_wrong_delivery(void **state)
     fx_set(&l.t, &l.f, l.s2, lid, 3); /* h1's LID handed to h2 */
     struct cs_tracer tr;
     fx_tracer(&tr, &l.f, &l.t);
-    struct cs_trace t;
+    struct cs_route_trace t;
     trace_ok(&tr, port_of(&l, l.h0, 1), lid, &t, NULL, 0);
     assert_int_equal(t.outcome, CS_TRACE_WRONG_DELIVERY);
     assert_false(cs_trace_is_black_hole(CS_TRACE_WRONG_DELIVERY));
@@ -276,7 +276,7 @@ static void compare_views(const struct cs_tracer *tr, const struct cs_fabric *f)
             bool is_switch = cs_node_is_switch(&f->nodes[p->node]);
             if (is_switch ? p->num != 0 : (p->num == 0 || p->peer == CS_NONE))
                 continue;
-            struct cs_trace t;
+            struct cs_route_trace t;
             if (cs_trace_route(tr, src, lid, &t, a, 16, &err) != 0)
                 fail_msg("%s", err.msg);
             uint32_t count;

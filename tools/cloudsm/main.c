@@ -11,7 +11,8 @@
 #define CLOUDSM_VERSION "0.1.0"
 
 static const struct cli_command *const groups[] = {cli_topo_commands, cli_route_commands,
-                                                   cli_lft_commands, cli_analyze_commands};
+                                                   cli_lft_commands, cli_analyze_commands,
+                                                   cli_delay_commands};
 
 int cli_fail(const char *who, const struct cs_error *err)
 {
@@ -64,10 +65,10 @@ static void print_overview(FILE *out)
         for (const struct cli_command *c = groups[g]; c->name; c++) {
             char name[32];
             snprintf(name, sizeof name, "%s%s%s", c->group, *c->name ? " " : "", c->name);
-            fprintf(out, "  %-14s %s\n", name, c->summary);
+            fprintf(out, "  %-18s %s\n", name, c->summary);
         }
-    fprintf(out, "\n  help [COMMAND]  this text, or a command's manual\n"
-                 "  version         print the version\n"
+    fprintf(out, "\n  help [COMMAND]     this text, or a command's manual\n"
+                 "  version            print the version\n"
                  "\n"
                  "`cloudsm COMMAND --help` explains a command with examples.\n"
                  "File formats: docs/formats/. Exit status: 0 ok, 1 failed, 2 bad usage.\n");

@@ -102,3 +102,136 @@ int plot_histogram_svg(FILE *out, const struct plot_histogram *h)
     fputs("</text>\n</svg>\n", out);
     return ferror(out) ? -1 : 0;
 }
+
+static const char *const series_colours[] = {"#4477aa", "#ee6677", "#228833", "#ccbb44"};
+
+static void marker(FILE *out, uint32_t series, double x, double y)
+{
+    const char *c = series_colours[series % 4];
+    switch (series % 4) {
+    case 0:
+        fprintf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"none\" stroke=\"%s\"/>\n", x,
+                y, c);
+        break;
+    case 1:
+        fprintf(out,
+                "<rect x=\"%.1f\" y=\"%.1f\" width=\"6\" height=\"6\" fill=\"none\" "
+                "stroke=\"%s\"/>\n",
+                x - 3, y - 3, c);
+        break;
+    case 2:
+        fprintf(out, "<path d=\"M%.1f %.1f l3.5 6 h-7 z\" fill=\"none\" stroke=\"%s\"/>\n", x,
+                y - 3.5, c);
+        break;
+    default:
+        fprintf(out, "<path d=\"M%.1f %.1f l4 4 l-4 4 l-4 -4 z\" fill=\"none\" stroke=\"%s\"/>\n",
+                x, y - 4, c);
+    }
+}
+
+int plot_scatter_svg(FILE *out, const struct plot_scatter *s)
+{
+    double x_lo = INFINITY, x_hi = -INFINITY, y_hi = -INFINITY, y_lo = INFINITY;
+    double floor_v = s->log_y ? (s->y_floor > 0 ? s->y_floor : 0.01) : 0;
+    for (uint32_t k = 0; k < s->num_series; k++)
+        for (uint32_t i = 0; i < s->series[k].count; i++) {
+            double x = s->series[k].x[i], y = s->series[k].y[i];
+            if (s->log_y && y < floor_v)
+                y = floor_v;
+            x_lo = fmin(x_lo, x);
+            x_hi = fmax(x_hi, x);
+            y_lo = fmin(y_lo, y);
+            y_hi = fmax(y_hi, y);
+        }
+    if (!(x_lo <= x_hi)) {
+        x_lo = 0;
+        x_hi = 1;
+        y_lo = s->log_y ? floor_v : 0;
+        y_hi = s->log_y ? floor_v * 10 : 1;
+    }
+    double x_step = tick_step(x_hi - x_lo > 0 ? x_hi - x_lo : 1, 10);
+    x_lo = floor(x_lo / x_step) * x_step;
+    x_hi = ceil(x_hi / x_step) * x_step;
+    if (x_hi <= x_lo)
+        x_hi = x_lo + x_step;
+    double ya, yb; /* axis range in plotted units (log10 or linear) */
+    if (s->log_y) {
+        ya = floor(log10(floor_v));
+        yb = ceil(log10(y_hi));
+        if (yb <= ya)
+            yb = ya + 1;
+    } else {
+        double step = tick_step(y_hi - fmin(0, y_lo), 5);
+        ya = floor(fmin(0, y_lo) / step) * step;
+        yb = ceil(y_hi / step) * step;
+        if (yb <= ya)
+            yb = ya + 1;
+    }
+    double plot_w = WIDTH - LEFT - RIGHT, plot_h = HEIGHT - TOP - BOTTOM;
+#define PX(x) (LEFT + plot_w * ((x)-x_lo) / (x_hi - x_lo))
+#define PY(v) (TOP + plot_h - plot_h * ((v)-ya) / (yb - ya))
+#define YV(y) (s->log_y ? log10((y) < floor_v ? floor_v : (y)) : (y))
+    fprintf(out,
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+            "font-family=\"sans-serif\" font-size=\"12\">\n"
+            "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n"
+            "<text x=\"%d\" y=\"24\" text-anchor=\"middle\" font-size=\"15\">",
+            WIDTH, HEIGHT, WIDTH / 2);
+    escape(out, s->title);
+    fputs("</text>\n", out);
+    for (uint32_t k = 0; k < s->num_series; k++)
+        for (uint32_t i = 0; i < s->series[k].count; i++)
+            marker(out, k, PX(s->series[k].x[i]), PY(YV(s->series[k].y[i])));
+    for (uint32_t i = 0; i < s->num_v_lines; i++)
+        fprintf(out, "<path d=\"M%.2f %d V%d\" stroke=\"#555\" stroke-width=\"0.8\"/>\n",
+                PX(s->v_lines[i]), TOP, TOP + (int)plot_h);
+    for (uint32_t i = 0; i < s->num_h_lines; i++)
+        fprintf(out,
+                "<path d=\"M%d %.2f H%d\" stroke=\"#555\" stroke-width=\"0.8\" "
+                "stroke-dasharray=\"5 4\"/>\n",
+                LEFT, PY(YV(s->h_lines[i])), WIDTH - RIGHT);
+    fprintf(out, "<path d=\"M%d %d V%d H%d\" stroke=\"black\" fill=\"none\"/>\n", LEFT, TOP,
+            TOP + (int)plot_h, WIDTH - RIGHT);
+    if (s->log_y) {
+        for (double e = ya; e <= yb + 0.5; e += 1) {
+            double py = PY(e);
+            fprintf(out,
+                    "<path d=\"M%d %.2f h-5\" stroke=\"black\"/><text x=\"%d\" y=\"%.2f\" "
+                    "text-anchor=\"end\">%s%g</text>\n",
+                    LEFT, py, LEFT - 8, py + 4, e == ya ? "&lt;=" : "", pow(10, e));
+        }
+    } else {
+        double step = tick_step(yb - ya, 5);
+        for (double y = ya; y <= yb + step / 1000; y += step)
+            fprintf(out,
+                    "<path d=\"M%d %.2f h-5\" stroke=\"black\"/><text x=\"%d\" y=\"%.2f\" "
+                    "text-anchor=\"end\">%g</text>\n",
+                    LEFT, PY(y), LEFT - 8, PY(y) + 4, y);
+    }
+    for (double x = x_lo; x <= x_hi + x_step / 1000; x += x_step)
+        fprintf(out,
+                "<path d=\"M%.2f %d v5\" stroke=\"black\"/><text x=\"%.2f\" y=\"%d\" "
+                "text-anchor=\"middle\">%g</text>\n",
+                PX(x), TOP + (int)plot_h, PX(x), TOP + (int)plot_h + 18, x);
+    /* Legend, top left inside the plot. */
+    for (uint32_t k = 0; k < s->num_series; k++) {
+        double ly = TOP + 12 + 16 * k;
+        marker(out, k, LEFT + 14, ly);
+        fprintf(out, "<text x=\"%d\" y=\"%.1f\">", LEFT + 24, ly + 4);
+        escape(out, s->series[k].label ? s->series[k].label : "");
+        fputs("</text>\n", out);
+    }
+#undef PX
+#undef PY
+#undef YV
+    fprintf(out, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">", LEFT + (int)plot_w / 2,
+            HEIGHT - 15);
+    escape(out, s->x_label);
+    fprintf(out,
+            "</text>\n<text x=\"16\" y=\"%d\" text-anchor=\"middle\" "
+            "transform=\"rotate(-90 16 %d)\">",
+            TOP + (int)plot_h / 2, TOP + (int)plot_h / 2);
+    escape(out, s->y_label);
+    fputs("</text>\n</svg>\n", out);
+    return ferror(out) ? -1 : 0;
+}
