@@ -43,6 +43,21 @@ static double tick_step(double range, int ticks)
     return nice * magnitude;
 }
 
+/* Axis labels and the end of the document, the same for every plot. */
+static int finish(FILE *out, double plot_w, double plot_h, const char *x_label, const char *y_label)
+{
+    fprintf(out, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">", LEFT + (int)plot_w / 2,
+            HEIGHT - 15);
+    escape(out, x_label);
+    fprintf(out,
+            "</text>\n<text x=\"16\" y=\"%d\" text-anchor=\"middle\" "
+            "transform=\"rotate(-90 16 %d)\">",
+            TOP + (int)plot_h / 2, TOP + (int)plot_h / 2);
+    escape(out, y_label);
+    fputs("</text>\n</svg>\n", out);
+    return ferror(out) ? -1 : 0;
+}
+
 int plot_histogram_svg(FILE *out, const struct plot_histogram *h)
 {
     uint64_t top = 1;
@@ -91,16 +106,7 @@ int plot_histogram_svg(FILE *out, const struct plot_histogram *h)
                 "text-anchor=\"middle\">%g</text>\n",
                 px, TOP + (int)plot_h, px, TOP + (int)plot_h + 18, x);
     }
-    fprintf(out, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">", LEFT + (int)plot_w / 2,
-            HEIGHT - 15);
-    escape(out, h->x_label);
-    fprintf(out,
-            "</text>\n<text x=\"16\" y=\"%d\" text-anchor=\"middle\" "
-            "transform=\"rotate(-90 16 %d)\">",
-            TOP + (int)plot_h / 2, TOP + (int)plot_h / 2);
-    escape(out, h->y_label);
-    fputs("</text>\n</svg>\n", out);
-    return ferror(out) ? -1 : 0;
+    return finish(out, plot_w, plot_h, h->x_label, h->y_label);
 }
 
 static const char *const series_colours[] = {"#4477aa", "#ee6677", "#228833", "#ccbb44"};
@@ -224,14 +230,5 @@ int plot_scatter_svg(FILE *out, const struct plot_scatter *s)
 #undef PX
 #undef PY
 #undef YV
-    fprintf(out, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">", LEFT + (int)plot_w / 2,
-            HEIGHT - 15);
-    escape(out, s->x_label);
-    fprintf(out,
-            "</text>\n<text x=\"16\" y=\"%d\" text-anchor=\"middle\" "
-            "transform=\"rotate(-90 16 %d)\">",
-            TOP + (int)plot_h / 2, TOP + (int)plot_h / 2);
-    escape(out, s->y_label);
-    fputs("</text>\n</svg>\n", out);
-    return ferror(out) ? -1 : 0;
+    return finish(out, plot_w, plot_h, s->x_label, s->y_label);
 }
