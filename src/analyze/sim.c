@@ -758,27 +758,8 @@ static inline void count_route(struct sim_worker *w, const uint32_t *links, uint
 }
 
 /* Make a zero-filled counter array hold index `need`. */
-static int grow_zeroed32(uint32_t **a, uint32_t *cap, uint32_t need, struct cs_error *err)
-{
-    uint32_t old = *cap;
-    if ((uint64_t)need < old)
-        return 0;
-    if (cs_grow((void **)a, cap, (uint64_t)need + 1, sizeof **a, err) < 0)
-        return -1;
-    memset(*a + old, 0, (size_t)(*cap - old) * sizeof **a);
-    return 0;
-}
-
-static int grow_zeroed64(uint64_t **a, uint32_t *cap, uint32_t need, struct cs_error *err)
-{
-    uint32_t old = *cap;
-    if ((uint64_t)need < old)
-        return 0;
-    if (cs_grow((void **)a, cap, (uint64_t)need + 1, sizeof **a, err) < 0)
-        return -1;
-    memset(*a + old, 0, (size_t)(*cap - old) * sizeof **a);
-    return 0;
-}
+#define GROW_TO_INDEX(a, cap, need, err)                                                           \
+    cs_grow_zeroed((void **)(a), (cap), (uint64_t)(need) + 1, sizeof **(a), (err))
 
 struct run_acc {
     uint32_t max_congestion;
@@ -854,7 +835,7 @@ static int weigh_victim(struct sim_worker *w, uint32_t level, uint64_t size, boo
                 if (w->load[links[k]] > weight)
                     weight = w->load[links[k]];
             if (weight >= w->run_hist_cap &&
-                grow_zeroed32(&w->run_hist, &w->run_hist_cap, weight, &w->err) < 0)
+                GROW_TO_INDEX(&w->run_hist, &w->run_hist_cap, weight, &w->err) < 0)
                 return -1;
             w->run_hist[weight]++;
             if (weight > w->run_hist_top)
@@ -957,7 +938,7 @@ static int simulate_run(struct sim_worker *w, uint32_t run)
         inverse += (double)w->run_hist[x] / x;
         flows += w->run_hist[x];
     }
-    if (w->run_hist_top && grow_zeroed64(&w->hist, &w->hist_cap, w->run_hist_top, &w->err) < 0)
+    if (w->run_hist_top && GROW_TO_INDEX(&w->hist, &w->hist_cap, w->run_hist_top, &w->err) < 0)
         return -1;
     for (uint32_t x = 1; x <= w->run_hist_top; x++) {
         w->hist[x] += w->run_hist[x];
@@ -1046,7 +1027,7 @@ static int worker_init(struct sim_worker *w, const struct sim_plan *p, struct cs
         !w->scratch || !w->send_stamp || !w->finish[0] || !w->finish[1] || !w->recv_stamp[0] ||
         !w->recv_stamp[1])
         return -1;
-    if (grow_zeroed32(&w->run_hist, &w->run_hist_cap, 64, err) < 0)
+    if (GROW_TO_INDEX(&w->run_hist, &w->run_hist_cap, 64, err) < 0)
         return -1;
     if (p->opt->link_stats) {
         w->link_max = cs_calloc_array(links, sizeof *w->link_max, err);

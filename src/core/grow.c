@@ -2,6 +2,7 @@
 
 #include <inttypes.h>
 #include <stdlib.h>
+#include <string.h>
 
 int cs_grow(void **array, uint32_t *capacity, uint64_t needed, size_t elem, struct cs_error *err)
 {
@@ -29,4 +30,14 @@ void *cs_calloc_array(size_t count, size_t elem, struct cs_error *err)
     if (!p)
         cs_fail(err, "out of memory for %zu entries of %zu bytes", count, elem);
     return p;
+}
+
+int cs_grow_zeroed(void **array, uint32_t *capacity, uint64_t needed, size_t elem,
+                   struct cs_error *err)
+{
+    uint32_t old = *capacity;
+    if (cs_grow(array, capacity, needed, elem, err) < 0)
+        return -1;
+    memset((char *)*array + (size_t)old * elem, 0, (size_t)(*capacity - old) * elem);
+    return 0;
 }

@@ -13,6 +13,10 @@
  * unchanged, err says why, and -1 is returned. */
 int cs_grow(void **array, uint32_t *capacity, uint64_t needed, size_t elem, struct cs_error *err);
 
+/* cs_grow, and the new elements (beyond the old capacity) are zero: for counter arrays. */
+int cs_grow_zeroed(void **array, uint32_t *capacity, uint64_t needed, size_t elem,
+                   struct cs_error *err);
+
 /* A zeroed array of count elements (a valid pointer even for count 0), or NULL with err set. */
 void *cs_calloc_array(size_t count, size_t elem, struct cs_error *err);
 
