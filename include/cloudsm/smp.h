@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "cloudsm/error.h"
+#include "cloudsm/fabric.h"
 
 #define CS_SMP_SIZE 256     /* every SMP is exactly one 256-byte MAD */
 #define CS_SMP_DATA_SIZE 64 /* the attribute area, bytes 64..127 */
@@ -279,5 +280,19 @@ void cs_smp_guid_block_encode(const struct cs_smp_guid_block *in, uint8_t data[C
 void cs_smp_guid_block_decode(const uint8_t data[CS_SMP_DATA_SIZE], struct cs_smp_guid_block *out);
 void cs_smp_sm_info_encode(const struct cs_smp_sm_info *in, uint8_t data[CS_SMP_DATA_SIZE]);
 void cs_smp_sm_info_decode(const uint8_t data[CS_SMP_DATA_SIZE], struct cs_smp_sm_info *out);
+
+/* PortInfo link rate fields <-> the fabric model's lane count and enum cs_link_speed
+ * (src/sm/smp_rate.c). LinkWidthActive is a one-bit code: 1 = 1x, 2 = 4x, 4 = 8x, 8 = 12x,
+ * 16 = 2x. LinkSpeedActive: 1 = SDR, 2 = DDR, 4 = QDR; when LinkSpeedExtActive is non-zero it
+ * gives the speed instead: 1 = FDR, 2 = EDR, 4 = HDR, 8 = NDR (and LinkSpeedActive then reads
+ * QDR, as real FDR/EDR ports report it). FDR10 (a vendor extension) is written as QDR and XDR
+ * (not in these fields) as unknown, so both read back differently. Unknown codes read as 0 /
+ * CS_SPEED_UNKNOWN. */
+uint8_t cs_smp_width_from_active(uint8_t link_width_active);
+uint8_t cs_smp_width_to_active(uint8_t width);
+enum cs_link_speed cs_smp_speed_from_active(uint8_t link_speed_active,
+                                            uint8_t link_speed_ext_active);
+void cs_smp_speed_to_active(enum cs_link_speed speed, uint8_t *link_speed_active,
+                            uint8_t *link_speed_ext_active);
 
 #endif

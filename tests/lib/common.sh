@@ -69,10 +69,18 @@ UMAD2SIM=/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so
 
 # start_ibsim NETFILE [ibsim options]: start ibsim on a socket name unique to this test run and
 # wait until a client can attach. Sets IBSIM_SOCKNAME for the clients run through `sim`.
+# With IBSIM_CONSOLE=1 ibsim keeps its console, fed through a FIFO: see ibsim_cmd.
 start_ibsim() {
   local net=$1; shift
   export IBSIM_SOCKNAME="cs-$TEST_NAME-$$-${#SIM_PIDS[@]}"
-  ibsim -s -n "$@" "$net" >"$WORK/ibsim-${#SIM_PIDS[@]}.log" 2>&1 &
+  if [[ "${IBSIM_CONSOLE:-0}" == 1 ]]; then
+    rm -f "$WORK/ibsim.console"
+    mkfifo "$WORK/ibsim.console"
+    ibsim -s "$@" "$net" <"$WORK/ibsim.console" >"$WORK/ibsim-${#SIM_PIDS[@]}.log" 2>&1 &
+    exec 9>"$WORK/ibsim.console" # hold the FIFO open: ibsim would read EOF and quit
+  else
+    ibsim -s -n "$@" "$net" >"$WORK/ibsim-${#SIM_PIDS[@]}.log" 2>&1 &
+  fi
   SIM_PIDS+=($!)
   local i
   for i in $(seq 1 100); do
@@ -89,6 +97,13 @@ start_ibsim() {
   done
   fail "ibsim did not come up on $net"
   finish
+}
+
+# ibsim_cmd LINE: one console command (Unlink, Link, Error, ...) to the ibsim started with
+# IBSIM_CONSOLE=1; waits a moment so that ibsim has run it before the next client starts.
+ibsim_cmd() {
+  echo "$*" >&9
+  sleep 0.3
 }
 
 stop_ibsim() {

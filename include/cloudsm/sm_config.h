@@ -1,0 +1,120 @@
+/* cloudsmd's configuration and its file, in OpenSM's opensm.conf syntax.
+ *
+ * An operator can point cloudsmd at an existing opensm.conf: keys carry OpenSM's names wherever
+ * OpenSM has one, and the syntax is OpenSM's (osm_subn_parse_conf_file):
+ *
+ *     # comment; a '#' anywhere ends the line, as in OpenSM
+ *     routing_engine ftree
+ *     sm_priority 14
+ *     subnet_prefix 0xfe80000000000000
+ *     connect_roots FALSE
+ *     root_guid_file (null)
+ *
+ * One `key value` per line; the value is the rest of the line without surrounding blanks, and
+ * one pair of enclosing quotes ("..." or '...') is removed. Numbers are decimal or 0x hex;
+ * booleans TRUE or FALSE; `(null)` (what OpenSM writes for an unset string) leaves a string
+ * unset. A key given twice: the last one wins (with a warning). An opensm.conf holds about 160
+ * keys cloudsm has no use for; they and unknown keys are warnings, not errors, so that the same
+ * file serves both SMs. A bad value for a key cloudsm uses is an error that names file:line.
+ *
+ * docs/sm/cloudsmd.md lists the keys with their defaults and meaning.
+ */
+#ifndef CLOUDSM_SM_CONFIG_H
+#define CLOUDSM_SM_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "cloudsm/error.h"
+#include "cloudsm/sm.h"
+#include "cloudsm/smp_pipe.h"
+
+/* Linux's PATH_MAX, spelled out: <limits.h> only defines it with POSIX feature macros. */
+#define CS_SM_CONFIG_PATH_MAX 4096
+#define CS_SM_CONFIG_DEFAULT_STATE_DIR "/var/lib/cloudsm"
+#define CS_SM_CONFIG_DEFAULT_ENGINE "ftree"
+#define CS_SM_CONFIG_DEFAULT_SUBNET_PREFIX UINT64_C(0xfe80000000000000)
+#define CS_SM_CONFIG_DEFAULT_SM_KEY 1 /* OpenSM's default: OpenSM trusts only its own key */
+#define CS_SM_CONFIG_DEFAULT_SWEEP_INTERVAL 10 /* seconds, OpenSM's default */
+#define CS_SM_CONFIG_MAX_RETRIES 100
+#define CS_SM_CONFIG_MAX_TIMEOUT_MS 60000
+
+/* Everything cloudsmd can be told. The comment names the opensm.conf key. Strings are "" when
+ * unset. */
+struct cs_sm_config {
+    uint64_t port_guid;          /* guid: the SM port; 0 = the first active port */
+    char routing_engine[32];     /* routing_engine: a cs_route engine name */
+    bool connect_roots;          /* connect_roots (OpenSM -z) */
+    unsigned sm_priority;        /* sm_priority: 0..15 */
+    uint64_t subnet_prefix;      /* subnet_prefix */
+    uint64_t m_key;              /* m_key */
+    uint64_t sm_key;             /* sm_key: SMInfo's SM_Key */
+    unsigned m_key_lease_period; /* m_key_lease_period: seconds, 0..65535 */
+    unsigned smp_window;         /* max_wire_smps: SMPs in flight, 1..CS_SMP_PIPE_MAX_WINDOW */
+    unsigned timeout_ms;         /* transaction_timeout: per SMP attempt, ms */
+    unsigned retries;            /* transaction_retries */
+    unsigned sweep_interval;     /* sweep_interval: seconds, 0 = no sweeps (used from issue 7) */
+    char root_guid_file[CS_SM_CONFIG_PATH_MAX]; /* root_guid_file */
+    char cn_guid_file[CS_SM_CONFIG_PATH_MAX];   /* cn_guid_file */
+    char log_file[CS_SM_CONFIG_PATH_MAX];       /* log_file: "" = standard error */
+    char state_dir[CS_SM_CONFIG_PATH_MAX];      /* state_dir (cloudsm's): holds guid2lid */
+    enum cs_sm_log_level log_level;             /* log_level (cloudsm's): error|warn|info|debug */
+};
+
+/* What the parser did not use. Each message starts with "name:line: ". */
+enum cs_sm_config_warning_kind {
+    CS_SM_CONFIG_UNKNOWN_KEY, /* neither cloudsm's nor OpenSM's: probably a typo */
+    CS_SM_CONFIG_OPENSM_KEY,  /* an OpenSM key cloudsm has no use for */
+    CS_SM_CONFIG_NOTE,        /* a key given twice, the unused tail of an engine list */
+};
+
+struct cs_sm_config_warning {
+    enum cs_sm_config_warning_kind kind;
+    unsigned line;
+    char msg[CS_ERROR_MAX];
+};
+
+struct cs_sm_config_warnings {
+    struct cs_sm_config_warning *items;
+    uint32_t count;
+    uint32_t capacity;
+};
+
+void cs_sm_config_warnings_free(struct cs_sm_config_warnings *w);
+/* Number of warnings of one kind. */
+uint32_t cs_sm_config_warnings_count(const struct cs_sm_config_warnings *w,
+                                     enum cs_sm_config_warning_kind kind);
+
+void cs_sm_config_defaults(struct cs_sm_config *c);
+
+/* Defaults, then the file's keys in order. warnings (may be NULL) is appended to. On failure
+ * (err = "name:line: key: what is wrong") c is left unchanged. */
+int cs_sm_config_parse(struct cs_sm_config *c, const char *text, size_t len, const char *name,
+                       struct cs_sm_config_warnings *warnings, struct cs_error *err);
+int cs_sm_config_read(struct cs_sm_config *c, const char *path,
+                      struct cs_sm_config_warnings *warnings, struct cs_error *err);
+
+/* Set one key from its text form, with the file's parsing and checks (the command line uses
+ * this so that a flag and its key accept the same values). key is the opensm.conf name. err
+ * says what is wrong with the value without naming the key; -1 and c unchanged on failure. */
+int cs_sm_config_set(struct cs_sm_config *c, const char *key, const char *value,
+                     struct cs_sm_config_warnings *warnings, struct cs_error *err);
+
+/* The effective configuration as a commented file that cs_sm_config_parse reads back to the
+ * same struct. Fails (writing nothing) if a string cannot be written in this syntax: one that
+ * holds '#' or a line break, or that is literally "(null)". */
+int cs_sm_config_write(FILE *out, const struct cs_sm_config *c, struct cs_error *err);
+
+bool cs_sm_config_equal(const struct cs_sm_config *a, const struct cs_sm_config *b);
+
+/* The pipe options the configuration asks for. */
+struct cs_smp_pipe_options cs_sm_config_pipe_options(const struct cs_sm_config *c);
+
+/* "error", "warn", "info", "debug" (as log_level and --log-level spell them). */
+const char *cs_sm_log_level_name(enum cs_sm_log_level level);
+/* Case-insensitive; "warning" is accepted for "warn". false if name is none of them. */
+bool cs_sm_log_level_parse(const char *name, enum cs_sm_log_level *out);
+
+#endif

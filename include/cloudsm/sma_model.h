@@ -1,0 +1,133 @@
+/* An in-process fabric of subnet management agents (SMAs): every node of a cs_fabric answers
+ * SMPs the way ibsim 0.10 answers them, without ibsim, sockets or threads.
+ *
+ * What it is for: unit tests of the SM core (discovery, LID assignment, LFT programming, port
+ * activation) with exact SMP counts and injected faults, and dry runs or benchmarks of the SM
+ * core on fabrics of any size (cs_sma_model_transport plugs the model into a cs_smp_pipe in
+ * place of libibumad). It is deterministic: the same fabric, calls and seed give the same
+ * replies in the same order.
+ *
+ * The SM sits on one port of one node (the "SM port"; a CA port, or port 0 of a switch).
+ * Directed-route SMPs walk their initial path from there: hop 0 is the SM's own node, and at a
+ * CA path[1] must be the SM port (a CA sends only through the port the SMP was handed to); at
+ * each switch the next path byte is the output port; the return path records the input port at
+ * each hop. An SMP gets no reply (it is lost, as on a real fabric) when the path leaves through
+ * an unlinked port or a port whose physical state is not LinkUp, asks a CA to forward, names a
+ * port that does not exist, or reaches or crosses a node made unresponsive. LID-routed SMPs follow
+ * the model's LFTs from the SM port (a switch forwards only LIDs up to its LinearFDBTop, and
+ * every hop after the SM's own link must be LinkUp and ACTIVE at both ends, which is what makes a
+ * LID usable only once its port is ACTIVE), and the reply goes back the same way to the SM
+ * port's LID.
+ *
+ * State at creation (ibsim's): no LIDs; linked ports INIT and LinkUp; unlinked ports DOWN and
+ * Polling; switch port 0 ACTIVE; SwitchInfo LinearFDBCap 49152, LinearFDBTop 0, PortStateChange
+ * set on switches with a linked port; every LFT entry 255; P_Key tables hold 0xffff in entry 0;
+ * VLCap VL0-7 with OperationalVLs equal to it. Node and port GUIDs, descriptions, vendor and
+ * device ids, enhanced port 0 and link widths/speeds come from the fabric.
+ *
+ * Attributes (anything else: status 0x0c, unsupported attribute; a method other than Get/Set:
+ * 0x08):
+ *   NodeInfo         Get. PortGUID and LocalPortNum are those of the port the SMP arrived on
+ *                    (a switch answers its port 0 GUID). Set: 0x08, data still filled.
+ *   NodeDescription  Get. Set: 0x08.
+ *   SwitchInfo       Get, Set of LinearFDBTop, LifeTimeValue and PortStateChange (write 1 to
+ *                    clear). On a CA: 0x0c.
+ *   PortInfo         Get, Set (modifier = port number; on a CA port 0 means the arrival port).
+ *                    A Set on a CA port other than the arrival port: 0x1c. A Set stores LID,
+ *                    MasterSMLID, LMC, subnet prefix, M_Key, M_Key protect bits and lease period,
+ *                    HOQLife, a non-zero PortPhysicalState and a non-zero OperationalVLs
+ *                    (OperationalVLs above the VLCap written in the same Set: 0x1c). PortState:
+ *                    1 (DOWN) on a linked port puts both ends to INIT and sets the peer switch's
+ *                    PortStateChange; 3 (ARMED) or 4 (ACTIVE) needs |peer state - new| <= 1 and
+ *                    |state - new| == 1, else 0x1c; anything above 4, or above 1 on an unlinked
+ *                    port, is 0x1c. Unlike ibsim, a rejected Set changes nothing.
+ *                    LocalPortNum reads 0 on a switch and the port's own number on a CA (ibsim).
+ *   LinearFwdTable   Get, Set of one 64-entry block (modifier 0..767, else 0x1c). On a CA: 0x0c.
+ *   P_KeyTable       Get, Set of a 32-entry block of a 64-entry table (switch: port = modifier
+ *                    bits 16..23; block beyond the table or port beyond the switch: 0x1c).
+ * M_Keys are stored but not enforced.
+ *
+ * Faults for tests: unlink a cable, make a node unresponsive, and drop each request and each
+ * reply with a seeded probability. The replies of cs_sma_model_transport can also be delivered
+ * in a seeded random order instead of in send order.
+ */
+#ifndef CLOUDSM_SMA_MODEL_H
+#define CLOUDSM_SMA_MODEL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "cloudsm/error.h"
+#include "cloudsm/fabric.h"
+#include "cloudsm/smp.h"
+#include "cloudsm/smp_pipe.h"
+
+#define CS_SMA_MODEL_PKEY_ENTRIES 64 /* P_Key table size of every port (PartitionCap) */
+
+struct cs_sma_model;
+
+/* A model of fabric f (copied: later changes to f do not show) with the SM on port sm_port of
+ * node sm_node: a CA port 1..num_ports, or 0 on a switch. NULL with err on a bad SM port or no
+ * memory. */
+struct cs_sma_model *cs_sma_model_create(const struct cs_fabric *f, uint32_t sm_node,
+                                         unsigned sm_port, struct cs_error *err);
+void cs_sma_model_destroy(struct cs_sma_model *m);
+
+/* The model's fabric: the copy it was made from, with unlinked cables removed. Port and node
+ * indices are the ones of the fabric given to cs_sma_model_create. */
+const struct cs_fabric *cs_sma_model_fabric(const struct cs_sma_model *m);
+
+/* Answer one request MAD sent from the SM port (dlid: CS_SMP_PERMISSIVE_LID for directed route,
+ * else the destination LID). Returns 1 with the GetResp in reply and the responder's LID in
+ * *reply_slid (CS_SMP_PERMISSIVE_LID for a directed-route reply), or 0 if no reply comes back
+ * (lost on the way, dropped, not a request an SMA answers, or no memory for an LFT block or a
+ * P_Key table: the transport's send reports that one as a failure). */
+int cs_sma_model_process(struct cs_sma_model *m, const uint8_t request[CS_SMP_SIZE], uint16_t dlid,
+                         uint8_t reply[CS_SMP_SIZE], uint16_t *reply_slid);
+
+/* A transport for cs_smp_pipe_create: send answers at once into a queue inside the model, recv
+ * takes the next reply from it and returns 0 at once when it is empty (nothing will come later:
+ * the model has no time of its own, so a lost SMP costs the pipe one timeout). The model must
+ * outlive every pipe made on it. */
+struct cs_smp_transport cs_sma_model_transport(struct cs_sma_model *m);
+/* From now on recv hands out the queued replies in a seeded random order (seed 0: send order
+ * again), to check that a caller does not depend on reply order. */
+void cs_sma_model_shuffle_replies(struct cs_sma_model *m, uint64_t seed);
+
+/* Faults. */
+/* Pull the cable at port index `port` (either end): both ends go DOWN/Polling, and switches at
+ * either end get PortStateChange. Fails if the port is not linked. */
+int cs_sma_model_unlink(struct cs_sma_model *m, uint32_t port, struct cs_error *err);
+/* An unresponsive node neither answers nor forwards SMPs (a hung or dead SMA). */
+void cs_sma_model_set_unresponsive(struct cs_sma_model *m, uint32_t node, bool unresponsive);
+/* Lose each request, and each reply, with this probability (0 to 1), drawn from a generator
+ * seeded with seed. A request lost after it was applied (its reply lost) still took effect. */
+void cs_sma_model_set_drop(struct cs_sma_model *m, double probability, uint64_t seed);
+
+/* What arrived, for tests that count SMPs. */
+struct cs_sma_model_stats {
+    uint64_t requests; /* MADs handed to the model */
+    uint64_t answered; /* replies produced */
+    uint64_t lost;     /* requests or replies that found no way (path, unresponsive node) */
+    uint64_t dropped;  /* requests or replies lost to the drop probability */
+    uint64_t rejected; /* not a request an SMA answers (bad header, a response, a trap repress) */
+};
+struct cs_sma_model_stats cs_sma_model_stats(const struct cs_sma_model *m);
+/* Requests handed to the model with this attribute and method (Get or Set; any other method
+ * counts under 0), answered or not. */
+uint64_t cs_sma_model_count(const struct cs_sma_model *m, uint16_t attr_id, uint8_t method);
+void cs_sma_model_reset_counts(struct cs_sma_model *m);
+
+/* State, for assertions (port: a port index of the fabric, node: a node index). */
+void cs_sma_model_port_info(const struct cs_sma_model *m, uint32_t port,
+                            struct cs_smp_port_info *out);
+uint8_t cs_sma_model_port_state(const struct cs_sma_model *m, uint32_t port);
+uint16_t cs_sma_model_port_lid(const struct cs_sma_model *m, uint32_t port);
+/* SwitchInfo as a Get would return it; zeroed for a node that is not a switch. */
+void cs_sma_model_switch_info(const struct cs_sma_model *m, uint32_t node,
+                              struct cs_smp_switch_info *out);
+/* LFT entry of a switch (255 for a LID never written, or a node that is not a switch). */
+uint8_t cs_sma_model_lft_entry(const struct cs_sma_model *m, uint32_t node, uint32_t lid);
+uint16_t cs_sma_model_lft_top(const struct cs_sma_model *m, uint32_t node);
+
+#endif

@@ -1,0 +1,702 @@
+/* cloudsmd's configuration file (include/cloudsm/sm_config.h). */
+#include "cloudsm/sm_config.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "cloudsm/atomic_file.h"
+#include "cloudsm/route.h"
+#include "core/grow.h"
+#include "io/text.h"
+
+/* What OpenSM writes for a string that is not set. */
+#define NULL_STRING "(null)"
+/* Values quoted in messages are cut here: a message is one readable line. */
+#define SHOWN_VALUE_MAX 64
+
+enum value_kind {
+    VALUE_GUID,   /* uint64_t, written as 0x%016x */
+    VALUE_UINT,   /* unsigned in [min, max], written in decimal */
+    VALUE_BOOL,   /* bool, TRUE/FALSE */
+    VALUE_PATH,   /* char[CS_SM_CONFIG_PATH_MAX], "(null)" = "" */
+    VALUE_ENGINE, /* char[32], a cs_route engine */
+    VALUE_LEVEL,  /* enum cs_sm_log_level */
+    VALUE_LMC,    /* no field: only 0 is accepted */
+};
+
+struct key {
+    const char *name;
+    enum value_kind kind;
+    size_t offset;
+    unsigned min, max;   /* VALUE_UINT */
+    const char *comment; /* for the writer: what the key means */
+};
+
+#define FIELD(f) offsetof(struct cs_sm_config, f)
+
+/* In the order the writer prints them. */
+static const struct key keys[] = {
+    {"guid", VALUE_GUID, FIELD(port_guid), 0, 0,
+     "The port GUID the SM runs on; 0 = the first active port"},
+    {"routing_engine", VALUE_ENGINE, FIELD(routing_engine), 0, 0,
+     "Routing engine: ftree, minhop or updn (ftree falls back to minhop by itself)"},
+    {"connect_roots", VALUE_BOOL, FIELD(connect_roots), 0, 0,
+     "Route the root switches' LIDs between roots too (OpenSM -z)"},
+    {"root_guid_file", VALUE_PATH, FIELD(root_guid_file), 0, 0,
+     "Root switches by node GUID, one per line; (null) = detect them"},
+    {"cn_guid_file", VALUE_PATH, FIELD(cn_guid_file), 0, 0,
+     "Compute node port GUIDs, one per line; (null) = every CA port"},
+    {"sm_priority", VALUE_UINT, FIELD(sm_priority), 0, 15,
+     "SM priority in SMInfo, 0 (lowest) .. 15 (highest)"},
+    {"subnet_prefix", VALUE_GUID, FIELD(subnet_prefix), 0, 0, "Subnet prefix set in PortInfo"},
+    {"m_key", VALUE_GUID, FIELD(m_key), 0, 0, "M_Key set in PortInfo"},
+    {"sm_key", VALUE_GUID, FIELD(sm_key), 0, 0,
+     "SM_Key in SMInfo; OpenSM ignores an SM whose key differs from its own (default 1)"},
+    {"m_key_lease_period", VALUE_UINT, FIELD(m_key_lease_period), 0, 65535,
+     "M_Key lease period in seconds (0 = never expires)"},
+    {"lmc", VALUE_LMC, 0, 0, 0, "LMC: cloudsm assigns one LID per port; only 0 is accepted"},
+    {"max_wire_smps", VALUE_UINT, FIELD(smp_window), 1, CS_SMP_PIPE_MAX_WINDOW,
+     "SMPs in flight at once (OpenSM's default is 4)"},
+    {"transaction_timeout", VALUE_UINT, FIELD(timeout_ms), 1, CS_SM_CONFIG_MAX_TIMEOUT_MS,
+     "Time to wait for an SMP's reply, in ms, before sending it again"},
+    {"transaction_retries", VALUE_UINT, FIELD(retries), 0, CS_SM_CONFIG_MAX_RETRIES,
+     "Resends of an SMP that got no reply"},
+    {"sweep_interval", VALUE_UINT, FIELD(sweep_interval), 0, 86400,
+     "Seconds between light sweeps; 0 = none (not used yet: cloudsmd does not sweep again)"},
+    {"state_dir", VALUE_PATH, FIELD(state_dir), 0, 0,
+     "cloudsm: directory of the state kept across restarts (guid2lid)"},
+    {"log_file", VALUE_PATH, FIELD(log_file), 0, 0,
+     "Log file, appended to; (null) = standard error"},
+    {"log_level", VALUE_LEVEL, FIELD(log_level), 0, 0,
+     "cloudsm: least severe messages logged: error, warn, info or debug"},
+};
+
+#define KEY_COUNT (sizeof keys / sizeof keys[0])
+
+/* Every key of OpenSM 3.3.23's opensm.conf (`opensm -c FILE`), sorted (strcmp) for bsearch.
+ * A key in this list that cloudsm does not use is expected in a shared file; one in neither
+ * list is probably a typo and is reported louder. */
+static const char *const opensm_keys[] = {
+    "accum_log_file",
+    "allow_both_pkeys",
+    "avoid_throttled_links",
+    "babbling_port_policy",
+    "cc_ca_cong_setting_ccti_increase",
+    "cc_ca_cong_setting_ccti_min",
+    "cc_ca_cong_setting_ccti_timer",
+    "cc_ca_cong_setting_control_map",
+    "cc_ca_cong_setting_port_control",
+    "cc_ca_cong_setting_trigger_threshold",
+    "cc_cct",
+    "cc_key",
+    "cc_max_outstanding_mads",
+    "cc_sw_cong_setting_control_map",
+    "cc_sw_cong_setting_credit_mask",
+    "cc_sw_cong_setting_credit_starvation_return_delay",
+    "cc_sw_cong_setting_credit_starvation_threshold",
+    "cc_sw_cong_setting_marking_rate",
+    "cc_sw_cong_setting_packet_size",
+    "cc_sw_cong_setting_threshold",
+    "cc_sw_cong_setting_victim_mask",
+    "cn_guid_file",
+    "congestion_control",
+    "connect_roots",
+    "console",
+    "console_port",
+    "consolidate_ipv6_snm_req",
+    "daemon",
+    "disable_multicast",
+    "do_mesh_analysis",
+    "drop_event_subscriptions",
+    "dump_files_dir",
+    "enable_quirks",
+    "event_db_dump_file",
+    "event_plugin_name",
+    "event_plugin_options",
+    "exit_on_fatal",
+    "fdr10",
+    "force_heavy_sweep",
+    "force_link_speed",
+    "force_link_speed_ext",
+    "force_link_width",
+    "force_log_flush",
+    "fsync_high_avail_files",
+    "guid",
+    "guid_routing_order_file",
+    "guid_routing_order_no_scatter",
+    "head_of_queue_lifetime",
+    "honor_guid2lid_file",
+    "hop_weights_file",
+    "ids_guid_file",
+    "ignore_other_sm",
+    "io_guid_file",
+    "ipoib_mcgroup_creation_validation",
+    "keep_pkey_indexes",
+    "lash_start_vl",
+    "leaf_head_of_queue_lifetime",
+    "leaf_vl_stall_count",
+    "lfts_file",
+    "lid_matrix_dump_file",
+    "lmc",
+    "lmc_esp0",
+    "local_phy_errors_threshold",
+    "log_file",
+    "log_flags",
+    "log_max_size",
+    "log_prefix",
+    "long_transaction_timeout",
+    "m_key",
+    "m_key_lease_period",
+    "m_key_lookup",
+    "m_key_protection_level",
+    "max_msg_fifo_timeout",
+    "max_op_vls",
+    "max_reverse_hops",
+    "max_smps_timeout",
+    "max_wire_smps",
+    "max_wire_smps2",
+    "mcgroup_join_validation",
+    "no_clients_rereg",
+    "no_partition_enforcement",
+    "node_name_map_name",
+    "nue_include_switches",
+    "nue_max_num_vls",
+    "overrun_errors_threshold",
+    "packet_life_time",
+    "part_enforce",
+    "partition_config_file",
+    "per_module_logging_file",
+    "perfmgr",
+    "perfmgr_ignore_cas",
+    "perfmgr_log_errors",
+    "perfmgr_max_outstanding_queries",
+    "perfmgr_query_cpi",
+    "perfmgr_redir",
+    "perfmgr_rm_nodes",
+    "perfmgr_sweep_time_s",
+    "perfmgr_xmit_wait_log",
+    "perfmgr_xmit_wait_threshold",
+    "polling_retry_number",
+    "port_prof_ignore_file",
+    "port_profile_switch_nodes",
+    "port_search_ordering_file",
+    "port_shifting",
+    "prefix_routes_file",
+    "qos",
+    "qos_ca_high_limit",
+    "qos_ca_max_vls",
+    "qos_ca_sl2vl",
+    "qos_ca_vlarb_high",
+    "qos_ca_vlarb_low",
+    "qos_high_limit",
+    "qos_max_vls",
+    "qos_policy_file",
+    "qos_rtr_high_limit",
+    "qos_rtr_max_vls",
+    "qos_rtr_sl2vl",
+    "qos_rtr_vlarb_high",
+    "qos_rtr_vlarb_low",
+    "qos_sl2vl",
+    "qos_sw0_high_limit",
+    "qos_sw0_max_vls",
+    "qos_sw0_sl2vl",
+    "qos_sw0_vlarb_high",
+    "qos_sw0_vlarb_low",
+    "qos_swe_high_limit",
+    "qos_swe_max_vls",
+    "qos_swe_sl2vl",
+    "qos_swe_vlarb_high",
+    "qos_swe_vlarb_low",
+    "qos_vlarb_high",
+    "qos_vlarb_low",
+    "quasi_ftree_indexing",
+    "reassign_lids",
+    "root_guid_file",
+    "routing_engine",
+    "sa_db_dump",
+    "sa_db_file",
+    "sa_key",
+    "scatter_ports",
+    "single_thread",
+    "sm_assigned_guid",
+    "sm_inactive",
+    "sm_key",
+    "sm_priority",
+    "sm_sl",
+    "sminfo_polling_timeout",
+    "subnet_prefix",
+    "subnet_timeout",
+    "suppress_sl2vl_mad_status_errors",
+    "sweep_interval",
+    "sweep_on_trap",
+    "torus_config",
+    "transaction_retries",
+    "transaction_timeout",
+    "use_mfttop",
+    "use_optimized_slvl",
+    "use_original_extended_sa_rates_only",
+    "use_ucast_cache",
+    "vl_stall_count",
+};
+
+static const char *const level_names[] = {"error", "warn", "info", "debug"};
+
+const char *cs_sm_log_level_name(enum cs_sm_log_level level)
+{
+    return (unsigned)level < sizeof level_names / sizeof level_names[0] ? level_names[level] : "?";
+}
+
+bool cs_sm_log_level_parse(const char *name, enum cs_sm_log_level *out)
+{
+    for (unsigned i = 0; i < sizeof level_names / sizeof level_names[0]; i++)
+        if (strcasecmp(name, level_names[i]) == 0) {
+            *out = (enum cs_sm_log_level)i;
+            return true;
+        }
+    if (strcasecmp(name, "warning") == 0) {
+        *out = CS_SM_LOG_WARN;
+        return true;
+    }
+    return false;
+}
+
+void cs_sm_config_defaults(struct cs_sm_config *c)
+{
+    memset(c, 0, sizeof *c);
+    snprintf(c->routing_engine, sizeof c->routing_engine, "%s", CS_SM_CONFIG_DEFAULT_ENGINE);
+    c->subnet_prefix = CS_SM_CONFIG_DEFAULT_SUBNET_PREFIX;
+    c->sm_key = CS_SM_CONFIG_DEFAULT_SM_KEY;
+    c->smp_window = CS_SMP_PIPE_DEFAULT_WINDOW;
+    c->timeout_ms = CS_SMP_PIPE_DEFAULT_TIMEOUT_MS;
+    c->retries = CS_SMP_PIPE_DEFAULT_RETRIES;
+    c->sweep_interval = CS_SM_CONFIG_DEFAULT_SWEEP_INTERVAL;
+    snprintf(c->state_dir, sizeof c->state_dir, "%s", CS_SM_CONFIG_DEFAULT_STATE_DIR);
+    c->log_level = CS_SM_LOG_INFO;
+}
+
+struct cs_smp_pipe_options cs_sm_config_pipe_options(const struct cs_sm_config *c)
+{
+    struct cs_smp_pipe_options o = {
+        .window = c->smp_window, .timeout_ms = c->timeout_ms, .retries = c->retries};
+    return o;
+}
+
+bool cs_sm_config_equal(const struct cs_sm_config *a, const struct cs_sm_config *b)
+{
+    return a->port_guid == b->port_guid && strcmp(a->routing_engine, b->routing_engine) == 0 &&
+           a->connect_roots == b->connect_roots && a->sm_priority == b->sm_priority &&
+           a->subnet_prefix == b->subnet_prefix && a->m_key == b->m_key && a->sm_key == b->sm_key &&
+           a->m_key_lease_period == b->m_key_lease_period && a->smp_window == b->smp_window &&
+           a->timeout_ms == b->timeout_ms && a->retries == b->retries &&
+           a->sweep_interval == b->sweep_interval &&
+           strcmp(a->root_guid_file, b->root_guid_file) == 0 &&
+           strcmp(a->cn_guid_file, b->cn_guid_file) == 0 && strcmp(a->log_file, b->log_file) == 0 &&
+           strcmp(a->state_dir, b->state_dir) == 0 && a->log_level == b->log_level;
+}
+
+void cs_sm_config_warnings_free(struct cs_sm_config_warnings *w)
+{
+    free(w->items);
+    memset(w, 0, sizeof *w);
+}
+
+uint32_t cs_sm_config_warnings_count(const struct cs_sm_config_warnings *w,
+                                     enum cs_sm_config_warning_kind kind)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < w->count; i++)
+        n += w->items[i].kind == kind;
+    return n;
+}
+
+/* Append a warning; name NULL: not from a file, so no "name:line: " prefix. */
+static int warn(struct cs_sm_config_warnings *w, enum cs_sm_config_warning_kind kind,
+                const char *name, unsigned line, const char *text, struct cs_error *err)
+{
+    if (!w)
+        return 0;
+    if (cs_grow((void **)&w->items, &w->capacity, (uint64_t)w->count + 1, sizeof *w->items, err) <
+        0)
+        return -1;
+    struct cs_sm_config_warning *item = &w->items[w->count++];
+    item->kind = kind;
+    item->line = line;
+    /* Bounded parts (a very long path is cut) so that the line always fits the message. */
+    if (name)
+        snprintf(item->msg, sizeof item->msg, "%.200s:%u: %.280s", name, line, text);
+    else
+        snprintf(item->msg, sizeof item->msg, "%.480s", text);
+    return 0;
+}
+
+static const struct key *find_key(const char *name, size_t len)
+{
+    for (size_t i = 0; i < KEY_COUNT; i++)
+        if (strlen(keys[i].name) == len && memcmp(keys[i].name, name, len) == 0)
+            return &keys[i];
+    return NULL;
+}
+
+static bool is_opensm_key(const char *name, size_t len)
+{
+    size_t lo = 0, hi = sizeof opensm_keys / sizeof opensm_keys[0];
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        const char *k = opensm_keys[mid];
+        size_t klen = strlen(k);
+        int cmp = memcmp(k, name, klen < len ? klen : len);
+        if (cmp == 0)
+            cmp = klen < len ? -1 : klen > len ? 1 : 0;
+        if (cmp == 0)
+            return true;
+        if (cmp < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return false;
+}
+
+/* A value as messages show it: cut, and without control characters. */
+static const char *shown(const char *v, size_t n, char buf[SHOWN_VALUE_MAX + 4])
+{
+    size_t out = 0;
+    for (size_t i = 0; i < n && out < SHOWN_VALUE_MAX; i++)
+        buf[out++] = (unsigned char)v[i] < 0x20 || v[i] == 0x7f ? '?' : v[i];
+    if (n > SHOWN_VALUE_MAX) {
+        memcpy(buf + out, "...", 3);
+        out += 3;
+    }
+    buf[out] = '\0';
+    return buf;
+}
+
+static bool is_null_string(const char *v, size_t n)
+{
+    return n == strlen(NULL_STRING) && memcmp(v, NULL_STRING, n) == 0;
+}
+
+static int parse_number(const char *v, size_t n, uint64_t *out, struct cs_error *err)
+{
+    char buf[SHOWN_VALUE_MAX + 4];
+    struct cs_span s = {v, v + n};
+    if (!cs_span_u64(&s, 0, out) || !cs_span_empty(&s))
+        return cs_fail(err, "'%s' is not a number (decimal or 0x hex)", shown(v, n, buf));
+    return 0;
+}
+
+/* The routing_engine value: OpenSM takes a comma list of engines to try in turn. cloudsm uses
+ * the first and falls back to minhop by itself (cs_route), so the rest only earns a note. */
+static int set_engine(char *field, size_t size, const char *v, size_t n, char *note,
+                      size_t note_size, struct cs_error *err)
+{
+    char buf[SHOWN_VALUE_MAX + 4];
+    struct cs_span first = {v, v + n};
+    const char *comma = memchr(v, ',', n);
+    if (comma)
+        first.end = comma;
+    cs_span_trim_right(&first);
+    if (is_null_string(first.p, (size_t)(first.end - first.p)) && !comma) {
+        snprintf(field, size, "%s", CS_SM_CONFIG_DEFAULT_ENGINE);
+        return 0;
+    }
+    char name[32] = "";
+    size_t len = (size_t)(first.end - first.p);
+    if (len == 0)
+        return cs_fail(err, "no engine before the ','");
+    if (len < sizeof name)
+        cs_span_copy(&first, name, sizeof name);
+    if (!name[0] || !cs_route_engine_find(name)) {
+        char known[128] = "";
+        size_t used = 0;
+        for (const struct cs_route_engine *e = cs_route_engines; e->name; e++)
+            used += (size_t)snprintf(known + used, sizeof known - used, "%s%s", used ? ", " : "",
+                                     e->name);
+        return cs_fail(err, "unknown routing engine '%s' (cloudsm has: %s)",
+                       shown(first.p, len, buf), known);
+    }
+    snprintf(field, size, "%s", name);
+    if (comma) {
+        struct cs_span rest = {comma + 1, v + n};
+        cs_span_skip_space(&rest);
+        snprintf(note, note_size,
+                 "routing_engine: only '%s' is used; cloudsm falls back to minhop by itself "
+                 "(ignored: '%s')",
+                 name, shown(rest.p, (size_t)(rest.end - rest.p), buf));
+    }
+    return 0;
+}
+
+/* Parse value v (n bytes, already without surrounding blanks and quotes) for key k into c.
+ * err does not name the key: the caller says where the value came from. A non-empty note is
+ * something the caller should pass on as a warning. */
+static int set_value(struct cs_sm_config *c, const struct key *k, const char *v, size_t n,
+                     char *note, size_t note_size, struct cs_error *err)
+{
+    char buf[SHOWN_VALUE_MAX + 4];
+    char *field = (char *)c + k->offset;
+    uint64_t number;
+    note[0] = '\0';
+    if (memchr(v, '\0', n))
+        return cs_fail(err, "the value holds a NUL byte");
+    if (n == 0 && k->kind != VALUE_PATH)
+        return cs_fail(err, "missing value");
+    switch (k->kind) {
+    case VALUE_GUID:
+        if (parse_number(v, n, &number, err) < 0)
+            return -1;
+        memcpy(field, &number, sizeof number);
+        return 0;
+    case VALUE_UINT: {
+        if (parse_number(v, n, &number, err) < 0)
+            return -1;
+        if (number < k->min || number > k->max) {
+            if (number == 0 && k->offset == FIELD(smp_window))
+                return cs_fail(err, "0 (OpenSM: no limit) is not supported: give %u..%u", k->min,
+                               k->max);
+            return cs_fail(err, "%s is out of range %u..%u", shown(v, n, buf), k->min, k->max);
+        }
+        unsigned narrow = (unsigned)number;
+        memcpy(field, &narrow, sizeof narrow);
+        return 0;
+    }
+    case VALUE_BOOL: {
+        bool b;
+        if (n == 4 && strncasecmp(v, "TRUE", 4) == 0)
+            b = true;
+        else if (n == 5 && strncasecmp(v, "FALSE", 5) == 0)
+            b = false;
+        else
+            return cs_fail(err, "'%s' is not TRUE or FALSE", shown(v, n, buf));
+        memcpy(field, &b, sizeof b);
+        return 0;
+    }
+    case VALUE_PATH:
+        if (is_null_string(v, n))
+            n = 0;
+        if (n >= CS_SM_CONFIG_PATH_MAX)
+            return cs_fail(err, "the path is longer than %d bytes", CS_SM_CONFIG_PATH_MAX - 1);
+        if (memchr(v, '\n', n))
+            return cs_fail(err, "the path holds a line break");
+        memcpy(field, v, n);
+        memset(field + n, 0, CS_SM_CONFIG_PATH_MAX - n);
+        return 0;
+    case VALUE_ENGINE:
+        return set_engine(field, sizeof c->routing_engine, v, n, note, note_size, err);
+    case VALUE_LEVEL: {
+        char name[16];
+        enum cs_sm_log_level level;
+        if (n >= sizeof name)
+            n = sizeof name - 1; /* too long for any level: fails below */
+        memcpy(name, v, n);
+        name[n] = '\0';
+        if (!cs_sm_log_level_parse(name, &level))
+            return cs_fail(err, "'%s' is not one of error, warn, info, debug", shown(v, n, buf));
+        memcpy(field, &level, sizeof level);
+        return 0;
+    }
+    case VALUE_LMC:
+        if (parse_number(v, n, &number, err) < 0)
+            return -1;
+        if (number != 0)
+            return cs_fail(err, "LMC %s is not supported: cloudsm gives each port one LID (lmc 0)",
+                           shown(v, n, buf));
+        return 0;
+    }
+    return cs_fail(err, "internal: key kind %d", (int)k->kind);
+}
+
+int cs_sm_config_set(struct cs_sm_config *c, const char *key, const char *value,
+                     struct cs_sm_config_warnings *warnings, struct cs_error *err)
+{
+    const struct key *k = find_key(key, strlen(key));
+    if (!k)
+        return cs_fail(err, "unknown key '%s'", key);
+    struct cs_sm_config next = *c;
+    char note[CS_ERROR_MAX];
+    if (set_value(&next, k, value, strlen(value), note, sizeof note, err) < 0)
+        return -1;
+    if (note[0] && warn(warnings, CS_SM_CONFIG_NOTE, NULL, 0, note, err) < 0)
+        return -1;
+    *c = next;
+    return 0;
+}
+
+/* One line of the file; the key and value are checked and applied to c. */
+static int parse_line(struct cs_sm_config *c, struct cs_span line, const char *name,
+                      unsigned number, unsigned *set_on_line,
+                      struct cs_sm_config_warnings *warnings, struct cs_error *err)
+{
+    char buf[SHOWN_VALUE_MAX + 4], text[CS_ERROR_MAX];
+    /* As OpenSM: a '#' anywhere starts a comment, even inside a value. */
+    const char *hash = memchr(line.p, '#', (size_t)(line.end - line.p));
+    if (hash)
+        line.end = hash;
+    cs_span_skip_space(&line);
+    cs_span_trim_right(&line);
+    if (cs_span_empty(&line))
+        return 0;
+    const char *key_start = line.p;
+    while (line.p < line.end && !cs_is_blank(*line.p))
+        line.p++;
+    size_t key_len = (size_t)(line.p - key_start);
+    cs_span_skip_space(&line);
+    size_t n = (size_t)(line.end - line.p);
+
+    const struct key *k = find_key(key_start, key_len);
+    if (!k) {
+        bool opensm = is_opensm_key(key_start, key_len);
+        if (opensm)
+            snprintf(text, sizeof text, "OpenSM option '%s' is not used by cloudsm (ignored)",
+                     shown(key_start, key_len, buf));
+        else
+            snprintf(text, sizeof text, "unknown key '%s' ignored", shown(key_start, key_len, buf));
+        return warn(warnings, opensm ? CS_SM_CONFIG_OPENSM_KEY : CS_SM_CONFIG_UNKNOWN_KEY, name,
+                    number, text, err);
+    }
+    /* A bare key is a mistake; `key ""` or `key (null)` unsets a string on purpose. */
+    if (n == 0)
+        return cs_fail_at(err, name, number, "%s: missing value%s", k->name,
+                          k->kind == VALUE_PATH ? " (write (null) for none)" : "");
+    /* One pair of enclosing quotes goes, as OpenSM's clean_val does it. */
+    if (n >= 2 && (line.p[0] == '"' || line.p[0] == '\'') && line.end[-1] == line.p[0]) {
+        line.p++;
+        line.end--;
+        n -= 2;
+    }
+    struct cs_error why;
+    char note[CS_ERROR_MAX];
+    if (set_value(c, k, line.p, n, note, sizeof note, &why) < 0)
+        return cs_fail_at(err, name, number, "%s: %s", k->name, why.msg);
+    if (note[0] && warn(warnings, CS_SM_CONFIG_NOTE, name, number, note, err) < 0)
+        return -1;
+    unsigned *previous = &set_on_line[k - keys];
+    if (*previous) {
+        snprintf(text, sizeof text, "'%s' was already set on line %u; this value wins", k->name,
+                 *previous);
+        if (warn(warnings, CS_SM_CONFIG_NOTE, name, number, text, err) < 0)
+            return -1;
+    }
+    *previous = number;
+    return 0;
+}
+
+int cs_sm_config_parse(struct cs_sm_config *c, const char *text, size_t len, const char *name,
+                       struct cs_sm_config_warnings *warnings, struct cs_error *err)
+{
+    if (!name)
+        name = "<input>";
+    /* Built aside so that a failure leaves the caller's configuration as it was. */
+    struct cs_sm_config *next = malloc(sizeof *next);
+    if (!next)
+        return cs_fail(err, "out of memory reading %s", name);
+    cs_sm_config_defaults(next);
+    unsigned set_on_line[KEY_COUNT] = {0};
+    uint32_t warnings_before = warnings ? warnings->count : 0;
+    struct cs_lines in;
+    struct cs_span line;
+    cs_lines_init(&in, text, len);
+    int rc = 0;
+    while (rc == 0 && cs_lines_next(&in, &line))
+        rc = parse_line(next, line, name, in.number, set_on_line, warnings, err);
+    if (rc == 0)
+        *c = *next;
+    else if (warnings)
+        warnings->count = warnings_before;
+    free(next);
+    return rc;
+}
+
+int cs_sm_config_read(struct cs_sm_config *c, const char *path,
+                      struct cs_sm_config_warnings *warnings, struct cs_error *err)
+{
+    char *text;
+    size_t len;
+    if (cs_read_whole_file(path, &text, &len, err) < 0)
+        return -1;
+    int rc = cs_sm_config_parse(c, text, len, path, warnings, err);
+    free(text);
+    return rc;
+}
+
+/* Whether a string must be quoted to read back as itself: the parser drops surrounding blanks
+ * and one pair of enclosing quotes. */
+static bool needs_quotes(const char *s)
+{
+    size_t n = strlen(s);
+    if (n == 0)
+        return false;
+    if (cs_is_blank(s[0]) || cs_is_blank(s[n - 1]))
+        return true;
+    return n >= 2 && (s[0] == '"' || s[0] == '\'') && s[n - 1] == s[0];
+}
+
+static int check_writable(const struct key *k, const char *s, struct cs_error *err)
+{
+    if (strchr(s, '#') || strchr(s, '\n'))
+        return cs_fail(err, "%s cannot be written in opensm.conf syntax: it holds a '%s'", k->name,
+                       strchr(s, '#') ? "#" : "line break");
+    if (strcmp(s, NULL_STRING) == 0)
+        return cs_fail(err, "%s cannot be written in opensm.conf syntax: it is \"%s\"", k->name,
+                       NULL_STRING);
+    return 0;
+}
+
+int cs_sm_config_write(FILE *out, const struct cs_sm_config *c, struct cs_error *err)
+{
+    for (size_t i = 0; i < KEY_COUNT; i++)
+        if (keys[i].kind == VALUE_PATH &&
+            check_writable(&keys[i], (const char *)c + keys[i].offset, err) < 0)
+            return -1;
+    int bad = fprintf(out, "# cloudsmd configuration, in opensm.conf syntax (docs/sm/cloudsmd.md)\n"
+                           "# OpenSM keys cloudsm does not use may stay in the file: they are "
+                           "ignored.\n") < 0;
+    for (size_t i = 0; i < KEY_COUNT && !bad; i++) {
+        const struct key *k = &keys[i];
+        const char *field = (const char *)c + k->offset;
+        bad |= fprintf(out, "\n# %s\n%s ", k->comment, k->name) < 0;
+        switch (k->kind) {
+        case VALUE_GUID: {
+            uint64_t v;
+            memcpy(&v, field, sizeof v);
+            bad |= fprintf(out, "0x%016" PRIx64 "\n", v) < 0;
+            break;
+        }
+        case VALUE_UINT: {
+            unsigned v;
+            memcpy(&v, field, sizeof v);
+            bad |= fprintf(out, "%u\n", v) < 0;
+            break;
+        }
+        case VALUE_BOOL: {
+            bool v;
+            memcpy(&v, field, sizeof v);
+            bad |= fprintf(out, "%s\n", v ? "TRUE" : "FALSE") < 0;
+            break;
+        }
+        case VALUE_PATH:
+        case VALUE_ENGINE:
+            if (!*field)
+                bad |= fprintf(out, "%s\n", NULL_STRING) < 0;
+            else if (needs_quotes(field))
+                bad |= fprintf(out, "\"%s\"\n", field) < 0;
+            else
+                bad |= fprintf(out, "%s\n", field) < 0;
+            break;
+        case VALUE_LEVEL: {
+            enum cs_sm_log_level v;
+            memcpy(&v, field, sizeof v);
+            bad |= fprintf(out, "%s\n", cs_sm_log_level_name(v)) < 0;
+            break;
+        }
+        case VALUE_LMC:
+            bad |= fprintf(out, "0\n") < 0;
+            break;
+        }
+    }
+    if (bad || fflush(out) != 0)
+        return cs_fail(err, "writing the configuration failed");
+    return 0;
+}

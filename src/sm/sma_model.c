@@ -1,0 +1,816 @@
+/* An in-process fabric of SMAs (include/cloudsm/sma_model.h).
+ *
+ * Each port slot keeps the PortInfo attribute it would answer (everything but LocalPortNum,
+ * which depends on who asks); each switch keeps its SwitchInfo and an LFT that grows to the
+ * highest block ever written, so a model of thousands of switches costs what the SM programs,
+ * not 48 KB per switch. Routing follows ibsim 0.10 (ibsim/sim_mad.c): the facts are cited where
+ * they matter, the code is ours.
+ */
+#include "cloudsm/sma_model.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cloudsm/lft.h"
+#include "cloudsm/rng.h"
+#include "core/grow.h"
+
+#define SWITCH_LINEAR_FDB_CAP 49152   /* ibsim's maxlinearcap: every unicast LID */
+#define SWITCH_MULTICAST_FDB_CAP 1024 /* ibsim's maxmcastcap */
+#define LFT_MAX_BLOCK 767             /* ibsim rejects LFT blocks above this with 0x1c */
+#define LID_ROUTE_MAX_HOPS 64         /* ibsim's MAXHOPS */
+#define NODE_INFO_REVISION 0xa1       /* what ibsim's CAs report */
+/* Capability masks as ibsim 0.10 answers them under umad2sim (captured in tests/unit/test_smp.c
+ * for a CA port); switch port 0 carries its own, external switch ports none. */
+#define CA_CAPABILITY_MASK 0x0050c048u
+#define SWITCH_PORT0_CAPABILITY_MASK 0x00000248u
+#define DEFAULT_SUBNET_PREFIX UINT64_C(0xfe80000000000000) /* the IBA default GID prefix */
+#define VL_CAP_VL0_7 4
+#define MTU_2048 4
+#define PHYS_POLLING 2
+
+enum { METHOD_SLOT_OTHER, METHOD_SLOT_GET, METHOD_SLOT_SET, METHOD_SLOTS };
+#define ATTR_SLOTS 257 /* attribute ids 0..255, and one slot for all larger (vendor) ids */
+
+struct model_port {
+    struct cs_smp_port_info info; /* as answered, but LocalPortNum */
+    uint16_t *pkeys;              /* NULL until the first Set: entry 0 is 0xffff, others 0 */
+};
+
+struct model_switch {
+    struct cs_smp_switch_info info;
+    uint8_t *lft; /* lft_size entries; entries beyond read as CS_LFT_NO_ROUTE */
+    uint32_t lft_size;
+};
+
+struct queued_reply {
+    uint8_t mad[CS_SMP_SIZE];
+    uint16_t slid;
+};
+
+struct cs_sma_model {
+    struct cs_fabric fabric;
+    struct model_port *ports;      /* one per port slot */
+    struct model_switch *switches; /* one per node; used only for switches */
+    bool *unresponsive;            /* one per node */
+    uint32_t sm_node;
+    uint32_t sm_port; /* port slot index */
+
+    double drop_probability;
+    struct cs_rng drop_rng;
+    bool shuffle;
+    struct cs_rng shuffle_rng;
+
+    struct queued_reply *queue; /* [queue_head, queue_count) are waiting for recv */
+    uint32_t queue_head, queue_count, queue_capacity;
+
+    struct cs_sma_model_stats stats;
+    uint64_t counts[METHOD_SLOTS][ATTR_SLOTS];
+};
+
+static bool is_switch(const struct cs_sma_model *m, uint32_t node)
+{
+    return m->fabric.nodes[node].type == CS_NODE_SWITCH;
+}
+
+static uint32_t port_slot(const struct cs_sma_model *m, uint32_t node, unsigned num)
+{
+    return m->fabric.nodes[node].first_port + num;
+}
+
+static bool link_up(const struct cs_sma_model *m, uint32_t port)
+{
+    return m->ports[port].info.port_physical_state == CS_SMP_PORT_PHYS_LINK_UP;
+}
+
+static void init_port_info(struct cs_sma_model *m, uint32_t slot)
+{
+    const struct cs_port *p = &m->fabric.ports[slot];
+    bool sw = is_switch(m, p->node);
+    struct cs_smp_port_info *pi = &m->ports[slot].info;
+    memset(pi, 0, sizeof *pi);
+    pi->subnet_prefix = DEFAULT_SUBNET_PREFIX;
+    if (sw && p->num == 0)
+        pi->capability_mask = SWITCH_PORT0_CAPABILITY_MASK;
+    else if (!sw)
+        pi->capability_mask = CA_CAPABILITY_MASK;
+
+    uint8_t width_code = cs_smp_width_to_active(p->width);
+    pi->link_width_supported = 1 | 2 | 8 | width_code; /* 1x, 4x, 12x and whatever is active */
+    pi->link_width_enabled = pi->link_width_supported;
+    pi->link_width_active = width_code;
+    cs_smp_speed_to_active((enum cs_link_speed)p->speed, &pi->link_speed_active,
+                           &pi->link_speed_ext_active);
+    pi->link_speed_supported = 1 | 2 | 4; /* SDR, DDR, QDR */
+    pi->link_speed_enabled = pi->link_speed_supported;
+    if (pi->link_speed_ext_active) {
+        pi->link_speed_ext_supported = (uint8_t)(0x7 | pi->link_speed_ext_active);
+        pi->link_speed_ext_enabled = pi->link_speed_ext_supported;
+    }
+
+    if (sw && p->num == 0) {
+        pi->port_state = CS_SMP_PORT_STATE_ACTIVE; /* ibsim: the SMA port is always up */
+        pi->port_physical_state = CS_SMP_PORT_PHYS_LINK_UP;
+    } else if (p->peer != CS_NONE) {
+        pi->port_state = CS_SMP_PORT_STATE_INIT;
+        pi->port_physical_state = CS_SMP_PORT_PHYS_LINK_UP;
+    } else {
+        pi->port_state = CS_SMP_PORT_STATE_DOWN;
+        pi->port_physical_state = PHYS_POLLING;
+    }
+    pi->link_down_default_state = PHYS_POLLING;
+    pi->neighbor_mtu = MTU_2048;
+    pi->mtu_cap = MTU_2048;
+    pi->vl_cap = VL_CAP_VL0_7;
+    pi->operational_vls = VL_CAP_VL0_7;
+    pi->vl_arbitration_high_cap = 8;
+    pi->vl_arbitration_low_cap = 8;
+    pi->vl_stall_count = 7;
+    pi->hoq_life = 31;
+    pi->guid_cap = (!sw || p->num == 0) ? 1 : 0;
+    pi->resp_time_value = 8;
+}
+
+static void init_switch(struct cs_sma_model *m, uint32_t node)
+{
+    struct cs_smp_switch_info *si = &m->switches[node].info;
+    memset(si, 0, sizeof *si);
+    si->linear_fdb_cap = SWITCH_LINEAR_FDB_CAP;
+    si->multicast_fdb_cap = SWITCH_MULTICAST_FDB_CAP;
+    si->partition_enforcement_cap = CS_SMA_MODEL_PKEY_ENTRIES;
+    si->filter_raw_inbound_cap = 1;
+    si->filter_raw_outbound_cap = 1;
+    si->enhanced_port0 = m->fabric.nodes[node].enhanced_port0;
+    /* ibsim raises PortStateChange whenever it links a port of the switch. */
+    const struct cs_node *n = &m->fabric.nodes[node];
+    for (unsigned p = 1; p <= n->num_ports; p++)
+        if (m->fabric.ports[n->first_port + p].peer != CS_NONE)
+            si->port_state_change = 1;
+}
+
+struct cs_sma_model *cs_sma_model_create(const struct cs_fabric *f, uint32_t sm_node,
+                                         unsigned sm_port, struct cs_error *err)
+{
+    if (sm_node >= f->num_nodes) {
+        cs_fail(err, "SM node %u: the fabric has %u nodes", sm_node, f->num_nodes);
+        return NULL;
+    }
+    const struct cs_node *sn = &f->nodes[sm_node];
+    bool sm_on_switch = sn->type == CS_NODE_SWITCH;
+    if (sm_on_switch ? sm_port != 0 : (sm_port < 1 || sm_port > sn->num_ports)) {
+        cs_fail(err, "SM port %u of node 0x%016" PRIx64 ": use %s", sm_port, sn->guid,
+                sm_on_switch ? "port 0 on a switch" : "an existing port on a CA");
+        return NULL;
+    }
+    struct cs_sma_model *m = cs_calloc_array(1, sizeof *m, err);
+    if (m == NULL)
+        return NULL;
+    if (cs_fabric_copy(&m->fabric, f, err) < 0) {
+        free(m);
+        return NULL;
+    }
+    m->ports = cs_calloc_array(f->num_port_slots, sizeof *m->ports, err);
+    m->switches = cs_calloc_array(f->num_nodes, sizeof *m->switches, err);
+    m->unresponsive = cs_calloc_array(f->num_nodes, sizeof *m->unresponsive, err);
+    if (m->ports == NULL || m->switches == NULL || m->unresponsive == NULL) {
+        cs_sma_model_destroy(m);
+        return NULL;
+    }
+    m->sm_node = sm_node;
+    m->sm_port = sn->first_port + sm_port;
+    for (uint32_t i = 0; i < f->num_port_slots; i++)
+        init_port_info(m, i);
+    for (uint32_t n = 0; n < f->num_nodes; n++)
+        if (is_switch(m, n))
+            init_switch(m, n);
+    return m;
+}
+
+void cs_sma_model_destroy(struct cs_sma_model *m)
+{
+    if (m == NULL)
+        return;
+    if (m->ports)
+        for (uint32_t i = 0; i < m->fabric.num_port_slots; i++)
+            free(m->ports[i].pkeys);
+    if (m->switches)
+        for (uint32_t n = 0; n < m->fabric.num_nodes; n++)
+            free(m->switches[n].lft);
+    free(m->ports);
+    free(m->switches);
+    free(m->unresponsive);
+    free(m->queue);
+    cs_fabric_free(&m->fabric);
+    free(m);
+}
+
+const struct cs_fabric *cs_sma_model_fabric(const struct cs_sma_model *m)
+{
+    return &m->fabric;
+}
+
+/* ---- Faults ---- */
+
+int cs_sma_model_unlink(struct cs_sma_model *m, uint32_t port, struct cs_error *err)
+{
+    if (port >= m->fabric.num_port_slots || m->fabric.ports[port].peer == CS_NONE)
+        return cs_fail(err, "unlink: port index %u is not linked", port);
+    uint32_t ends[2] = {port, m->fabric.ports[port].peer};
+    for (int i = 0; i < 2; i++) {
+        struct cs_port *p = &m->fabric.ports[ends[i]];
+        p->peer = CS_NONE;
+        m->ports[ends[i]].info.port_state = CS_SMP_PORT_STATE_DOWN;
+        m->ports[ends[i]].info.port_physical_state = PHYS_POLLING;
+        if (is_switch(m, p->node))
+            m->switches[p->node].info.port_state_change = 1;
+    }
+    return 0;
+}
+
+void cs_sma_model_set_unresponsive(struct cs_sma_model *m, uint32_t node, bool unresponsive)
+{
+    if (node < m->fabric.num_nodes)
+        m->unresponsive[node] = unresponsive;
+}
+
+void cs_sma_model_set_drop(struct cs_sma_model *m, double probability, uint64_t seed)
+{
+    m->drop_probability = probability;
+    cs_rng_seed(&m->drop_rng, seed);
+}
+
+void cs_sma_model_shuffle_replies(struct cs_sma_model *m, uint64_t seed)
+{
+    m->shuffle = seed != 0;
+    cs_rng_seed(&m->shuffle_rng, seed);
+}
+
+static bool drop_now(struct cs_sma_model *m)
+{
+    if (m->drop_probability <= 0)
+        return false;
+    /* 53 random bits as a fraction in [0, 1). */
+    double draw = (double)(cs_rng_next(&m->drop_rng) >> 11) * 0x1p-53;
+    if (draw >= m->drop_probability)
+        return false;
+    m->stats.dropped++;
+    return true;
+}
+
+/* ---- Counters and state ---- */
+
+static unsigned method_slot(uint8_t method)
+{
+    return method == CS_SMP_METHOD_GET   ? METHOD_SLOT_GET
+           : method == CS_SMP_METHOD_SET ? METHOD_SLOT_SET
+                                         : METHOD_SLOT_OTHER;
+}
+
+static unsigned attr_slot(uint16_t attr_id)
+{
+    return attr_id < ATTR_SLOTS - 1 ? attr_id : ATTR_SLOTS - 1;
+}
+
+struct cs_sma_model_stats cs_sma_model_stats(const struct cs_sma_model *m)
+{
+    return m->stats;
+}
+
+uint64_t cs_sma_model_count(const struct cs_sma_model *m, uint16_t attr_id, uint8_t method)
+{
+    return m->counts[method_slot(method)][attr_slot(attr_id)];
+}
+
+void cs_sma_model_reset_counts(struct cs_sma_model *m)
+{
+    memset(m->counts, 0, sizeof m->counts);
+    memset(&m->stats, 0, sizeof m->stats);
+}
+
+void cs_sma_model_port_info(const struct cs_sma_model *m, uint32_t port,
+                            struct cs_smp_port_info *out)
+{
+    *out = m->ports[port].info;
+    const struct cs_port *p = &m->fabric.ports[port];
+    out->local_port_num = is_switch(m, p->node) ? 0 : p->num;
+}
+
+uint8_t cs_sma_model_port_state(const struct cs_sma_model *m, uint32_t port)
+{
+    return m->ports[port].info.port_state;
+}
+
+uint16_t cs_sma_model_port_lid(const struct cs_sma_model *m, uint32_t port)
+{
+    return m->ports[port].info.lid;
+}
+
+void cs_sma_model_switch_info(const struct cs_sma_model *m, uint32_t node,
+                              struct cs_smp_switch_info *out)
+{
+    if (node < m->fabric.num_nodes && is_switch(m, node))
+        *out = m->switches[node].info;
+    else
+        memset(out, 0, sizeof *out);
+}
+
+uint8_t cs_sma_model_lft_entry(const struct cs_sma_model *m, uint32_t node, uint32_t lid)
+{
+    if (node >= m->fabric.num_nodes || !is_switch(m, node) || lid >= m->switches[node].lft_size)
+        return CS_LFT_NO_ROUTE;
+    return m->switches[node].lft[lid];
+}
+
+uint16_t cs_sma_model_lft_top(const struct cs_sma_model *m, uint32_t node)
+{
+    if (node >= m->fabric.num_nodes || !is_switch(m, node))
+        return 0;
+    return m->switches[node].info.linear_fdb_top;
+}
+
+/* ---- Attributes ---- */
+
+/* Where a request is being answered: the node and the port slot it arrived on. */
+struct at {
+    uint32_t node;
+    uint32_t port;
+};
+
+static uint16_t do_node_info(struct cs_sma_model *m, struct at at, uint8_t method,
+                             uint8_t data[CS_SMP_DATA_SIZE])
+{
+    const struct cs_node *n = &m->fabric.nodes[at.node];
+    const struct cs_port *arrival = &m->fabric.ports[at.port];
+    struct cs_smp_node_info ni = {
+        .base_version = CS_SMP_BASE_VERSION,
+        .class_version = CS_SMP_CLASS_VERSION,
+        .node_type = n->type,
+        .num_ports = n->num_ports,
+        .system_image_guid = n->sysimg_guid,
+        .node_guid = n->guid,
+        /* ibsim: a switch answers with its one port GUID (port 0), a CA with the arrival port's */
+        .port_guid =
+            n->type == CS_NODE_SWITCH ? m->fabric.ports[n->first_port].guid : arrival->guid,
+        .partition_cap = CS_SMA_MODEL_PKEY_ENTRIES,
+        .device_id = (uint16_t)n->device_id,
+        .revision = NODE_INFO_REVISION,
+        .local_port_num = arrival->num,
+        .vendor_id = n->vendor_id,
+    };
+    cs_smp_node_info_encode(&ni, data);
+    return method == CS_SMP_METHOD_GET ? 0 : CS_SMP_STATUS_METHOD_UNSUPPORTED;
+}
+
+static uint16_t do_node_description(struct cs_sma_model *m, struct at at, uint8_t method,
+                                    uint8_t data[CS_SMP_DATA_SIZE])
+{
+    struct cs_smp_node_description nd;
+    memcpy(nd.text, m->fabric.nodes[at.node].desc, sizeof nd.text);
+    cs_smp_node_description_encode(&nd, data);
+    return method == CS_SMP_METHOD_GET ? 0 : CS_SMP_STATUS_METHOD_UNSUPPORTED;
+}
+
+static uint16_t do_switch_info(struct cs_sma_model *m, struct at at, uint8_t method,
+                               uint8_t data[CS_SMP_DATA_SIZE])
+{
+    if (!is_switch(m, at.node))
+        return CS_SMP_STATUS_ATTR_UNSUPPORTED;
+    struct cs_smp_switch_info *si = &m->switches[at.node].info;
+    if (method == CS_SMP_METHOD_SET) {
+        struct cs_smp_switch_info in;
+        cs_smp_switch_info_decode(data, &in);
+        if (in.port_state_change)
+            si->port_state_change = 0;
+        si->linear_fdb_top = in.linear_fdb_top;
+        si->life_time_value = in.life_time_value;
+    }
+    cs_smp_switch_info_encode(si, data);
+    return 0;
+}
+
+static int state_distance(int a, int b)
+{
+    return a > b ? a - b : b - a;
+}
+
+static uint16_t port_info_set(struct cs_sma_model *m, uint32_t slot,
+                              const struct cs_smp_port_info *in)
+{
+    struct cs_smp_port_info *pi = &m->ports[slot].info;
+    uint32_t peer = m->fabric.ports[slot].peer;
+    uint8_t new_state = in->port_state;
+
+    /* Validate everything before changing anything. */
+    if (new_state > CS_SMP_PORT_STATE_ACTIVE)
+        return CS_SMP_STATUS_INVALID_FIELD;
+    if (peer == CS_NONE && new_state > CS_SMP_PORT_STATE_DOWN)
+        return CS_SMP_STATUS_INVALID_FIELD; /* ibsim: cannot change the state of a DOWN port */
+    if (peer != CS_NONE && new_state >= CS_SMP_PORT_STATE_ARMED &&
+        !(state_distance(m->ports[peer].info.port_state, new_state) <= 1 &&
+          state_distance(pi->port_state, new_state) == 1))
+        return CS_SMP_STATUS_INVALID_FIELD;
+    /* ibsim compares with the VLCap written in the same Set, not with the port's own. */
+    if (in->operational_vls > in->vl_cap)
+        return CS_SMP_STATUS_INVALID_FIELD;
+
+    pi->lid = in->lid;
+    pi->master_sm_lid = in->master_sm_lid;
+    pi->lmc = in->lmc;
+    pi->subnet_prefix = in->subnet_prefix;
+    pi->m_key = in->m_key;
+    pi->m_key_protect_bits = in->m_key_protect_bits;
+    pi->m_key_lease_period = in->m_key_lease_period;
+    pi->hoq_life = in->hoq_life;
+    if (in->port_physical_state)
+        pi->port_physical_state = in->port_physical_state;
+    if (in->operational_vls)
+        pi->operational_vls = in->operational_vls;
+    if (peer != CS_NONE && new_state == CS_SMP_PORT_STATE_DOWN) {
+        /* ibsim: DOWN re-initialises the link; both ends go to INIT, and the far switch notices
+         * (the near one does not: no PortStateChange for a change the SM made itself). */
+        pi->port_state = CS_SMP_PORT_STATE_INIT;
+        m->ports[peer].info.port_state = CS_SMP_PORT_STATE_INIT;
+        uint32_t peer_node = m->fabric.ports[peer].node;
+        if (is_switch(m, peer_node))
+            m->switches[peer_node].info.port_state_change = 1;
+    } else if (peer != CS_NONE && new_state >= CS_SMP_PORT_STATE_ARMED) {
+        pi->port_state = new_state;
+    }
+    return 0;
+}
+
+static uint16_t do_port_info(struct cs_sma_model *m, struct at at, uint8_t method, uint32_t mod,
+                             uint8_t data[CS_SMP_DATA_SIZE])
+{
+    const struct cs_node *n = &m->fabric.nodes[at.node];
+    if (mod > n->num_ports)
+        return CS_SMP_STATUS_INVALID_FIELD;
+    unsigned num = mod;
+    if (num == 0 && n->type != CS_NODE_SWITCH)
+        num = m->fabric.ports[at.port].num; /* IBA 14.2.5.6: the port the SMP came in on */
+    uint32_t slot = port_slot(m, at.node, num);
+    if (method == CS_SMP_METHOD_SET) {
+        if (n->type != CS_NODE_SWITCH && slot != at.port)
+            return CS_SMP_STATUS_INVALID_FIELD; /* a CA sets only the port it is reached by */
+        struct cs_smp_port_info in;
+        cs_smp_port_info_decode(data, &in);
+        uint16_t status = port_info_set(m, slot, &in);
+        if (status)
+            return status;
+    }
+    struct cs_smp_port_info out;
+    cs_sma_model_port_info(m, slot, &out);
+    cs_smp_port_info_encode(&out, data);
+    return 0;
+}
+
+static int lft_reserve(struct model_switch *sw, uint32_t entries)
+{
+    if (entries <= sw->lft_size)
+        return 0;
+    uint8_t *grown = realloc(sw->lft, entries);
+    if (grown == NULL)
+        return -1;
+    memset(grown + sw->lft_size, CS_LFT_NO_ROUTE, entries - sw->lft_size);
+    sw->lft = grown;
+    sw->lft_size = entries;
+    return 0;
+}
+
+static uint16_t do_lft(struct cs_sma_model *m, struct at at, uint8_t method, uint32_t block,
+                       uint8_t data[CS_SMP_DATA_SIZE], struct cs_error *err, int *failed)
+{
+    if (!is_switch(m, at.node))
+        return CS_SMP_STATUS_ATTR_UNSUPPORTED;
+    if (block > LFT_MAX_BLOCK)
+        return CS_SMP_STATUS_INVALID_FIELD;
+    struct model_switch *sw = &m->switches[at.node];
+    uint32_t first = block * CS_LFT_PORTS_PER_BLOCK;
+    struct cs_smp_lft_block b;
+    if (method == CS_SMP_METHOD_SET) {
+        if (lft_reserve(sw, first + CS_LFT_PORTS_PER_BLOCK) < 0) {
+            *failed = cs_fail(err, "SMA model: no memory for an LFT block");
+            return 0;
+        }
+        cs_smp_lft_block_decode(data, &b);
+        memcpy(sw->lft + first, b.port, CS_LFT_PORTS_PER_BLOCK);
+    }
+    for (unsigned i = 0; i < CS_LFT_PORTS_PER_BLOCK; i++)
+        b.port[i] = cs_sma_model_lft_entry(m, at.node, first + i);
+    cs_smp_lft_block_encode(&b, data);
+    return 0;
+}
+
+static uint16_t do_pkey_table(struct cs_sma_model *m, struct at at, uint8_t method, uint32_t mod,
+                              uint8_t data[CS_SMP_DATA_SIZE], struct cs_error *err, int *failed)
+{
+    unsigned block = mod & 0xffff, num = mod >> 16;
+    uint32_t slot = at.port;
+    if (is_switch(m, at.node)) {
+        if (num > m->fabric.nodes[at.node].num_ports)
+            return CS_SMP_STATUS_INVALID_FIELD;
+        slot = port_slot(m, at.node, num);
+    }
+    if (block * CS_PKEYS_PER_BLOCK >= CS_SMA_MODEL_PKEY_ENTRIES)
+        return CS_SMP_STATUS_INVALID_FIELD;
+    struct model_port *p = &m->ports[slot];
+    struct cs_smp_pkey_block b;
+    if (method == CS_SMP_METHOD_SET) {
+        if (p->pkeys == NULL) {
+            p->pkeys = cs_calloc_array(CS_SMA_MODEL_PKEY_ENTRIES, sizeof *p->pkeys, err);
+            if (p->pkeys == NULL) {
+                *failed = -1;
+                return 0;
+            }
+            p->pkeys[0] = 0xffff;
+        }
+        cs_smp_pkey_block_decode(data, &b);
+        memcpy(p->pkeys + block * CS_PKEYS_PER_BLOCK, b.pkey, sizeof b.pkey);
+    }
+    for (unsigned i = 0; i < CS_PKEYS_PER_BLOCK; i++) {
+        unsigned entry = block * CS_PKEYS_PER_BLOCK + i;
+        b.pkey[i] = p->pkeys ? p->pkeys[entry] : (entry == 0 ? 0xffff : 0);
+    }
+    cs_smp_pkey_block_encode(&b, data);
+    return 0;
+}
+
+/* Run the attribute handler; the status goes into the reply. *failed becomes -1 only when the
+ * model itself cannot go on (no memory). */
+static uint16_t answer(struct cs_sma_model *m, struct at at, const struct cs_smp *req,
+                       uint8_t data[CS_SMP_DATA_SIZE], struct cs_error *err, int *failed)
+{
+    if (req->method != CS_SMP_METHOD_GET && req->method != CS_SMP_METHOD_SET)
+        return CS_SMP_STATUS_METHOD_UNSUPPORTED;
+    switch (req->attr_id) {
+    case CS_SMP_ATTR_NODE_INFO:
+        return do_node_info(m, at, req->method, data);
+    case CS_SMP_ATTR_NODE_DESCRIPTION:
+        return do_node_description(m, at, req->method, data);
+    case CS_SMP_ATTR_SWITCH_INFO:
+        return do_switch_info(m, at, req->method, data);
+    case CS_SMP_ATTR_PORT_INFO:
+        return do_port_info(m, at, req->method, req->attr_mod, data);
+    case CS_SMP_ATTR_LINEAR_FT:
+        return do_lft(m, at, req->method, req->attr_mod, data, err, failed);
+    case CS_SMP_ATTR_PKEY_TABLE:
+        return do_pkey_table(m, at, req->method, req->attr_mod, data, err, failed);
+    default:
+        return CS_SMP_STATUS_ATTR_UNSUPPORTED;
+    }
+}
+
+/* ---- Routing ---- */
+
+/* A directed route walked out from the SM port: the links it crossed (their far-end port slots)
+ * so that the reply can check them again on the way back. */
+struct dr_walk {
+    struct at dest;
+    uint32_t crossed[CS_SMP_PATH_SIZE];
+    unsigned hops;
+};
+
+/* Leave node `node` through port number `out` (ibsim's next_port): the port must exist, be
+ * linked, and be LinkUp at both ends, and the far node must be responsive. Returns the far port
+ * slot or CS_NONE. */
+static uint32_t cross(const struct cs_sma_model *m, uint32_t node, unsigned out)
+{
+    const struct cs_node *n = &m->fabric.nodes[node];
+    if (out < 1 || out > n->num_ports)
+        return CS_NONE;
+    uint32_t slot = n->first_port + out;
+    uint32_t peer = m->fabric.ports[slot].peer;
+    if (peer == CS_NONE || !link_up(m, slot) || !link_up(m, peer))
+        return CS_NONE;
+    if (m->unresponsive[m->fabric.ports[peer].node])
+        return CS_NONE;
+    return peer;
+}
+
+static bool walk_out(const struct cs_sma_model *m, struct cs_smp *smp, struct dr_walk *w)
+{
+    struct at at = {m->sm_node, m->sm_port};
+    if (m->unresponsive[at.node])
+        return false;
+    smp->return_path[0] = m->fabric.ports[at.port].num;
+    for (unsigned hop = 1; hop <= smp->hop_count; hop++) {
+        unsigned out = smp->initial_path[hop];
+        if (!is_switch(m, at.node)) {
+            /* A CA forwards nothing, and its own SMPs leave only by the port they were given
+             * to. */
+            if (hop > 1 || out != m->fabric.ports[at.port].num)
+                return false;
+        }
+        uint32_t far = cross(m, at.node, out);
+        if (far == CS_NONE)
+            return false;
+        at.node = m->fabric.ports[far].node;
+        at.port = far;
+        w->crossed[hop - 1] = far;
+        smp->return_path[hop] = m->fabric.ports[far].num;
+    }
+    w->dest = at;
+    w->hops = smp->hop_count;
+    return true;
+}
+
+/* The reply retraces the links: a Set may have taken one of them down. */
+static bool walk_back(const struct cs_sma_model *m, const struct dr_walk *w)
+{
+    for (unsigned i = 0; i < w->hops; i++) {
+        uint32_t far = w->crossed[i];
+        uint32_t near = m->fabric.ports[far].peer;
+        if (near == CS_NONE || !link_up(m, far) || !link_up(m, near))
+            return false;
+    }
+    return true;
+}
+
+static bool port_has_lid(const struct cs_sma_model *m, uint32_t slot, uint32_t lid)
+{
+    const struct cs_smp_port_info *pi = &m->ports[slot].info;
+    return pi->lid != 0 && lid >= pi->lid && lid < (uint32_t)pi->lid + (1u << (pi->lmc & 7));
+}
+
+/* ibsim's link_valid: a LID-routed packet crosses only ports that are LinkUp and ACTIVE. */
+static bool lid_link_valid(const struct cs_sma_model *m, uint32_t slot)
+{
+    return link_up(m, slot) && m->ports[slot].info.port_state == CS_SMP_PORT_STATE_ACTIVE;
+}
+
+/* Route a LID-routed packet that enters at port slot `from` to LID `lid` (ibsim's
+ * lid_route_MAD). Returns where it arrives, or false when it is lost. */
+static bool lid_route(const struct cs_sma_model *m, uint32_t from, uint32_t lid, struct at *dest)
+{
+    uint32_t node = m->fabric.ports[from].node, port = from;
+    if (lid == 0 || m->unresponsive[node])
+        return false;
+    if (port_has_lid(m, port, lid)) {
+        *dest = (struct at){node, port};
+        return true;
+    }
+    if (!is_switch(m, node)) {
+        /* A CA hands the packet to its link; ibsim checks this first link no further. */
+        uint32_t peer = m->fabric.ports[port].peer;
+        if (peer == CS_NONE || !link_up(m, port) || !link_up(m, peer))
+            return false;
+        port = peer;
+        node = m->fabric.ports[peer].node;
+        if (m->unresponsive[node])
+            return false;
+    }
+    for (unsigned hop = 0; hop < LID_ROUTE_MAX_HOPS; hop++) {
+        if (port_has_lid(m, port, lid)) {
+            *dest = (struct at){node, port};
+            return true;
+        }
+        if (!is_switch(m, node) || lid > m->switches[node].info.linear_fdb_top)
+            return false;
+        unsigned out = cs_sma_model_lft_entry(m, node, lid);
+        if (out > m->fabric.nodes[node].num_ports)
+            return false;
+        uint32_t out_slot = port_slot(m, node, out);
+        if (!lid_link_valid(m, out_slot))
+            return false;
+        if (port_has_lid(m, out_slot, lid)) {
+            *dest = (struct at){node, out_slot}; /* port 0: the switch itself */
+            return true;
+        }
+        uint32_t peer = m->fabric.ports[out_slot].peer;
+        if (peer == CS_NONE || !lid_link_valid(m, peer))
+            return false;
+        port = peer;
+        node = m->fabric.ports[peer].node;
+        if (m->unresponsive[node])
+            return false;
+    }
+    return false;
+}
+
+/* ---- One request ---- */
+
+static bool request_acceptable(const struct cs_smp *req, uint16_t dlid)
+{
+    if (req->base_version != CS_SMP_BASE_VERSION || req->class_version != CS_SMP_CLASS_VERSION)
+        return false;
+    if (req->method & 0x80 || req->method == CS_SMP_METHOD_TRAP_REPRESS)
+        return false; /* responses and trap represses are not for an SMA */
+    if (req->mgmt_class == CS_SMP_CLASS_DIRECTED_ROUTE)
+        /* ibsim supports only purely directed routes, sent from hop 0 */
+        return dlid == CS_SMP_PERMISSIVE_LID && req->hop_pointer == 0 &&
+               !(req->status & CS_SMP_STATUS_DIRECTION) && req->dr_slid == CS_SMP_PERMISSIVE_LID &&
+               req->dr_dlid == CS_SMP_PERMISSIVE_LID && req->hop_count <= CS_SMP_MAX_HOPS;
+    return req->mgmt_class == CS_SMP_CLASS_LID_ROUTED && dlid != CS_SMP_PERMISSIVE_LID;
+}
+
+static int process(struct cs_sma_model *m, const uint8_t request[CS_SMP_SIZE], uint16_t dlid,
+                   uint8_t reply[CS_SMP_SIZE], uint16_t *reply_slid, struct cs_error *err)
+{
+    struct cs_smp smp;
+    cs_smp_decode(request, &smp);
+    m->stats.requests++;
+    m->counts[method_slot(smp.method)][attr_slot(smp.attr_id)]++;
+    if (!request_acceptable(&smp, dlid)) {
+        m->stats.rejected++;
+        return 0;
+    }
+
+    bool directed = smp.mgmt_class == CS_SMP_CLASS_DIRECTED_ROUTE;
+    struct dr_walk walk = {0};
+    struct at dest;
+    if (directed) {
+        if (!walk_out(m, &smp, &walk)) {
+            m->stats.lost++;
+            return 0;
+        }
+        dest = walk.dest;
+    } else if (!lid_route(m, m->sm_port, dlid, &dest)) {
+        m->stats.lost++;
+        return 0;
+    }
+    if (drop_now(m))
+        return 0;
+
+    int failed = 0;
+    uint16_t status = answer(m, dest, &smp, smp.data, err, &failed);
+    if (failed < 0)
+        return -1;
+
+    smp.method = CS_SMP_METHOD_GET_RESP;
+    if (directed) {
+        smp.status = (uint16_t)(status | CS_SMP_STATUS_DIRECTION);
+        if (!walk_back(m, &walk)) {
+            m->stats.lost++;
+            return 0;
+        }
+        *reply_slid = CS_SMP_PERMISSIVE_LID;
+    } else {
+        smp.status = status;
+        struct at back;
+        uint16_t sm_lid = m->ports[m->sm_port].info.lid;
+        if (!lid_route(m, dest.port, sm_lid, &back) || back.node != m->sm_node) {
+            m->stats.lost++;
+            return 0;
+        }
+        *reply_slid = dlid; /* ibsim swaps the LIDs: the reply comes from the LID addressed */
+    }
+    if (drop_now(m))
+        return 0;
+    cs_smp_encode(&smp, reply);
+    m->stats.answered++;
+    return 1;
+}
+
+int cs_sma_model_process(struct cs_sma_model *m, const uint8_t request[CS_SMP_SIZE], uint16_t dlid,
+                         uint8_t reply[CS_SMP_SIZE], uint16_t *reply_slid)
+{
+    struct cs_error ignored;
+    return process(m, request, dlid, reply, reply_slid, &ignored) == 1;
+}
+
+/* ---- Transport ---- */
+
+static int model_send(void *ctx, const uint8_t mad[CS_SMP_SIZE], uint16_t dlid,
+                      struct cs_error *err)
+{
+    struct cs_sma_model *m = ctx;
+    if (m->queue_head == m->queue_count)
+        m->queue_head = m->queue_count = 0; /* drained: start over at the front */
+    if (cs_grow((void **)&m->queue, &m->queue_capacity, (uint64_t)m->queue_count + 1,
+                sizeof *m->queue, err) < 0)
+        return -1;
+    struct queued_reply *q = &m->queue[m->queue_count];
+    int got = process(m, mad, dlid, q->mad, &q->slid, err);
+    if (got < 0)
+        return -1;
+    if (got == 1)
+        m->queue_count++;
+    return 0;
+}
+
+static int model_recv(void *ctx, uint8_t mad[CS_SMP_SIZE], uint16_t *slid, int timeout_ms,
+                      struct cs_error *err)
+{
+    (void)timeout_ms;
+    (void)err;
+    struct cs_sma_model *m = ctx;
+    if (m->queue_head == m->queue_count)
+        return 0;
+    if (m->shuffle) {
+        uint32_t pick =
+            m->queue_head + cs_rng_below(&m->shuffle_rng, m->queue_count - m->queue_head);
+        struct queued_reply tmp = m->queue[pick];
+        m->queue[pick] = m->queue[m->queue_head];
+        m->queue[m->queue_head] = tmp;
+    }
+    const struct queued_reply *q = &m->queue[m->queue_head++];
+    memcpy(mad, q->mad, CS_SMP_SIZE);
+    *slid = q->slid;
+    return 1;
+}
+
+struct cs_smp_transport cs_sma_model_transport(struct cs_sma_model *m)
+{
+    return (struct cs_smp_transport){.ctx = m, .send = model_send, .recv = model_recv};
+}

@@ -1,0 +1,319 @@
+/* The SMP pipeline (include/cloudsm/smp_pipe.h).
+ *
+ * In-flight requests live in a fixed array of window slots. A request's transaction id is
+ * (sequence << SLOT_BITS) | slot, so a reply finds its slot without a search and a late reply to
+ * an earlier attempt (older sequence) is told apart from the current one. Slots in flight are also
+ * on a list in send order; every attempt has the same timeout, so the list head always carries
+ * the earliest deadline and timeouts cost O(1) per reply instead of a scan of the window.
+ */
+#include "cloudsm/smp_pipe.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/grow.h"
+
+#define SLOT_BITS 12 /* CS_SMP_PIPE_MAX_WINDOW == 1 << SLOT_BITS */
+#define SLOT_MASK ((1u << SLOT_BITS) - 1)
+#define SEQ_MASK (UINT32_MAX >> SLOT_BITS)
+#define NO_SLOT UINT32_MAX
+
+struct request {
+    struct cs_smp smp;
+    uint16_t dlid;
+    cs_smp_done_fn done;
+    void *arg;
+};
+
+struct slot {
+    struct request req;
+    uint64_t deadline_us;
+    uint32_t tid; /* low 32 bits of the transaction id of the current attempt */
+    uint32_t prev, next;
+    unsigned attempts;
+    bool busy;
+};
+
+struct cs_smp_pipe {
+    struct cs_smp_transport transport;
+    struct cs_smp_pipe_options opt;
+    struct slot *slots;
+    uint32_t *free_slots; /* stack of idle slot indices */
+    uint32_t num_free;
+    uint32_t oldest, newest; /* the in-flight list, in send order */
+    uint32_t seq;
+    struct request *queue; /* FIFO: [queue_head, queue_count) */
+    uint32_t queue_head, queue_count, queue_capacity;
+    cs_smp_unsolicited_fn unsolicited;
+    void *unsolicited_arg;
+    struct cs_smp_pipe_stats stats;
+};
+
+static uint64_t now_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
+struct cs_smp_pipe *cs_smp_pipe_create(const struct cs_smp_transport *transport,
+                                       const struct cs_smp_pipe_options *opt, struct cs_error *err)
+{
+    struct cs_smp_pipe_options o = opt ? *opt : (struct cs_smp_pipe_options){0};
+    if (o.window == 0)
+        o.window = CS_SMP_PIPE_DEFAULT_WINDOW;
+    if (o.timeout_ms == 0)
+        o.timeout_ms = CS_SMP_PIPE_DEFAULT_TIMEOUT_MS;
+    if (o.window > CS_SMP_PIPE_MAX_WINDOW) {
+        cs_fail(err, "SMP window %u is larger than %u", o.window, CS_SMP_PIPE_MAX_WINDOW);
+        return NULL;
+    }
+    struct cs_smp_pipe *pipe = cs_calloc_array(1, sizeof(*pipe), err);
+    if (pipe == NULL)
+        return NULL;
+    pipe->slots = cs_calloc_array(o.window, sizeof(*pipe->slots), err);
+    pipe->free_slots = cs_calloc_array(o.window, sizeof(uint32_t), err);
+    if (pipe->slots == NULL || pipe->free_slots == NULL) {
+        cs_smp_pipe_destroy(pipe);
+        return NULL;
+    }
+    pipe->transport = *transport;
+    pipe->opt = o;
+    for (uint32_t i = 0; i < o.window; i++)
+        pipe->free_slots[i] = o.window - 1 - i; /* slot 0 is used first */
+    pipe->num_free = o.window;
+    pipe->oldest = pipe->newest = NO_SLOT;
+    return pipe;
+}
+
+void cs_smp_pipe_destroy(struct cs_smp_pipe *pipe)
+{
+    if (pipe == NULL)
+        return;
+    free(pipe->slots);
+    free(pipe->free_slots);
+    free(pipe->queue);
+    free(pipe);
+}
+
+void cs_smp_pipe_set_unsolicited(struct cs_smp_pipe *pipe, cs_smp_unsolicited_fn fn, void *arg)
+{
+    pipe->unsolicited = fn;
+    pipe->unsolicited_arg = arg;
+}
+
+struct cs_smp_pipe_stats cs_smp_pipe_stats(const struct cs_smp_pipe *pipe)
+{
+    return pipe->stats;
+}
+
+int cs_smp_pipe_submit(struct cs_smp_pipe *pipe, const struct cs_smp *smp, uint16_t dlid,
+                       cs_smp_done_fn done, void *arg, struct cs_error *err)
+{
+    /* Reclaim the consumed front before growing, so a long-running pipe stays small. */
+    if (pipe->queue_head == pipe->queue_count) {
+        pipe->queue_head = pipe->queue_count = 0;
+    } else if (pipe->queue_count == pipe->queue_capacity && pipe->queue_head > 0) {
+        memmove(pipe->queue, pipe->queue + pipe->queue_head,
+                (pipe->queue_count - pipe->queue_head) * sizeof(*pipe->queue));
+        pipe->queue_count -= pipe->queue_head;
+        pipe->queue_head = 0;
+    }
+    if (cs_grow((void **)&pipe->queue, &pipe->queue_capacity, pipe->queue_count + 1,
+                sizeof(*pipe->queue), err) < 0)
+        return -1;
+    pipe->queue[pipe->queue_count++] = (struct request){*smp, dlid, done, arg};
+    return 0;
+}
+
+static void list_remove(struct cs_smp_pipe *pipe, uint32_t i)
+{
+    struct slot *s = &pipe->slots[i];
+    if (s->prev != NO_SLOT)
+        pipe->slots[s->prev].next = s->next;
+    else
+        pipe->oldest = s->next;
+    if (s->next != NO_SLOT)
+        pipe->slots[s->next].prev = s->prev;
+    else
+        pipe->newest = s->prev;
+}
+
+static void list_append(struct cs_smp_pipe *pipe, uint32_t i)
+{
+    struct slot *s = &pipe->slots[i];
+    s->next = NO_SLOT;
+    s->prev = pipe->newest;
+    if (pipe->newest != NO_SLOT)
+        pipe->slots[pipe->newest].next = i;
+    else
+        pipe->oldest = i;
+    pipe->newest = i;
+}
+
+/* Send the slot's request under a fresh transaction id and put it at the end of the deadline
+ * list. */
+static int send_attempt(struct cs_smp_pipe *pipe, uint32_t i, struct cs_error *err)
+{
+    struct slot *s = &pipe->slots[i];
+    pipe->seq = (pipe->seq + 1) & SEQ_MASK;
+    if (pipe->seq == 0)
+        pipe->seq = 1; /* never transaction id 0: some agents treat it as unset */
+    s->tid = (pipe->seq << SLOT_BITS) | i;
+    s->req.smp.transaction_id = s->tid;
+    s->attempts++;
+    s->deadline_us = now_us() + (uint64_t)pipe->opt.timeout_ms * 1000u;
+    list_append(pipe, i);
+    uint8_t wire[CS_SMP_SIZE];
+    cs_smp_encode(&s->req.smp, wire);
+    pipe->stats.sent++;
+    return pipe->transport.send(pipe->transport.ctx, wire, s->req.dlid, err);
+}
+
+static int start_queued(struct cs_smp_pipe *pipe, struct cs_error *err)
+{
+    while (pipe->num_free > 0 && pipe->queue_head < pipe->queue_count) {
+        uint32_t i = pipe->free_slots[--pipe->num_free];
+        struct slot *s = &pipe->slots[i];
+        s->req = pipe->queue[pipe->queue_head++];
+        s->attempts = 0;
+        s->busy = true;
+        if (s->req.smp.method == CS_SMP_METHOD_SET)
+            pipe->stats.sets++;
+        else
+            pipe->stats.gets++;
+        if (send_attempt(pipe, i, err) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* Free slot i and call its request's callback. The request is copied out first: the callback
+ * may submit, and a later start_queued may reuse the slot. */
+static int finish(struct cs_smp_pipe *pipe, uint32_t i, enum cs_smp_result result,
+                  const struct cs_smp *reply, struct cs_error *err)
+{
+    struct slot *s = &pipe->slots[i];
+    struct request req = s->req;
+    list_remove(pipe, i);
+    s->busy = false;
+    pipe->free_slots[pipe->num_free++] = i;
+    if (req.done == NULL)
+        return 0;
+    return req.done(req.arg, result, &req.smp, reply, err);
+}
+
+static int expire(struct cs_smp_pipe *pipe, struct cs_error *err)
+{
+    uint64_t now = now_us();
+    while (pipe->oldest != NO_SLOT && pipe->slots[pipe->oldest].deadline_us <= now) {
+        uint32_t i = pipe->oldest;
+        if (pipe->slots[i].attempts <= pipe->opt.retries) {
+            list_remove(pipe, i);
+            pipe->stats.retries++;
+            if (send_attempt(pipe, i, err) < 0)
+                return -1;
+        } else {
+            pipe->stats.timeouts++;
+            if (finish(pipe, i, CS_SMP_TIMEOUT, NULL, err) < 0)
+                return -1;
+        }
+    }
+    return 0;
+}
+
+static int answer_unsolicited(struct cs_smp_pipe *pipe, const struct cs_smp *mad, uint16_t slid,
+                              struct cs_error *err)
+{
+    pipe->stats.unsolicited++;
+    if (pipe->unsolicited == NULL)
+        return 0;
+    struct cs_smp answer;
+    if (pipe->unsolicited(pipe->unsolicited_arg, mad, &answer) != 1)
+        return 0;
+    uint16_t dlid = answer.mgmt_class == CS_SMP_CLASS_DIRECTED_ROUTE ? CS_SMP_PERMISSIVE_LID : slid;
+    uint8_t wire[CS_SMP_SIZE];
+    cs_smp_encode(&answer, wire);
+    pipe->stats.sent++;
+    return pipe->transport.send(pipe->transport.ctx, wire, dlid, err);
+}
+
+static int handle(struct cs_smp_pipe *pipe, const uint8_t wire[CS_SMP_SIZE], uint16_t slid,
+                  struct cs_error *err)
+{
+    struct cs_smp mad;
+    cs_smp_decode(wire, &mad);
+    if (!(mad.method & 0x80))
+        return answer_unsolicited(pipe, &mad, slid, err);
+    uint32_t tid = (uint32_t)mad.transaction_id;
+    uint32_t i = tid & SLOT_MASK;
+    if (i >= pipe->opt.window || !pipe->slots[i].busy || pipe->slots[i].tid != tid) {
+        pipe->stats.stray++;
+        return 0;
+    }
+    pipe->stats.completed++;
+    uint16_t status = mad.status;
+    if (mad.mgmt_class == CS_SMP_CLASS_DIRECTED_ROUTE)
+        status &= CS_SMP_STATUS_CODE_MASK;
+    if (status != 0)
+        pipe->stats.bad_status++;
+    return finish(pipe, i, status == 0 ? CS_SMP_OK : CS_SMP_STATUS, &mad, err);
+}
+
+static int wait_ms_until(uint64_t deadline_us)
+{
+    uint64_t now = now_us();
+    if (deadline_us <= now)
+        return 0;
+    return (int)((deadline_us - now + 999) / 1000);
+}
+
+int cs_smp_pipe_run(struct cs_smp_pipe *pipe, struct cs_error *err)
+{
+    int rc = 0;
+    for (;;) {
+        if (start_queued(pipe, err) < 0) {
+            rc = -1;
+            break;
+        }
+        if (pipe->oldest == NO_SLOT)
+            break; /* nothing in flight and nothing queued */
+        uint8_t wire[CS_SMP_SIZE];
+        uint16_t slid = 0;
+        int got = pipe->transport.recv(pipe->transport.ctx, wire, &slid,
+                                       wait_ms_until(pipe->slots[pipe->oldest].deadline_us), err);
+        if (got < 0 || (got == 1 && handle(pipe, wire, slid, err) < 0) || expire(pipe, err) < 0) {
+            rc = -1;
+            break;
+        }
+    }
+    if (rc < 0) {
+        /* Drop everything: the caller is going to report the error and give up. */
+        while (pipe->oldest != NO_SLOT) {
+            uint32_t i = pipe->oldest;
+            list_remove(pipe, i);
+            pipe->slots[i].busy = false;
+            pipe->free_slots[pipe->num_free++] = i;
+        }
+        pipe->queue_head = pipe->queue_count = 0;
+    }
+    return rc;
+}
+
+int cs_smp_pipe_idle(struct cs_smp_pipe *pipe, int timeout_ms, struct cs_error *err)
+{
+    uint64_t deadline = now_us() + (uint64_t)(timeout_ms > 0 ? timeout_ms : 0) * 1000u;
+    for (;;) {
+        uint8_t wire[CS_SMP_SIZE];
+        uint16_t slid = 0;
+        int got =
+            pipe->transport.recv(pipe->transport.ctx, wire, &slid, wait_ms_until(deadline), err);
+        if (got < 0)
+            return -1;
+        if (got == 1 && handle(pipe, wire, slid, err) < 0)
+            return -1;
+        if (now_us() >= deadline)
+            return 0;
+    }
+}

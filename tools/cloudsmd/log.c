@@ -1,0 +1,168 @@
+/* cloudsmd's log sink (log.h). */
+#include "log.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <string.h>
+
+static const char *const level_labels[] = {"ERROR", "WARN", "INFO", "DEBUG"};
+
+void cloudsmd_log_use(struct cloudsmd_log *log, FILE *fp, enum cs_sm_log_level level)
+{
+    log->fp = fp;
+    log->owned = false;
+    log->level = level;
+}
+
+int cloudsmd_log_open(struct cloudsmd_log *log, const char *path, enum cs_sm_log_level level,
+                      struct cs_error *err)
+{
+    cloudsmd_log_use(log, stderr, level);
+    if (!path || !*path)
+        return 0;
+    /* "e": the log must not leak into anything cloudsmd might execute. */
+    FILE *fp = fopen(path, "ae");
+    if (!fp)
+        return cs_fail(err, "cannot open the log file %s: %s", path, strerror(errno));
+    /* Line-buffered: every line reaches the file when it is complete, not when a 4 KiB buffer
+     * fills, so that an operator's `tail -f` and a crashed daemon's file both show it. */
+    setvbuf(fp, NULL, _IOLBF, 0);
+    log->fp = fp;
+    log->owned = true;
+    return 0;
+}
+
+void cloudsmd_log_close(struct cloudsmd_log *log)
+{
+    if (log->owned && log->fp)
+        fclose(log->fp);
+    log->fp = NULL;
+    log->owned = false;
+}
+
+void cloudsmd_log_message(struct cloudsmd_log *log, enum cs_sm_log_level level, const char *msg)
+{
+    if (!log->fp || level > log->level)
+        return;
+    struct timespec now;
+    struct tm utc;
+    char stamp[40];
+    clock_gettime(CLOCK_REALTIME, &now);
+    gmtime_r(&now.tv_sec, &utc);
+    size_t n = strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%S", &utc);
+    snprintf(stamp + n, sizeof stamp - n, ".%03ldZ", now.tv_nsec / 1000000);
+    const char *label =
+        (unsigned)level < sizeof level_labels / sizeof level_labels[0] ? level_labels[level] : "?";
+    flockfile(log->fp);
+    fprintf(log->fp, "%s %-5s ", stamp, label);
+    /* One message, one line: a line break inside it would start a line without time or level. */
+    for (const char *p = msg; *p;) {
+        size_t run = strcspn(p, "\r\n");
+        fwrite(p, 1, run, log->fp);
+        p += run;
+        if (*p) {
+            fputc(' ', log->fp);
+            p++;
+        }
+    }
+    fputc('\n', log->fp);
+    funlockfile(log->fp);
+}
+
+void cloudsmd_logf(struct cloudsmd_log *log, enum cs_sm_log_level level, const char *fmt, ...)
+{
+    if (!log->fp || level > log->level)
+        return;
+    char msg[2048];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    cloudsmd_log_message(log, level, msg);
+}
+
+static void sink(void *arg, enum cs_sm_log_level level, const char *msg)
+{
+    cloudsmd_log_message(arg, level, msg);
+}
+
+struct cs_sm_log cloudsmd_log_sink(struct cloudsmd_log *log)
+{
+    struct cs_sm_log s = {sink, log};
+    return s;
+}
+
+void cloudsmd_log_config_warnings(struct cloudsmd_log *log, const char *config_path,
+                                  const struct cs_sm_config_warnings *warnings)
+{
+    for (uint32_t i = 0; i < warnings->count; i++) {
+        const struct cs_sm_config_warning *w = &warnings->items[i];
+        cloudsmd_log_message(
+            log, w->kind == CS_SM_CONFIG_OPENSM_KEY ? CS_SM_LOG_DEBUG : CS_SM_LOG_WARN, w->msg);
+    }
+    uint32_t opensm = cs_sm_config_warnings_count(warnings, CS_SM_CONFIG_OPENSM_KEY);
+    if (opensm)
+        cloudsmd_logf(log, CS_SM_LOG_INFO,
+                      "config: %" PRIu32 " OpenSM options in %s are not used by cloudsm "
+                      "(listed at log level debug)",
+                      opensm, config_path ? config_path : "the configuration");
+}
+
+void cloudsmd_phase_begin(struct cloudsmd_phase *phase, const char *name,
+                          const struct cs_smp_pipe *pipe)
+{
+    memset(phase, 0, sizeof *phase);
+    phase->name = name;
+    phase->pipe = pipe;
+    if (pipe)
+        phase->at_start = cs_smp_pipe_stats(pipe);
+    clock_gettime(CLOCK_MONOTONIC, &phase->start);
+}
+
+double cloudsmd_phase_ms(const struct cloudsmd_phase *phase)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (double)(now.tv_sec - phase->start.tv_sec) * 1e3 +
+           (double)(now.tv_nsec - phase->start.tv_nsec) / 1e6;
+}
+
+struct cs_smp_pipe_stats cloudsmd_phase_smps(const struct cloudsmd_phase *phase)
+{
+    struct cs_smp_pipe_stats d = {0};
+    if (!phase->pipe)
+        return d;
+    struct cs_smp_pipe_stats now = cs_smp_pipe_stats(phase->pipe);
+    const struct cs_smp_pipe_stats *s = &phase->at_start;
+    d.sent = now.sent - s->sent;
+    d.completed = now.completed - s->completed;
+    d.timeouts = now.timeouts - s->timeouts;
+    d.retries = now.retries - s->retries;
+    d.bad_status = now.bad_status - s->bad_status;
+    d.stray = now.stray - s->stray;
+    d.unsolicited = now.unsolicited - s->unsolicited;
+    d.gets = now.gets - s->gets;
+    d.sets = now.sets - s->sets;
+    return d;
+}
+
+double cloudsmd_phase_end(struct cloudsmd_log *log, const struct cloudsmd_phase *phase)
+{
+    double ms = cloudsmd_phase_ms(phase);
+    if (!phase->pipe) {
+        cloudsmd_logf(log, CS_SM_LOG_INFO, "%s took %.1f ms", phase->name, ms);
+        return ms;
+    }
+    struct cs_smp_pipe_stats d = cloudsmd_phase_smps(phase);
+    char trouble[160] = "";
+    /* Only when something went wrong: the normal line stays short. */
+    if (d.retries || d.timeouts || d.bad_status)
+        snprintf(trouble, sizeof trouble,
+                 "; %" PRIu64 " resent, %" PRIu64 " timed out, %" PRIu64 " error replies",
+                 d.retries, d.timeouts, d.bad_status);
+    cloudsmd_logf(log, CS_SM_LOG_INFO,
+                  "%s took %.1f ms, %" PRIu64 " SMPs (%" PRIu64 " gets, %" PRIu64 " sets)%s",
+                  phase->name, ms, d.sent, d.gets, d.sets, trouble);
+    return ms;
+}

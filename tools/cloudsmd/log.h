@@ -1,0 +1,76 @@
+/* cloudsmd's log: the sink behind struct cs_sm_log (include/cloudsm/sm.h).
+ *
+ * One line per message, UTC time to the millisecond, level, text:
+ *
+ *     2026-11-22T05:31:02.123Z INFO  discover: 6804 nodes, 12 problems
+ *
+ * to standard error or to a file (appended to, line-buffered so that `tail -f` and a crash both
+ * see every line). Messages less severe than the chosen level are dropped. A line break inside
+ * a message is written as a blank, so that one message stays one line.
+ */
+#ifndef CLOUDSMD_LOG_H
+#define CLOUDSMD_LOG_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <time.h>
+
+#include "cloudsm/error.h"
+#include "cloudsm/sm.h"
+#include "cloudsm/sm_config.h"
+#include "cloudsm/smp_pipe.h"
+
+struct cloudsmd_log {
+    FILE *fp;
+    bool owned; /* fp is our file (closed by cloudsmd_log_close), not stderr */
+    enum cs_sm_log_level level;
+};
+
+/* path NULL or "": standard error. A file is created if needed (mode 0644 less the umask) and
+ * appended to. */
+int cloudsmd_log_open(struct cloudsmd_log *log, const char *path, enum cs_sm_log_level level,
+                      struct cs_error *err);
+void cloudsmd_log_close(struct cloudsmd_log *log);
+
+/* Log to an already open stream (tests; a caller that owns fp). */
+void cloudsmd_log_use(struct cloudsmd_log *log, FILE *fp, enum cs_sm_log_level level);
+
+/* What the SM core logs through. */
+struct cs_sm_log cloudsmd_log_sink(struct cloudsmd_log *log);
+
+void cloudsmd_log_message(struct cloudsmd_log *log, enum cs_sm_log_level level, const char *msg);
+void cloudsmd_logf(struct cloudsmd_log *log, enum cs_sm_log_level level, const char *fmt, ...)
+    CS_PRINTF(3, 4);
+
+/* The warnings of the configuration file: unknown keys and notes at WARN, one line each; OpenSM
+ * keys cloudsm does not use (a stock opensm.conf has about 140) at DEBUG, with one INFO line
+ * that counts them. */
+void cloudsmd_log_config_warnings(struct cloudsmd_log *log, const char *config_path,
+                                  const struct cs_sm_config_warnings *warnings);
+
+/* Time and SMPs of one phase of the run:
+ *
+ *     struct cloudsmd_phase ph;
+ *     cloudsmd_phase_begin(&ph, "discover", pipe);
+ *     ... cs_sm_discover(pipe, ...) ...
+ *     cloudsmd_phase_end(&log, &ph);
+ *       -> "discover took 812.3 ms, 14321 SMPs (14000 gets, 321 sets)"
+ *
+ * pipe may be NULL for a phase that sends no SMPs (routing); then only the time is logged. */
+struct cloudsmd_phase {
+    const char *name;
+    struct timespec start;
+    const struct cs_smp_pipe *pipe;
+    struct cs_smp_pipe_stats at_start;
+};
+
+void cloudsmd_phase_begin(struct cloudsmd_phase *phase, const char *name,
+                          const struct cs_smp_pipe *pipe);
+/* Milliseconds since cloudsmd_phase_begin (monotonic clock). */
+double cloudsmd_phase_ms(const struct cloudsmd_phase *phase);
+/* SMP counters since cloudsmd_phase_begin (all zero without a pipe). */
+struct cs_smp_pipe_stats cloudsmd_phase_smps(const struct cloudsmd_phase *phase);
+/* Log the phase's line at INFO; returns its milliseconds. */
+double cloudsmd_phase_end(struct cloudsmd_log *log, const struct cloudsmd_phase *phase);
+
+#endif

@@ -1,0 +1,314 @@
+/* cloudsmd's command line (options.h). */
+#include "options.h"
+
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cloudsm/route.h"
+
+enum {
+    OPT_MAX_OUTSTANDING = 256,
+    OPT_TIMEOUT,
+    OPT_RETRIES,
+    OPT_LOG_LEVEL,
+    OPT_ROOT_GUIDS,
+    OPT_CN_GUIDS,
+    OPT_DUMP_CONFIG,
+    OPT_VERSION,
+};
+
+static const struct option long_options[] = {
+    {"config", required_argument, NULL, 'c'},
+    {"once", no_argument, NULL, 'o'},
+    {"routing-engine", required_argument, NULL, 'R'},
+    {"port-guid", required_argument, NULL, 'g'},
+    {"priority", required_argument, NULL, 'p'},
+    {"state-dir", required_argument, NULL, 'd'},
+    {"max-outstanding", required_argument, NULL, OPT_MAX_OUTSTANDING},
+    {"timeout", required_argument, NULL, OPT_TIMEOUT},
+    {"retries", required_argument, NULL, OPT_RETRIES},
+    {"log-level", required_argument, NULL, OPT_LOG_LEVEL},
+    {"log-file", required_argument, NULL, 'f'},
+    {"root-guids", required_argument, NULL, OPT_ROOT_GUIDS},
+    {"cn-guids", required_argument, NULL, OPT_CN_GUIDS},
+    {"connect-roots", no_argument, NULL, 'z'},
+    {"dump-config", no_argument, NULL, OPT_DUMP_CONFIG},
+    {"help", no_argument, NULL, 'h'},
+    {"version", no_argument, NULL, OPT_VERSION},
+    {NULL, 0, NULL, 0},
+};
+
+/* ':' first: a missing value comes back as ':' so that we word the message ourselves. */
+static const char short_options[] = ":c:oR:g:p:d:f:zh";
+
+/* A flag that sets a configuration key: the key, and the flag's name for messages. */
+struct flag_key {
+    int option;
+    const char *flag;
+    const char *key;
+    const char *fixed_value; /* for a flag without a value: what it sets the key to */
+};
+
+static const struct flag_key flag_keys[] = {
+    {'R', "--routing-engine", "routing_engine", NULL},
+    {'g', "--port-guid", "guid", NULL},
+    {'p', "--priority", "sm_priority", NULL},
+    {'d', "--state-dir", "state_dir", NULL},
+    {OPT_MAX_OUTSTANDING, "--max-outstanding", "max_wire_smps", NULL},
+    {OPT_TIMEOUT, "--timeout", "transaction_timeout", NULL},
+    {OPT_RETRIES, "--retries", "transaction_retries", NULL},
+    {OPT_LOG_LEVEL, "--log-level", "log_level", NULL},
+    {'f', "--log-file", "log_file", NULL},
+    {OPT_ROOT_GUIDS, "--root-guids", "root_guid_file", NULL},
+    {OPT_CN_GUIDS, "--cn-guids", "cn_guid_file", NULL},
+    {'z', "--connect-roots", "connect_roots", "TRUE"},
+};
+
+static const struct flag_key *find_flag(int option)
+{
+    for (size_t i = 0; i < sizeof flag_keys / sizeof flag_keys[0]; i++)
+        if (flag_keys[i].option == option)
+            return &flag_keys[i];
+    return NULL;
+}
+
+/* A flag as given, applied after the file. */
+struct flag_setting {
+    const struct flag_key *flag;
+    const char *value;
+};
+
+void cloudsmd_print_help(FILE *out)
+{
+    struct cs_sm_config d;
+    cs_sm_config_defaults(&d);
+    char engines[128] = "";
+    size_t used = 0;
+    for (const struct cs_route_engine *e = cs_route_engines; e->name; e++)
+        used += (size_t)snprintf(engines + used, sizeof engines - used, "%s%s", used ? ", " : "",
+                                 e->name);
+    fprintf(out,
+            "usage: cloudsmd [options]\n"
+            "\n"
+            "cloudsmd is cloudsm's InfiniBand subnet manager. From a port of this host it\n"
+            "discovers the fabric with directed-route SMPs, gives every port a LID (keeping\n"
+            "those in STATE_DIR/guid2lid, OpenSM's format), computes the forwarding tables\n"
+            "with a cloudsm routing engine, programs the switches (only the 64-LID blocks\n"
+            "that differ from what they hold), brings the ports to ACTIVE and runs as the\n"
+            "master SM. With -o it then exits. It refuses to run when another master SM is\n"
+            "on the subnet.\n"
+            "\n"
+            "Options (a flag wins over the configuration file, wherever it appears):\n"
+            "  -c, --config FILE          settings in opensm.conf syntax (default: none)\n"
+            "  -o, --once                 route once and exit, like opensm -o\n"
+            "  -R, --routing-engine NAME  %s (default %s; ftree falls\n"
+            "                             back to minhop on a fabric that is not a fat-tree)\n"
+            "  -g, --port-guid GUID       port to run on (default 0: the first active port)\n"
+            "  -p, --priority N           SM priority 0..15 (default %u)\n"
+            "  -d, --state-dir DIR        state kept across restarts, guid2lid (default\n"
+            "                             %s)\n"
+            "      --max-outstanding N    SMPs in flight 1..%u (default %u; OpenSM's is 4)\n"
+            "      --timeout MS           wait for an SMP reply before resending (default %u)\n"
+            "      --retries N            resends of an unanswered SMP 0..%u (default %u)\n"
+            "      --root-guids FILE      root switch node GUIDs, one per line (default: "
+            "detect)\n"
+            "      --cn-guids FILE        compute node port GUIDs (default: every CA port)\n"
+            "  -z, --connect-roots        route root switches' LIDs between roots too\n"
+            "      --log-level LEVEL      error, warn, info or debug (default %s)\n"
+            "  -f, --log-file FILE        append the log to FILE (default: standard error)\n"
+            "      --dump-config          print the effective configuration (defaults, file,\n"
+            "                             flags) in configuration file syntax and exit\n"
+            "  -h, --help                 this text\n"
+            "      --version              print the version\n"
+            "\n"
+            "Configuration file: one `key value` per line, `#` comments, OpenSM's key names\n"
+            "(guid, routing_engine, sm_priority, subnet_prefix, m_key, m_key_lease_period,\n"
+            "max_wire_smps, transaction_timeout, transaction_retries, root_guid_file,\n"
+            "cn_guid_file, log_file, lmc, ...) plus state_dir and log_level. An existing\n"
+            "opensm.conf works: OpenSM keys cloudsm does not use are ignored (logged at\n"
+            "debug), but its `max_wire_smps 4` does slow cloudsmd down. `cloudsmd\n"
+            "--dump-config` prints a complete file to start from. docs/sm/cloudsmd.md has\n"
+            "the details.\n"
+            "\n"
+            "Log: one line per event, `2026-11-22T05:31:02.123Z INFO  discover: ...`, with\n"
+            "the time and SMPs of every phase.\n"
+            "\n"
+            "Example:\n"
+            "  cloudsmd -o -R ftree --state-dir /var/lib/cloudsm\n"
+            "\n"
+            "On ibsim (no hardware), from a writable directory (umad2sim creates ./sys-PID):\n"
+            "  IBSIM_SOCKNAME=sim1 ibsim -s -n fabric.net &\n"
+            "  IBSIM_SOCKNAME=sim1 \\\n"
+            "    LD_PRELOAD=/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so \\\n"
+            "    cloudsmd -o --state-dir ./state\n"
+            "\n"
+            "Exit status: %d ok, %d failed (no port, fabric or file error), %d bad usage.\n",
+            engines, d.routing_engine, d.sm_priority, d.state_dir, CS_SMP_PIPE_MAX_WINDOW,
+            d.smp_window, d.timeout_ms, CS_SM_CONFIG_MAX_RETRIES, d.retries,
+            cs_sm_log_level_name(d.log_level), EXIT_OK, EXIT_FAILED, EXIT_USAGE);
+}
+
+static int usage(FILE *err_out, const char *fmt, ...) CS_PRINTF(2, 3);
+static int usage(FILE *err_out, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(err_out, "cloudsmd: ");
+    vfprintf(err_out, fmt, ap);
+    va_end(ap);
+    fprintf(err_out, "\n(see: cloudsmd --help)\n");
+    return EXIT_USAGE;
+}
+
+/* --help and --version win over everything else on the line, even over mistakes. */
+static int wants(int argc, char **argv, const char *const *names)
+{
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--") == 0)
+            return 0;
+        for (const char *const *n = names; *n; n++)
+            if (strcmp(argv[i], *n) == 0)
+                return 1;
+    }
+    return 0;
+}
+
+/* Apply the flags in command-line order. */
+static int apply_flags(struct cs_sm_config *c, const struct flag_setting *flags, int count,
+                       struct cs_sm_config_warnings *warnings, FILE *err_out)
+{
+    for (int i = 0; i < count; i++) {
+        struct cs_error why;
+        if (cs_sm_config_set(c, flags[i].flag->key, flags[i].value, warnings, &why) < 0)
+            return usage(err_out, "%s: %s", flags[i].flag->flag, why.msg);
+    }
+    return EXIT_OK;
+}
+
+/* Print what the file did not use, for --dump-config (a running cloudsmd logs it instead). */
+static void print_warnings(FILE *err_out, const struct cs_sm_config_warnings *w)
+{
+    for (uint32_t i = 0; i < w->count; i++)
+        if (w->items[i].kind != CS_SM_CONFIG_OPENSM_KEY)
+            fprintf(err_out, "cloudsmd: warning: %s\n", w->items[i].msg);
+    uint32_t opensm = cs_sm_config_warnings_count(w, CS_SM_CONFIG_OPENSM_KEY);
+    if (opensm)
+        fprintf(err_out, "cloudsmd: note: %" PRIu32 " OpenSM options are not used by cloudsm\n",
+                opensm);
+}
+
+static int parse(int argc, char **argv, struct cloudsmd_options *o, struct flag_setting *flags,
+                 FILE *out, FILE *err_out)
+{
+    static const char *const help_names[] = {"-h", "--help", NULL};
+    static const char *const version_names[] = {"--version", NULL};
+    if (wants(argc, argv, help_names)) {
+        cloudsmd_print_help(out);
+        return CLOUDSMD_OPTIONS_HANDLED;
+    }
+    if (wants(argc, argv, version_names)) {
+        fprintf(out, "cloudsmd %s\n", CLOUDSM_VERSION);
+        return CLOUDSMD_OPTIONS_HANDLED;
+    }
+
+    int flag_count = 0;
+    opterr = 0;
+    optind = 0; /* glibc: start over, so that parsing twice (tests) works */
+    for (;;) {
+        int c = getopt_long(argc, argv, short_options, long_options, NULL);
+        if (c == -1)
+            break;
+        const struct flag_key *fk = find_flag(c);
+        if (fk) {
+            flags[flag_count].flag = fk;
+            flags[flag_count].value = fk->fixed_value ? fk->fixed_value : optarg;
+            flag_count++;
+            continue;
+        }
+        switch (c) {
+        case 'c':
+            if (strlen(optarg) >= sizeof o->config_path)
+                return usage(err_out, "--config: the path is too long");
+            snprintf(o->config_path, sizeof o->config_path, "%s", optarg);
+            break;
+        case 'o':
+            o->once = true;
+            break;
+        case OPT_DUMP_CONFIG:
+            o->dump_config = true;
+            break;
+        default: {
+            /* getopt's optopt is the option's value even for a long option: name a long option
+             * by what was typed, a short one by its letter (it may sit in a cluster, "-ox"). */
+            const char *typed = argv[optind - 1];
+            bool long_form = strncmp(typed, "--", 2) == 0;
+            if (c == ':')
+                return long_form ? usage(err_out, "option '%s' needs a value", typed)
+                                 : usage(err_out, "option '-%c' needs a value", optopt);
+            if (long_form)
+                return optopt ? usage(err_out, "option '%s' takes no value", typed)
+                              : usage(err_out, "unknown option '%s'", typed);
+            return usage(err_out, "unknown option '-%c'", optopt);
+        }
+        }
+    }
+    if (optind < argc)
+        return usage(err_out, "unexpected argument '%s' (cloudsmd takes options only)",
+                     argv[optind]);
+
+    /* Flags first against the defaults: a bad flag is bad usage whatever the file holds. */
+    struct cs_sm_config *scratch = malloc(sizeof *scratch);
+    if (!scratch) {
+        fprintf(err_out, "cloudsmd: out of memory\n");
+        return EXIT_FAILED;
+    }
+    cs_sm_config_defaults(scratch);
+    int rc = apply_flags(scratch, flags, flag_count, NULL, err_out);
+    free(scratch);
+    if (rc != EXIT_OK)
+        return rc;
+
+    struct cs_error err;
+    if (o->config_path[0] &&
+        cs_sm_config_read(&o->config, o->config_path, &o->warnings, &err) < 0) {
+        fprintf(err_out, "cloudsmd: %s\n", err.msg);
+        return EXIT_FAILED;
+    }
+    rc = apply_flags(&o->config, flags, flag_count, &o->warnings, err_out);
+    if (rc != EXIT_OK)
+        return rc;
+
+    if (o->dump_config) {
+        print_warnings(err_out, &o->warnings);
+        if (cs_sm_config_write(out, &o->config, &err) < 0) {
+            fprintf(err_out, "cloudsmd: --dump-config: %s\n", err.msg);
+            return EXIT_FAILED;
+        }
+        return CLOUDSMD_OPTIONS_HANDLED;
+    }
+    return EXIT_OK;
+}
+
+int cloudsmd_options_parse(int argc, char **argv, struct cloudsmd_options *o, FILE *out,
+                           FILE *err_out)
+{
+    memset(o, 0, sizeof *o);
+    cs_sm_config_defaults(&o->config);
+    /* At most one setting per argument. */
+    struct flag_setting *flags = calloc((size_t)(argc > 0 ? argc : 1), sizeof *flags);
+    if (!flags) {
+        fprintf(err_out, "cloudsmd: out of memory\n");
+        return EXIT_FAILED;
+    }
+    int rc = parse(argc, argv, o, flags, out, err_out);
+    free(flags);
+    return rc;
+}
+
+void cloudsmd_options_free(struct cloudsmd_options *o)
+{
+    cs_sm_config_warnings_free(&o->warnings);
+}

@@ -1,0 +1,165 @@
+/* libibumad transport (umad_port.h). */
+#include "umad_port.h"
+
+#include <endian.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <infiniband/umad.h>
+
+#define QP0 0
+#define UMAD_BUF_MAD_BYTES 2048
+
+/* Methods we want to receive as requests on our agents: another SM's SMInfo Get/Set and traps.
+ * Replies to our own requests arrive whatever the mask says. */
+static void sm_method_mask(long mask[16 / sizeof(long)])
+{
+    memset(mask, 0, 16);
+    const unsigned methods[] = {CS_SMP_METHOD_GET, CS_SMP_METHOD_SET, CS_SMP_METHOD_TRAP};
+    for (size_t i = 0; i < sizeof(methods) / sizeof(methods[0]); i++) {
+        unsigned bits = 8 * sizeof(long);
+        mask[methods[i] / bits] |= 1L << (methods[i] % bits);
+    }
+}
+
+/* Find the CA and port to use: by GUID, or the first port whose physical link is up. */
+static int find_port(uint64_t want_guid, char *ca_out, size_t ca_size, int *port_out,
+                     uint64_t *guid_out, uint64_t *node_guid_out, struct cs_error *err)
+{
+    char names[UMAD_MAX_DEVICES][UMAD_CA_NAME_LEN];
+    int n = umad_get_cas_names(names, UMAD_MAX_DEVICES);
+    if (n < 0)
+        return cs_fail(err, "cannot list InfiniBand devices (is ib_umad loaded?)");
+    for (int c = 0; c < n; c++) {
+        umad_ca_t ca;
+        if (umad_get_ca(names[c], &ca) < 0)
+            continue;
+        for (int p = 1; p <= ca.numports && p < UMAD_CA_MAX_PORTS; p++) {
+            const umad_port_t *port = ca.ports[p];
+            if (port == NULL)
+                continue;
+            uint64_t guid = be64toh(port->port_guid);
+            bool link_up = port->phys_state == 5; /* LinkUp */
+            if ((want_guid != 0 && guid == want_guid) || (want_guid == 0 && link_up)) {
+                snprintf(ca_out, ca_size, "%s", ca.ca_name);
+                *port_out = p;
+                *guid_out = guid;
+                *node_guid_out = be64toh(ca.node_guid);
+                umad_release_ca(&ca);
+                return 0;
+            }
+        }
+        umad_release_ca(&ca);
+    }
+    if (want_guid != 0)
+        return cs_fail(err, "no local InfiniBand port has GUID 0x%016llx",
+                       (unsigned long long)want_guid);
+    return cs_fail(err, "no local InfiniBand port has a physical link (found %d device%s)", n,
+                   n == 1 ? "" : "s");
+}
+
+int umad_sm_port_open(struct umad_sm_port *p, uint64_t port_guid, int timeout_ms,
+                      struct cs_error *err)
+{
+    memset(p, 0, sizeof(*p));
+    p->portid = p->agent_dr = p->agent_lid = p->issm_fd = -1;
+    p->timeout_ms = timeout_ms;
+    if (umad_init() < 0)
+        return cs_fail(err, "libibumad: umad_init failed");
+    if (find_port(port_guid, p->ca_name, sizeof(p->ca_name), &p->port_num, &p->port_guid,
+                  &p->node_guid, err) < 0)
+        return -1;
+    /* umad_get_mad() may sit past umad_size() (header padding), and a reply may be larger than
+     * an SMP (an RMPP segment from a confused agent): leave room for both. */
+    p->buf = calloc(1, umad_size() + UMAD_BUF_MAD_BYTES);
+    if (p->buf == NULL)
+        return cs_fail(err, "out of memory");
+    p->portid = umad_open_port(p->ca_name, p->port_num);
+    if (p->portid < 0) {
+        cs_fail(err, "cannot open %s port %d: %s (are you root?)", p->ca_name, p->port_num,
+                strerror(-p->portid));
+        umad_sm_port_close(p);
+        return -1;
+    }
+    long mask[16 / sizeof(long)];
+    sm_method_mask(mask);
+    p->agent_dr =
+        umad_register(p->portid, CS_SMP_CLASS_DIRECTED_ROUTE, CS_SMP_CLASS_VERSION, 0, mask);
+    p->agent_lid = umad_register(p->portid, CS_SMP_CLASS_LID_ROUTED, CS_SMP_CLASS_VERSION, 0, mask);
+    if (p->agent_dr < 0 || p->agent_lid < 0) {
+        cs_fail(err, "cannot register SMP agents on %s port %d (is another SM running here?)",
+                p->ca_name, p->port_num);
+        umad_sm_port_close(p);
+        return -1;
+    }
+    char issm[256];
+    if (umad_get_issm_path(p->ca_name, p->port_num, issm, sizeof(issm)) < 0 ||
+        (p->issm_fd = open(issm, O_RDWR)) < 0) {
+        cs_fail(err, "cannot claim the SM role on %s port %d (%s): %s", p->ca_name, p->port_num,
+                issm, strerror(errno));
+        umad_sm_port_close(p);
+        return -1;
+    }
+    return 0;
+}
+
+void umad_sm_port_close(struct umad_sm_port *p)
+{
+    if (p->issm_fd >= 0)
+        close(p->issm_fd);
+    if (p->portid >= 0)
+        umad_close_port(p->portid);
+    free(p->buf);
+    p->buf = NULL;
+    p->portid = p->issm_fd = -1;
+}
+
+static int umad_transport_send(void *ctx, const uint8_t mad[CS_SMP_SIZE], uint16_t dlid,
+                               struct cs_error *err)
+{
+    struct umad_sm_port *p = ctx;
+    memcpy(umad_get_mad(p->buf), mad, CS_SMP_SIZE);
+    umad_set_addr(p->buf, dlid, QP0, 0, 0);
+    int agent = mad[1] == CS_SMP_CLASS_DIRECTED_ROUTE ? p->agent_dr : p->agent_lid;
+    /* A request carries the kernel timeout so that the kernel matches its reply; a response we
+     * send expects nothing back. Retries are the pipe's, never the kernel's. */
+    int timeout = (mad[3] & 0x80) ? 0 : p->timeout_ms;
+    if (umad_send(p->portid, agent, p->buf, CS_SMP_SIZE, timeout, 0) < 0)
+        return cs_fail(err, "umad_send on %s port %d failed", p->ca_name, p->port_num);
+    return 0;
+}
+
+static int umad_transport_recv(void *ctx, uint8_t mad[CS_SMP_SIZE], uint16_t *slid, int timeout_ms,
+                               struct cs_error *err)
+{
+    struct umad_sm_port *p = ctx;
+    for (;;) {
+        int len = UMAD_BUF_MAD_BYTES - 64;
+        int rc = umad_recv(p->portid, p->buf, &len, timeout_ms);
+        if (rc == -ETIMEDOUT || rc == -EWOULDBLOCK || rc == -EAGAIN)
+            return 0;
+        if (rc < 0)
+            return cs_fail(err, "umad_recv on %s port %d failed: %s", p->ca_name, p->port_num,
+                           strerror(-rc));
+        /* The kernel hands back a request of ours that went unanswered with status ETIMEDOUT;
+         * the pipe's own timer covers it, so it is not a MAD to deliver. */
+        if (umad_status(p->buf) != 0) {
+            timeout_ms = 0;
+            continue;
+        }
+        memcpy(mad, umad_get_mad(p->buf), CS_SMP_SIZE);
+        const ib_user_mad_t *hdr = p->buf;
+        *slid = be16toh(hdr->addr.lid);
+        return 1;
+    }
+}
+
+struct cs_smp_transport umad_sm_port_transport(struct umad_sm_port *p)
+{
+    return (struct cs_smp_transport){p, umad_transport_send, umad_transport_recv};
+}
