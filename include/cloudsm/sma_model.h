@@ -45,6 +45,9 @@
  *   LinearFwdTable   Get, Set of one 64-entry block (modifier 0..767, else 0x1c). On a CA: 0x0c.
  *   P_KeyTable       Get, Set of a 32-entry block of a 64-entry table (switch: port = modifier
  *                    bits 16..23; block beyond the table or port beyond the switch: 0x1c).
+ *   SMInfo           Only where cs_sma_model_set_sm put an SM that answers (on a CA the port
+ *                    the SMP arrived on, on a switch port 0): Get returns the SMInfo given
+ *                    there; Set: 0x08 (no handover). Elsewhere: 0x0c, as ibsim (no SM in it).
  * M_Keys are stored but not enforced.
  *
  * Faults for tests: unlink a cable, make a node unresponsive, and drop each request and each
@@ -103,6 +106,13 @@ void cs_sma_model_set_unresponsive(struct cs_sma_model *m, uint32_t node, bool u
 /* Lose each request, and each reply, with this probability (0 to 1), drawn from a generator
  * seeded with seed. A request lost after it was applied (its reply lost) still took effect. */
 void cs_sma_model_set_drop(struct cs_sma_model *m, double probability, uint64_t seed);
+
+/* Another SM, for master election tests: port `port` (a CA port, or port 0 of a switch) advertises
+ * IsSM in its PortInfo CapabilityMask from now on, and answers SMInfo Gets with *info. info NULL:
+ * IsSM without an SM that answers (SMInfo stays 0x0c), as on a port whose SM died. Fails on a
+ * port index out of range or an external switch port. */
+int cs_sma_model_set_sm(struct cs_sma_model *m, uint32_t port, const struct cs_smp_sm_info *info,
+                        struct cs_error *err);
 
 /* What arrived, for tests that count SMPs. */
 struct cs_sma_model_stats {

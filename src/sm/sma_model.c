@@ -36,6 +36,8 @@ enum { METHOD_SLOT_OTHER, METHOD_SLOT_GET, METHOD_SLOT_SET, METHOD_SLOTS };
 struct model_port {
     struct cs_smp_port_info info; /* as answered, but LocalPortNum */
     uint16_t *pkeys;              /* NULL until the first Set: entry 0 is 0xffff, others 0 */
+    bool sm_answers;              /* an SM on this port answers SMInfo with sm (set_sm) */
+    struct cs_smp_sm_info sm;
 };
 
 struct model_switch {
@@ -258,6 +260,24 @@ static bool drop_now(struct cs_sma_model *m)
     return true;
 }
 
+/* ---- Other SMs ---- */
+
+int cs_sma_model_set_sm(struct cs_sma_model *m, uint32_t port, const struct cs_smp_sm_info *info,
+                        struct cs_error *err)
+{
+    if (port >= m->fabric.num_port_slots)
+        return cs_fail(err, "set_sm: no port index %u", port);
+    const struct cs_port *p = &m->fabric.ports[port];
+    if (is_switch(m, p->node) && p->num != 0)
+        return cs_fail(err, "set_sm: an SM on a switch sits on port 0, not %u", p->num);
+    struct model_port *mp = &m->ports[port];
+    mp->info.capability_mask |= CS_SMP_PORT_CAP_IS_SM;
+    mp->sm_answers = info != NULL;
+    if (info != NULL)
+        mp->sm = *info;
+    return 0;
+}
+
 /* ---- Counters and state ---- */
 
 static unsigned method_slot(uint8_t method)
@@ -386,6 +406,21 @@ static uint16_t do_switch_info(struct cs_sma_model *m, struct at at, uint8_t met
         si->life_time_value = in.life_time_value;
     }
     cs_smp_switch_info_encode(si, data);
+    return 0;
+}
+
+static uint16_t do_sm_info(struct cs_sma_model *m, struct at at, uint8_t method,
+                           uint8_t data[CS_SMP_DATA_SIZE])
+{
+    /* An SM on a CA listens on its own port; a switch's SM sits on port 0, whatever port the
+     * SMP came in by. */
+    uint32_t slot = is_switch(m, at.node) ? port_slot(m, at.node, 0) : at.port;
+    const struct model_port *p = &m->ports[slot];
+    if (!p->sm_answers)
+        return CS_SMP_STATUS_ATTR_UNSUPPORTED;
+    if (method != CS_SMP_METHOD_GET)
+        return CS_SMP_STATUS_METHOD_UNSUPPORTED; /* no handover: the model's SMs never change */
+    cs_smp_sm_info_encode(&p->sm, data);
     return 0;
 }
 
@@ -556,6 +591,8 @@ static uint16_t answer(struct cs_sma_model *m, struct at at, const struct cs_smp
         return do_lft(m, at, req->method, req->attr_mod, data, err, failed);
     case CS_SMP_ATTR_PKEY_TABLE:
         return do_pkey_table(m, at, req->method, req->attr_mod, data, err, failed);
+    case CS_SMP_ATTR_SM_INFO:
+        return do_sm_info(m, at, req->method, data);
     default:
         return CS_SMP_STATUS_ATTR_UNSUPPORTED;
     }
