@@ -98,5 +98,8 @@ int cs_smp_pipe_run(struct cs_smp_pipe *pipe, struct cs_error *err);
 int cs_smp_pipe_idle(struct cs_smp_pipe *pipe, int timeout_ms, struct cs_error *err);
 
 struct cs_smp_pipe_stats cs_smp_pipe_stats(const struct cs_smp_pipe *pipe);
+/* now - before, counter by counter: the SMPs of one phase. */
+struct cs_smp_pipe_stats cs_smp_pipe_stats_since(const struct cs_smp_pipe_stats *now,
+                                                 const struct cs_smp_pipe_stats *before);
 
 #endif

@@ -2,6 +2,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "cloudsm/route.h"
 
+#include "cloudsm/clock.h"
+
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -21,13 +23,6 @@ const struct cs_route_engine *cs_route_engine_find(const char *name)
         if (strcmp(e->name, name) == 0)
             return e;
     return NULL;
-}
-
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
 /* Empty tables, and each switch reaching itself through port 0 (every engine wants that). */
@@ -68,7 +63,7 @@ int cs_route(const char *engine, const struct cs_fabric *f, const struct cs_rout
         switches += cs_node_is_switch(node);
     }
 
-    double start = now_ms();
+    double start = cs_clock_ms();
     int rc = prepare(f, lfts, err);
     if (rc == 0)
         rc = e->route(f, opt, lfts, err);
@@ -84,7 +79,7 @@ int cs_route(const char *engine, const struct cs_fabric *f, const struct cs_rout
     } else if (rc == CS_ROUTE_UNSUITABLE) {
         rc = -1;
     }
-    stats->route_ms = now_ms() - start;
+    stats->route_ms = cs_clock_ms() - start;
     if (rc != 0) {
         cs_lfts_free(lfts);
         return -1;

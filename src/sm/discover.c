@@ -28,8 +28,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "cloudsm/clock.h"
 #include "cloudsm/key_index.h"
 #include "cloudsm/sm.h"
 #include "core/grow.h"
@@ -599,29 +599,6 @@ static void finish_links(struct discovery *d)
     }
 }
 
-static struct cs_smp_pipe_stats stats_since(const struct cs_smp_pipe_stats *now,
-                                            const struct cs_smp_pipe_stats *before)
-{
-    return (struct cs_smp_pipe_stats){
-        .sent = now->sent - before->sent,
-        .completed = now->completed - before->completed,
-        .timeouts = now->timeouts - before->timeouts,
-        .retries = now->retries - before->retries,
-        .bad_status = now->bad_status - before->bad_status,
-        .stray = now->stray - before->stray,
-        .unsolicited = now->unsolicited - before->unsolicited,
-        .gets = now->gets - before->gets,
-        .sets = now->sets - before->sets,
-    };
-}
-
-static double ms_since(const struct timespec *t0)
-{
-    struct timespec t1;
-    clock_gettime(CLOCK_MONOTONIC, &t1);
-    return (double)(t1.tv_sec - t0->tv_sec) * 1e3 + (double)(t1.tv_nsec - t0->tv_nsec) / 1e6;
-}
-
 static void discovery_free(struct discovery *d)
 {
     cs_key_index_free(&d->known);
@@ -660,8 +637,7 @@ static int sweep(struct discovery *d)
 int cs_sm_discover(struct cs_smp_pipe *pipe, const struct cs_sm_log *log, struct cs_sm_sweep *out,
                    struct cs_error *err)
 {
-    struct timespec t0;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
+    double t0 = cs_clock_ms();
     struct cs_smp_pipe_stats before = cs_smp_pipe_stats(pipe);
     cs_sm_sweep_free(out);
 
@@ -674,8 +650,8 @@ int cs_sm_discover(struct cs_smp_pipe *pipe, const struct cs_sm_log *log, struct
         cs_sm_sweep_free(out);
         return -1;
     }
-    out->smps = stats_since(&now, &before);
-    out->ms = ms_since(&t0);
+    out->smps = cs_smp_pipe_stats_since(&now, &before);
+    out->ms = cs_clock_ms() - t0;
 
     uint32_t switches = 0, links = 0;
     for (uint32_t n = 0; n < out->fabric.num_nodes; n++)

@@ -10,8 +10,8 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "cloudsm/clock.h"
 #include "core/grow.h"
 
 #define SLOT_BITS 12 /* CS_SMP_PIPE_MAX_WINDOW == 1 << SLOT_BITS */
@@ -52,9 +52,7 @@ struct cs_smp_pipe {
 
 static uint64_t now_us(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+    return (uint64_t)(cs_clock_ms() * 1000.0);
 }
 
 struct cs_smp_pipe *cs_smp_pipe_create(const struct cs_smp_transport *transport,
@@ -106,6 +104,22 @@ void cs_smp_pipe_set_unsolicited(struct cs_smp_pipe *pipe, cs_smp_unsolicited_fn
 struct cs_smp_pipe_stats cs_smp_pipe_stats(const struct cs_smp_pipe *pipe)
 {
     return pipe->stats;
+}
+
+struct cs_smp_pipe_stats cs_smp_pipe_stats_since(const struct cs_smp_pipe_stats *now,
+                                                 const struct cs_smp_pipe_stats *before)
+{
+    return (struct cs_smp_pipe_stats){
+        .sent = now->sent - before->sent,
+        .completed = now->completed - before->completed,
+        .timeouts = now->timeouts - before->timeouts,
+        .retries = now->retries - before->retries,
+        .bad_status = now->bad_status - before->bad_status,
+        .stray = now->stray - before->stray,
+        .unsolicited = now->unsolicited - before->unsolicited,
+        .gets = now->gets - before->gets,
+        .sets = now->sets - before->sets,
+    };
 }
 
 int cs_smp_pipe_submit(struct cs_smp_pipe *pipe, const struct cs_smp *smp, uint16_t dlid,

@@ -6,6 +6,8 @@
 #include <stdarg.h>
 #include <string.h>
 
+#include "cloudsm/clock.h"
+
 static const char *const level_labels[] = {"ERROR", "WARN", "INFO", "DEBUG"};
 
 void cloudsmd_log_use(struct cloudsmd_log *log, FILE *fp, enum cs_sm_log_level level)
@@ -117,15 +119,12 @@ void cloudsmd_phase_begin(struct cloudsmd_phase *phase, const char *name,
     phase->pipe = pipe;
     if (pipe)
         phase->at_start = cs_smp_pipe_stats(pipe);
-    clock_gettime(CLOCK_MONOTONIC, &phase->start);
+    phase->start_ms = cs_clock_ms();
 }
 
 double cloudsmd_phase_ms(const struct cloudsmd_phase *phase)
 {
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    return (double)(now.tv_sec - phase->start.tv_sec) * 1e3 +
-           (double)(now.tv_nsec - phase->start.tv_nsec) / 1e6;
+    return cs_clock_ms() - phase->start_ms;
 }
 
 struct cs_smp_pipe_stats cloudsmd_phase_smps(const struct cloudsmd_phase *phase)
@@ -134,17 +133,7 @@ struct cs_smp_pipe_stats cloudsmd_phase_smps(const struct cloudsmd_phase *phase)
     if (!phase->pipe)
         return d;
     struct cs_smp_pipe_stats now = cs_smp_pipe_stats(phase->pipe);
-    const struct cs_smp_pipe_stats *s = &phase->at_start;
-    d.sent = now.sent - s->sent;
-    d.completed = now.completed - s->completed;
-    d.timeouts = now.timeouts - s->timeouts;
-    d.retries = now.retries - s->retries;
-    d.bad_status = now.bad_status - s->bad_status;
-    d.stray = now.stray - s->stray;
-    d.unsolicited = now.unsolicited - s->unsolicited;
-    d.gets = now.gets - s->gets;
-    d.sets = now.sets - s->sets;
-    return d;
+    return cs_smp_pipe_stats_since(&now, &phase->at_start);
 }
 
 double cloudsmd_phase_end(struct cloudsmd_log *log, const struct cloudsmd_phase *phase)

@@ -59,7 +59,7 @@ void cloudsmd_log_config_warnings(struct cloudsmd_log *log, const char *config_p
  * pipe may be NULL for a phase that sends no SMPs (routing); then only the time is logged. */
 struct cloudsmd_phase {
     const char *name;
-    struct timespec start;
+    double start_ms; /* cs_clock_ms() */
     const struct cs_smp_pipe *pipe;
     struct cs_smp_pipe_stats at_start;
 };
