@@ -117,8 +117,9 @@ int cs_sm_set_lids(struct cs_smp_pipe *pipe, struct cs_sm_sweep *s,
  * LinearFDBTop where it differs, then the LFT blocks that differ from what the switch holds.
  * held describes what the switches hold: NULL means "unknown", and then each block a switch
  * holds (at or below its LinearFDBTop) is read back once and compared; blocks above it are
- * written without reading. On return (0), the blocks sent are counted in *blocks_sent and, if
- * held is given, it has been updated to what the switches now hold. */
+ * written without reading. held, when given, must be a set for the same switches in the same
+ * order and at least as many LIDs as want (else -1: a fabric that changed shape needs a read-back).
+ * On return (0), the counts are filled and held has been updated to what the switches now hold. */
 struct cs_sm_lft_counts {
     uint64_t blocks_read;
     uint64_t blocks_sent;

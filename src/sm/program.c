@@ -54,9 +54,14 @@ int cs_sm_assign_lids(struct cs_sm_sweep *s, const struct cs_guid2lid *guid2lid,
     uint8_t *used = cs_calloc_array(CS_LID_UCAST_MAX + 1, 1, err);
     if (used == NULL)
         return -1;
-    for (uint32_t p = 0; p < f->num_port_slots; p++)
-        if (f->ports[p].lid != 0)
-            used[f->ports[p].lid] = 1;
+    for (uint32_t p = 0; p < f->num_port_slots; p++) {
+        if (f->ports[p].lid == 0)
+            continue;
+        /* A guid2lid range (LMC > 0, e.g. from OpenSM) claims all of its LIDs, not its base. */
+        uint32_t end = (uint32_t)f->ports[p].lid + (UINT32_C(1) << (f->ports[p].lmc & 15));
+        for (uint32_t lid = f->ports[p].lid; lid < end && lid <= CS_LID_UCAST_MAX; lid++)
+            used[lid] = 1;
+    }
     for (uint32_t p = 0; p < f->num_port_slots; p++) {
         uint16_t held = s->port_info_valid[p] ? s->port_info[p].lid : 0;
         if (f->ports[p].lid != 0 || !cs_port_needs_lid(f, p) || held == 0 ||
@@ -299,6 +304,12 @@ int cs_sm_program_lfts(struct cs_smp_pipe *pipe, struct cs_sm_sweep *s, const st
                        struct cs_sm_lft_counts *counts, struct cs_error *err)
 {
     *counts = (struct cs_sm_lft_counts){0};
+    if (held != NULL &&
+        (held->num_switches != want->num_switches || held->capacity < want->capacity))
+        return cs_fail(err,
+                       "tracked LFTs (%u switches, %u LIDs) do not match the tables to "
+                       "program (%u switches, %u LIDs): the fabric changed shape",
+                       held->num_switches, held->capacity, want->num_switches, want->capacity);
     struct phase ph = {
         .s = s, .log = log, .pipe = pipe, .want = want, .held = held, .counts = counts};
     uint16_t top = want->max_lid;

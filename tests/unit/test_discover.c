@@ -17,29 +17,9 @@
 #include "cloudsm/sm.h"
 #include "cloudsm/sma_model.h"
 #include "cloudsm/topo_gen.h"
+#include "sm_fixtures.h"
 
 /* ---- Fabrics ---- */
-
-/* PGFT(3; 2,2,3; 1,2,2; 1,2,1): 12 hosts (one port each), 6 leaves, 6 level-2 switches,
- * 4 roots, every switch with 6 ports; two parallel cables between each leaf and each of its two
- * parents. Links: 12 host + 6*2*2 leaf-up + 6*2 level-2-up = 48. */
-static void gen_pgft(struct cs_fabric *f)
-{
-    struct cs_pgft_spec s = {.levels = 3, .m = {2, 2, 3}, .w = {1, 2, 2}, .p = {1, 2, 1}};
-    struct cs_error err;
-    cs_fabric_init(f);
-    if (cs_pgft_generate(f, &s, &err) != 0)
-        fail_msg("%s", err.msg);
-}
-
-static void gen_kary(struct cs_fabric *f, unsigned k, unsigned n)
-{
-    struct cs_pgft_spec s;
-    struct cs_error err;
-    cs_fabric_init(f);
-    if (cs_pgft_kary(&s, k, n, &err) != 0 || cs_pgft_generate(f, &s, &err) != 0)
-        fail_msg("%s", err.msg);
-}
 
 /* Make every attribute the sweep reads differ somewhere, so that equality means something:
  * vendor/device ids, system image GUIDs, enhanced port 0, and a spread of link rates. */
@@ -132,30 +112,6 @@ static void as_seen(const struct cs_fabric *src, const struct cs_fabric *order,
 }
 
 /* ---- Running a sweep ---- */
-
-struct log_capture {
-    char *text;
-    size_t len;
-    unsigned warnings;
-};
-
-static void capture_log(void *arg, enum cs_sm_log_level level, const char *msg)
-{
-    struct log_capture *c = arg;
-    size_t add = strlen(msg) + 1;
-    c->text = realloc(c->text, c->len + add + 1);
-    memcpy(c->text + c->len, msg, add - 1);
-    c->text[c->len + add - 1] = '\n';
-    c->len += add;
-    c->text[c->len] = '\0';
-    if (level == CS_SM_LOG_WARN)
-        c->warnings++;
-}
-
-static bool log_has(const struct log_capture *c, const char *needle)
-{
-    return c->text != NULL && strstr(c->text, needle) != NULL;
-}
 
 struct run {
     unsigned window, timeout_ms, retries;
@@ -269,7 +225,7 @@ static void test_pgft_exact(void **state)
     assert_int_equal(s.smps.sets, 0);
     assert_int_equal(s.smps.timeouts, 0);
     assert_true(s.ms >= 0);
-    assert_true(log_has(&lc, "heavy sweep: 28 nodes (16 switches), 48 links"));
+    assert_true(log_count(&lc, "heavy sweep: 28 nodes (16 switches), 48 links"));
 
     assert_paths_and_reads(m, &s);
     cs_fabric_free(&want);
@@ -414,7 +370,7 @@ static void test_dead_leaf(void **state)
         char text[256], where[300];
         snprintf(where, sizeof where, "no answer at %s",
                  cs_dr_path_format(&probe, text, sizeof text));
-        if (!log_has(&lc, where))
+        if (log_count(&lc, where) == 0)
             fail_msg("no warning with \"%s\" in:\n%s", where, lc.text);
         /* the parent's port towards the dead leaf stays uncabled */
         assert_int_equal(
@@ -624,9 +580,9 @@ static void test_contradictions(void **state)
                      cs_fabric_port(&s.fabric, 1, 3));
     assert_int_equal(s.fabric.ports[cs_fabric_port(&s.fabric, find_guid(&s.fabric, 0x20), 3)].peer,
                      CS_NONE);
-    assert_true(log_has(&lc, "already cabled"));
-    assert_true(log_has(&lc, "answers as a switch with 4 ports at 0,1,1,3"));
-    assert_true(log_has(&lc, "disagree on its rate"));
+    assert_true(log_count(&lc, "already cabled"));
+    assert_true(log_count(&lc, "answers as a switch with 4 ports at 0,1,1,3"));
+    assert_true(log_count(&lc, "disagree on its rate"));
     cs_sm_sweep_free(&s);
     cs_sma_model_destroy(m);
     cs_fabric_free(&f);

@@ -1,0 +1,65 @@
+/* Shared by the SM core's unit tests (test_discover, test_sm_program): small generated fabrics
+ * and a log callback that keeps what the core logged. Header-only: each test is one file. */
+#ifndef CLOUDSM_TEST_SM_FIXTURES_H
+#define CLOUDSM_TEST_SM_FIXTURES_H
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "cloudsm/sm.h"
+#include "cloudsm/topo_gen.h"
+
+/* PGFT(3; 2,2,3; 1,2,2; 1,2,1): 12 single-port hosts (nodes 0..11), 6 leaves (12..17), 6
+ * level-2 switches (18..23), 4 roots (24..27), every switch with 6 ports; two parallel cables
+ * between each leaf and each of its parents. Links: 12 host + 6*2*2 leaf-up + 6*2 level-2-up
+ * = 48. */
+static inline void gen_pgft(struct cs_fabric *f)
+{
+    struct cs_pgft_spec s = {.levels = 3, .m = {2, 2, 3}, .w = {1, 2, 2}, .p = {1, 2, 1}};
+    struct cs_error err;
+    cs_fabric_init(f);
+    if (cs_pgft_generate(f, &s, &err) != 0)
+        fail_msg("%s", err.msg);
+}
+
+/* k-ary-n-tree: k^n hosts first (nodes 0..k^n-1), then n*k^(n-1) switches of 2k ports. */
+static inline void gen_kary(struct cs_fabric *f, unsigned k, unsigned n)
+{
+    struct cs_pgft_spec s;
+    struct cs_error err;
+    cs_fabric_init(f);
+    if (cs_pgft_kary(&s, k, n, &err) != 0 || cs_pgft_generate(f, &s, &err) != 0)
+        fail_msg("%s", err.msg);
+}
+
+/* Everything the core logged, one message per line; warnings counts WARN and ERROR. */
+struct log_capture {
+    char *text;
+    size_t len;
+    unsigned warnings;
+};
+
+static inline void capture_log(void *arg, enum cs_sm_log_level level, const char *msg)
+{
+    struct log_capture *c = arg;
+    size_t add = strlen(msg) + 1;
+    c->text = realloc(c->text, c->len + add + 1);
+    assert_non_null(c->text);
+    memcpy(c->text + c->len, msg, add - 1);
+    c->text[c->len + add - 1] = '\n';
+    c->len += add;
+    c->text[c->len] = '\0';
+    if (level <= CS_SM_LOG_WARN)
+        c->warnings++;
+}
+
+/* How many times needle occurs in the log (0 when nothing was logged). */
+static inline unsigned log_count(const struct log_capture *c, const char *needle)
+{
+    unsigned n = 0;
+    for (const char *at = c->text; at != NULL && (at = strstr(at, needle)) != NULL; at++)
+        n++;
+    return n;
+}
+
+#endif
