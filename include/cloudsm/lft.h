@@ -92,6 +92,14 @@ static inline bool cs_lfts_block_dirty(const struct cs_lfts *t, uint32_t sw, uin
     return (t->dirty[(size_t)sw * t->dirty_words + block / 64] >> (block % 64)) & 1;
 }
 
+/* Set or clear one block's dirty bit. */
+static inline void cs_lfts_mark_block(struct cs_lfts *t, uint32_t sw, uint32_t block, bool dirty)
+{
+    uint64_t *word = &t->dirty[(size_t)sw * t->dirty_words + block / 64];
+    uint64_t bit = UINT64_C(1) << (block % 64);
+    *word = dirty ? *word | bit : *word & ~bit;
+}
+
 void cs_lfts_clear_dirty(struct cs_lfts *t);
 void cs_lfts_mark_all(struct cs_lfts *t);
 

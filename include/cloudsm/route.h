@@ -58,6 +58,8 @@ struct cs_route_engine {
 extern const struct cs_route_engine cs_route_engines[];
 
 const struct cs_route_engine *cs_route_engine_find(const char *name);
+/* "ftree, minhop, updn": the engines' names for messages, cut to fit size. */
+const char *cs_route_engine_names(char *buf, size_t size);
 
 /* Route f with the named engine into an uninitialised lfts. The fabric must have LIDs (see
  * lid.h). On success lfts and stats are filled; on failure lfts is left empty. */

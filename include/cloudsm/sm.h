@@ -115,11 +115,12 @@ int cs_sm_set_lids(struct cs_smp_pipe *pipe, struct cs_sm_sweep *s,
 
 /* Program the switches with want (a set made for s->fabric by cs_lfts_for_fabric): SwitchInfo
  * LinearFDBTop where it differs, then the LFT blocks that differ from what the switch holds.
- * held describes what the switches hold: NULL means "unknown", and then each block a switch
- * holds (at or below its LinearFDBTop) is read back once and compared; blocks above it are
- * written without reading. held, when given, must be a set for the same switches in the same
- * order and at least as many LIDs as want (else -1: a fabric that changed shape needs a read-back).
- * On return (0), the counts are filled and held has been updated to what the switches now hold. */
+ * held describes what the switches hold, block by block; a block whose dirty bit is set in held
+ * is "unknown" (a new switch, a Set that failed). NULL means everything is unknown. An unknown
+ * block at or below the switch's LinearFDBTop is read back once and compared; above it, it is
+ * written without reading; a known block is written only if it differs. held, when given, must
+ * be a set for the same switches in the same order and at least as many LIDs as want (else -1).
+ * On return (0), the counts are filled and held says what the switches now hold. */
 struct cs_sm_lft_counts {
     uint64_t blocks_read;
     uint64_t blocks_sent;
@@ -135,6 +136,20 @@ int cs_sm_program_lfts(struct cs_smp_pipe *pipe, struct cs_sm_sweep *s, const st
  * *activated = ports now ACTIVE that were not. Returns the failures (logged) or -1. */
 int cs_sm_activate(struct cs_smp_pipe *pipe, struct cs_sm_sweep *s, const struct cs_sm_log *log,
                    unsigned *activated, struct cs_error *err);
+
+/* What the switches of a new sweep hold, carried over from the tables held for an earlier one:
+ * out is shaped like want (same switches, same order, same capacity); each switch's row is
+ * copied by GUID from old and marked known, blocks old did not cover and switches old did not
+ * have are marked unknown (dirty). */
+int cs_sm_carry_held(const struct cs_lfts *old, const struct cs_lfts *want, struct cs_lfts *out,
+                     struct cs_error *err);
+
+/* Light sweep: SwitchInfo Get of every switch. A switch whose PortStateChange is set (a port of
+ * it went up or down) or that no longer answers means the fabric changed; the flags seen are
+ * cleared (SwitchInfo Set with the bit written as 1) so that the next change raises them again.
+ * Returns how many switches reported a change or stopped answering, or -1. */
+int cs_sm_light_sweep(struct cs_smp_pipe *pipe, const struct cs_sm_sweep *s,
+                      const struct cs_sm_log *log, struct cs_error *err);
 
 /* Master SM. Ask every other port that advertises IsSM for its SMInfo. Returns 1 (logged, with
  * its GUID and path) when one of them is already MASTER, 0 otherwise, -1 on a transport failure. */
@@ -153,5 +168,105 @@ struct cs_sm_identity {
 /* A cs_smp_unsolicited_fn (arg = struct cs_sm_identity *): answers SMInfo Gets, ignores the rest.
  */
 int cs_sm_answer_sminfo(void *arg, const struct cs_smp *mad, struct cs_smp *answer);
+
+/* ---- Partitions: P_Key tables and partition enforcement (src/sm/pkeys.c) ----------------------
+ *
+ * What OpenSM 3.3.23's P_Key manager (osm_pkey_mgr.c, keep_pkey_indexes TRUE) programs, in three
+ * steps that cloudsmd runs on a heavy sweep after the LIDs:
+ *
+ *   cs_sm_read_pkeys     the table sizes (NodeInfo PartitionCap of every CA and switch, SwitchInfo
+ *                        PartitionEnforcementCap from the sweep) and every block the SM programs
+ *   cs_sm_pkey_tables    what each of those ports must hold: a P_Key already in a port's table
+ *                        keeps its index; Default goes to index 0 (or the indx0 partition's P_Key);
+ *                        new ones follow; what does not fit is dropped and logged
+ *   cs_sm_program_pkeys  the blocks that differ, then the PortInfo enforcement bits of the switch
+ *                        ports facing CAs where they differ
+ *
+ * Ports with a table: CA and router ports the sweep reached over a cable, switch port 0, and
+ * switch ports cabled to such a CA port (when the switch's PartitionEnforcementCap is not 0):
+ * those get the CA's P_Keys, packed, so that the switch drops what the CA may not send or
+ * receive. docs/sm/cloudsmd.md ("Partitions") has the rules and the OpenSM runs behind them. */
+
+struct cs_partitions;
+struct cs_partition_set;
+
+/* OpenSM's part_enforce: the enforcement a switch port facing a CA gets. */
+enum cs_sm_part_enforce {
+    CS_SM_PART_ENFORCE_BOTH = 0, /* inbound and outbound (OpenSM's default) */
+    CS_SM_PART_ENFORCE_IN,
+    CS_SM_PART_ENFORCE_OUT,
+    CS_SM_PART_ENFORCE_OFF, /* no enforcement, and no tables on switch ports */
+};
+
+/* Bits of cs_sm_pkey_tables.enforce: PortInfo PartitionEnforcementInbound / Outbound. */
+#define CS_SM_ENFORCE_INBOUND 1u
+#define CS_SM_ENFORCE_OUTBOUND 2u
+#define CS_SM_ENFORCE_KEEP 0xffu /* the SM leaves the port's bits alone */
+
+struct cs_sm_pkey_options {
+    const struct cs_partitions *config; /* the file the set came from: its indx0 flags; or NULL */
+    bool allow_both_pkeys;              /* OpenSM's allow_both_pkeys (-W) */
+    uint8_t part_enforce;               /* enum cs_sm_part_enforce */
+};
+
+/* P_Key tables of s->fabric's ports, by port slot. The same struct says what the ports hold
+ * (held: filled by cs_sm_read_pkeys, kept up to date by cs_sm_program_pkeys) and what they must
+ * hold (want: made by cs_sm_pkey_tables). */
+struct cs_sm_pkey_tables {
+    uint32_t num_ports; /* s->fabric.num_port_slots */
+    uint16_t *capacity; /* [p] entries in the port's table; 0: the SM does not program it */
+    uint64_t *first;    /* [p] where the table starts in pkeys */
+    uint16_t *pkeys;    /* every table, rounded up to whole blocks of CS_PKEYS_PER_BLOCK entries;
+                           entries at or beyond the capacity are 0 */
+    uint64_t num_pkeys;
+    bool *known;      /* [p] held: the contents are what the port holds (false: not read, or a
+                         Set failed); want: true wherever capacity is */
+    uint8_t *enforce; /* [p] want: CS_SM_ENFORCE_* bits of a switch port, or CS_SM_ENFORCE_KEEP */
+};
+
+void cs_sm_pkey_tables_init(struct cs_sm_pkey_tables *t);
+void cs_sm_pkey_tables_free(struct cs_sm_pkey_tables *t);
+
+/* Port slot p's table (capacity[p] entries, rounded up to blocks). */
+static inline uint16_t *cs_sm_pkey_table(const struct cs_sm_pkey_tables *t, uint32_t p)
+{
+    return t->pkeys + t->first[p];
+}
+
+struct cs_sm_pkey_counts {
+    uint64_t node_info_gets; /* PartitionCap reads */
+    uint64_t blocks_read;
+    uint64_t blocks_sent;
+    uint64_t port_info_sets; /* enforcement bits */
+    unsigned failures;       /* SMPs refused or unanswered, each logged */
+};
+
+/* Read what the ports hold into held (initialised; what it held is freed first). A node that
+ * does not answer NodeInfo gets no tables; a block that does not answer leaves its port unknown.
+ * Returns the failures (logged; also in counts), or -1 on a transport failure. */
+int cs_sm_read_pkeys(struct cs_smp_pipe *pipe, const struct cs_sm_sweep *s,
+                     struct cs_sm_pkey_tables *held, const struct cs_sm_log *log,
+                     struct cs_sm_pkey_counts *counts, struct cs_error *err);
+
+/* The tables the ports must hold (want, initialised; freed first) for set, a partition set
+ * resolved against s->fabric. held (from cs_sm_read_pkeys, for the same fabric) gives the table
+ * sizes and the indices to keep; a port held does not know is taken to hold the IBA default
+ * (0xffff at index 0). opt may be NULL (no indx0, no allow_both_pkeys, enforcement both).
+ * Returns the number of P_Keys that did not fit their port's table (each logged at WARN), or -1. */
+int cs_sm_pkey_tables(const struct cs_sm_sweep *s, const struct cs_partition_set *set,
+                      const struct cs_sm_pkey_options *opt, const struct cs_sm_pkey_tables *held,
+                      struct cs_sm_pkey_tables *want, const struct cs_sm_log *log,
+                      struct cs_error *err);
+
+/* P_KeyTable Sets of the blocks where want differs from held (or held does not know the port),
+ * then PortInfo Sets of the switch ports whose enforcement bits differ from want (from
+ * s->port_info, which the replies update). A port's enforcement is switched on only once its
+ * table is known to be right. held (same fabric as want) is updated to what the ports now hold:
+ * with an unchanged fabric and configuration a second call sends nothing. Returns 0 with counts
+ * filled (failures logged and counted), or -1 on a transport failure or tables of another shape. */
+int cs_sm_program_pkeys(struct cs_smp_pipe *pipe, struct cs_sm_sweep *s,
+                        const struct cs_sm_pkey_tables *want, struct cs_sm_pkey_tables *held,
+                        const struct cs_sm_log *log, struct cs_sm_pkey_counts *counts,
+                        struct cs_error *err);
 
 #endif

@@ -25,6 +25,16 @@ const struct cs_route_engine *cs_route_engine_find(const char *name)
     return NULL;
 }
 
+const char *cs_route_engine_names(char *buf, size_t size)
+{
+    size_t used = 0;
+    if (size > 0)
+        buf[0] = '\0';
+    for (const struct cs_route_engine *e = cs_route_engines; e->name && used < size; e++)
+        used += (size_t)snprintf(buf + used, size - used, "%s%s", used ? ", " : "", e->name);
+    return buf;
+}
+
 /* Empty tables, and each switch reaching itself through port 0 (every engine wants that). */
 static int prepare(const struct cs_fabric *f, struct cs_lfts *lfts, struct cs_error *err)
 {

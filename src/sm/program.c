@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cloudsm/key_index.h"
 #include "cloudsm/sm.h"
 #include "core/grow.h"
 
@@ -239,18 +240,26 @@ static uint32_t switch_node(const struct cs_lfts *t, uint32_t sw)
     return t->switches[sw].node;
 }
 
+/* Record in held what switch sw now holds in block b: content, or NULL for "unknown" (a Set that
+ * failed may or may not have landed), kept as the block's dirty bit. */
+static void hold_block(struct cs_lfts *held, uint32_t sw, uint32_t b, const uint8_t *content)
+{
+    if (content != NULL)
+        memcpy(cs_lfts_table(held, sw) + (size_t)b * CS_LFT_BLOCK, content, CS_LFT_BLOCK);
+    cs_lfts_mark_block(held, sw, b, content == NULL);
+}
+
 static int lft_set_done(void *arg, enum cs_smp_result result, const struct cs_smp *req,
                         const struct cs_smp *reply, struct cs_error *err)
 {
     (void)err;
     struct job *job = arg;
     struct phase *ph = job->ph;
-    if (failed(ph, switch_node(ph->want, job->index), result, req, reply))
-        return 0;
+    bool lost = failed(ph, switch_node(ph->want, job->index), result, req, reply);
     if (ph->held != NULL)
-        memcpy(cs_lfts_table(ph->held, job->index) + (size_t)job->block * CS_LFT_BLOCK,
-               cs_lfts_table(ph->want, job->index) + (size_t)job->block * CS_LFT_BLOCK,
-               CS_LFT_BLOCK);
+        hold_block(ph->held, job->index, job->block,
+                   lost ? NULL
+                        : cs_lfts_table(ph->want, job->index) + (size_t)job->block * CS_LFT_BLOCK);
     return 0;
 }
 
@@ -279,8 +288,7 @@ static int lft_read_done(void *arg, enum cs_smp_result result, const struct cs_s
     cs_smp_lft_block_decode(reply->data, &got);
     const uint8_t *want = cs_lfts_table(ph->want, job->index) + (size_t)job->block * CS_LFT_BLOCK;
     if (ph->held != NULL)
-        memcpy(cs_lfts_table(ph->held, job->index) + (size_t)job->block * CS_LFT_BLOCK, got.port,
-               CS_LFT_BLOCK);
+        hold_block(ph->held, job->index, job->block, got.port);
     if (memcmp(got.port, want, CS_LFT_BLOCK) == 0)
         return 0;
     return send_block(ph, job, err);
@@ -343,14 +351,14 @@ int cs_sm_program_lfts(struct cs_smp_pipe *pipe, struct cs_sm_sweep *s, const st
             struct job *job = &jobs[(uint64_t)sw * (blocks + 1) + b];
             *job = (struct job){&ph, sw, b};
             uint16_t old_top = s->switch_info[node].linear_fdb_top;
-            bool switch_holds_block = held == NULL && old_top != 0 && b * CS_LFT_BLOCK <= old_top;
-            bool known_equal =
-                held != NULL &&
+            bool known = held != NULL && !cs_lfts_block_dirty(held, sw, b);
+            if (known &&
                 memcmp(cs_lfts_table(held, sw) + (size_t)b * CS_LFT_BLOCK,
-                       cs_lfts_table(want, sw) + (size_t)b * CS_LFT_BLOCK, CS_LFT_BLOCK) == 0;
-            if (known_equal)
+                       cs_lfts_table(want, sw) + (size_t)b * CS_LFT_BLOCK, CS_LFT_BLOCK) == 0)
                 continue;
-            if (switch_holds_block) {
+            /* Unknown content is read back where the switch has valid entries (at or below its
+             * LinearFDBTop); a block above it, or a known one that differs, is just written. */
+            if (!known && old_top != 0 && b * CS_LFT_BLOCK <= old_top) {
                 counts->blocks_read++;
                 rc = submit_dr(&ph, job, CS_SMP_METHOD_GET, CS_SMP_ATTR_LINEAR_FT, b,
                                &s->path[node], NULL, lft_read_done, err);
@@ -418,4 +426,39 @@ int cs_sm_activate(struct cs_smp_pipe *pipe, struct cs_sm_sweep *s, const struct
     cs_sm_logf(log, CS_SM_LOG_DEBUG, "ports: %u armed, %u activated", armed, active);
     *activated = active;
     return (int)ph.failures;
+}
+
+/* ---- tables held across sweeps ---- */
+
+int cs_sm_carry_held(const struct cs_lfts *old, const struct cs_lfts *want, struct cs_lfts *out,
+                     struct cs_error *err)
+{
+    if (cs_lfts_init(out, want->max_lid, err) < 0)
+        return -1;
+    struct cs_key_index by_guid;
+    cs_key_index_init(&by_guid);
+    for (uint32_t sw = 0; sw < old->num_switches; sw++)
+        if (cs_key_index_add(&by_guid, old->switches[sw].guid, sw, err) < 0)
+            goto fail;
+    cs_key_index_sort(&by_guid);
+    uint32_t covered = old->capacity < out->capacity ? old->capacity : out->capacity;
+    for (uint32_t sw = 0; sw < want->num_switches; sw++) {
+        const struct cs_lft_switch *w = &want->switches[sw];
+        if (cs_lfts_add_switch(out, w->guid, w->lid, w->desc, w->node, err) == CS_NONE)
+            goto fail;
+        uint32_t from = cs_key_index_find(&by_guid, w->guid);
+        for (uint32_t b = 0; b < cs_lfts_blocks(out); b++)
+            cs_lfts_mark_block(out, sw, b, true);
+        if (from == CS_NONE)
+            continue;
+        memcpy(cs_lfts_table(out, sw), cs_lfts_table(old, from), covered);
+        for (uint32_t b = 0; (b + 1) * CS_LFT_BLOCK <= covered; b++)
+            cs_lfts_mark_block(out, sw, b, cs_lfts_block_dirty(old, from, b));
+    }
+    cs_key_index_free(&by_guid);
+    return 0;
+fail:
+    cs_key_index_free(&by_guid);
+    cs_lfts_free(out);
+    return -1;
 }

@@ -540,6 +540,7 @@ static void test_tracked_lfts(void **state)
     struct cs_lfts held;
     struct cs_route_stats st;
     assert_int_equal(cs_route("ftree", &r.s.fabric, NULL, &held, &st, &err), 0);
+    cs_lfts_clear_dirty(&held); /* every block known: the switches were just programmed */
     assert_int_equal(held.capacity, r.lfts.capacity);
     assert_memory_equal(held.ports, r.lfts.ports, (size_t)held.num_switches * held.capacity);
 
@@ -570,6 +571,15 @@ static void test_tracked_lfts(void **state)
     assert_int_equal(cs_sm_program_lfts(r.pipe, &r.s, &r.lfts, &held, &r.log, &c, &err), 0);
     assert_int_equal(c.blocks_sent, 0);
     assert_int_equal(phase_smps(&r).requests, 0);
+
+    /* A block marked unknown (dirty in held) is read back, found equal, and not written; it is
+     * known again afterwards. */
+    cs_lfts_mark_block(&held, 2, 1, true);
+    assert_int_equal(cs_sm_program_lfts(r.pipe, &r.s, &r.lfts, &held, &r.log, &c, &err), 0);
+    assert_int_equal(c.blocks_read, 1);
+    assert_int_equal(c.blocks_sent, 0);
+    assert_int_equal(phase_smps(&r).lft_get, 1);
+    assert_false(cs_lfts_block_dirty(&held, 2, 1));
 
     /* A held set for other switches is refused before anything is sent. */
     held.num_switches--;

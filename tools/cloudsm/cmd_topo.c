@@ -14,6 +14,7 @@
 #include "cloudsm/topo_io.h"
 #include "json.h"
 #include "routed.h"
+#include "summary_print.h"
 
 /* ---- topo gen ---- */
 
@@ -182,49 +183,7 @@ static int topo_info(int argc, char **argv)
     }
     cs_fabric_free(&f);
 
-    if (as_json) {
-        struct json j;
-        json_init(&j, stdout);
-        json_object_begin(&j, NULL);
-        json_str(&j, "topology", path);
-        json_u64(&j, "switches", s.switches);
-        json_u64(&j, "cas", s.cas);
-        json_u64(&j, "routers", s.routers);
-        json_u64(&j, "hosts", s.hosts);
-        json_u64(&j, "links", s.links);
-        json_u64(&j, "switch_links", s.switch_links);
-        json_u64(&j, "levels", s.levels);
-        json_u64(&j, "leaves", s.leaves);
-        json_object_begin(&j, "hosts_per_leaf");
-        json_u64(&j, "min", s.hosts_per_leaf_min);
-        json_u64(&j, "max", s.hosts_per_leaf_max);
-        json_object_end(&j);
-        json_u64(&j, "unreachable_switches", s.unreachable_switches);
-        json_u64(&j, "lmc", lmc);
-        json_u64(&j, "lids", s.lids);
-        json_u64(&j, "lft_blocks_min", s.lft_blocks_min);
-        json_u64(&j, "max_lid", s.max_lid);
-        json_object_end(&j);
-        json_finish(&j);
-        return EXIT_OK;
-    }
-    printf("topology        %s\n", path);
-    printf("switches        %u in %u level%s (%u leaves", s.switches, s.levels,
-           s.levels == 1 ? "" : "s", s.leaves);
-    if (s.unreachable_switches)
-        printf(", %u unreachable from any leaf", s.unreachable_switches);
-    printf(")\n");
-    printf("CAs             %u on %u host%s", s.cas, s.hosts, s.hosts == 1 ? "" : "s");
-    if (s.routers)
-        printf(", %u router%s", s.routers, s.routers == 1 ? "" : "s");
-    printf("\n");
-    printf("links           %u (%u switch-to-switch)\n", s.links, s.switch_links);
-    if (s.leaves)
-        printf("hosts per leaf  %u..%u\n", s.hosts_per_leaf_min, s.hosts_per_leaf_max);
-    printf("LIDs needed     %u (LMC %u); LFT >= %u blocks of 64 per switch\n", s.lids, lmc,
-           s.lft_blocks_min);
-    if (s.max_lid)
-        printf("LIDs assigned   up to %u\n", s.max_lid);
+    summary_print(stdout, path, &s, lmc, as_json);
     return EXIT_OK;
 }
 

@@ -10,9 +10,9 @@
 
 #define CLOUDSM_VERSION "0.1.0"
 
-static const struct cli_command *const groups[] = {cli_topo_commands, cli_route_commands,
-                                                   cli_lft_commands, cli_analyze_commands,
-                                                   cli_delay_commands};
+static const struct cli_command *const groups[] = {cli_topo_commands,  cli_route_commands,
+                                                   cli_lft_commands,   cli_analyze_commands,
+                                                   cli_delay_commands, cli_sm_commands};
 
 int cli_fail(const char *who, const struct cs_error *err)
 {
@@ -77,8 +77,12 @@ static void print_overview(FILE *out)
 static void print_group(FILE *out, const struct cli_command *group)
 {
     fprintf(out, "usage: cloudsm %s <subcommand> [<args>]\n\n", group->group);
+    int width = 8;
     for (const struct cli_command *c = group; c->name; c++)
-        fprintf(out, "  %-8s %s\n", c->name, c->summary);
+        if ((int)strlen(c->name) > width)
+            width = (int)strlen(c->name);
+    for (const struct cli_command *c = group; c->name; c++)
+        fprintf(out, "  %-*s %s\n", width, c->name, c->summary);
     fprintf(out, "\n`cloudsm %s SUBCOMMAND --help` for details.\n", group->group);
 }
 

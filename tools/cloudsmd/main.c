@@ -13,11 +13,17 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "../cloudsm/json.h"
+#include "../cloudsm/summary_print.h"
+#include "cloudsm/clock.h"
 #include "cloudsm/guid_list.h"
+#include "cloudsm/lft_io.h"
 #include "cloudsm/lid.h"
 #include "cloudsm/route.h"
 #include "cloudsm/sm.h"
 #include "cloudsm/sm_config.h"
+#include "cloudsm/sm_control.h"
+#include "cloudsm/summary.h"
 #include "cloudsmd/log.h"
 #include "cloudsmd/options.h"
 #include "cloudsmd/umad_port.h"
@@ -40,18 +46,31 @@ struct run {
     struct cs_sm_identity me;
     struct cs_sm_sweep sweep;
     struct cs_guid2lid guid2lid;
-    struct cs_lfts lfts;
+    struct cs_lfts lfts; /* the tables routing wants */
+    struct cs_lfts held; /* what the switches hold, as far as we know (dirty block = unknown) */
     struct cs_guid_list roots, cns;
+    char engine[CS_SM_REQUEST_ARG_MAX]; /* routing engine: the configuration's, or the last
+                                           `reroute` asked for */
+    volatile bool trap_seen;
+    unsigned sweeps;
+    struct cs_route_stats route; /* of the tables in lfts */
+    double started_ms;           /* cs_clock_ms() at start */
+    double last_sweep_ms; /* when the last heavy sweep ended (cs_clock_ms), its length and SMPs */
+    double last_sweep_took_ms;
+    uint64_t last_sweep_smps;
+    struct cs_sm_control control;
     char guid2lid_path[CS_SM_CONFIG_PATH_MAX + 16];
 };
 
 static void run_free(struct run *r)
 {
     cs_lfts_free(&r->lfts);
+    cs_lfts_free(&r->held);
     cs_guid2lid_free(&r->guid2lid);
     cs_guid_list_free(&r->roots);
     cs_guid_list_free(&r->cns);
     cs_sm_sweep_free(&r->sweep);
+    cs_sm_control_close(&r->control);
     cs_smp_pipe_destroy(r->pipe);
     if (r->port_open)
         umad_sm_port_close(&r->port);
@@ -93,6 +112,8 @@ static int load_guid2lid(struct run *r, struct cs_error *err)
 static int route(struct run *r, struct cs_error *err)
 {
     const struct cs_sm_config *c = r->cfg;
+    cs_guid_list_free(&r->roots);
+    cs_guid_list_free(&r->cns);
     if ((c->root_guid_file[0] && cs_guid_list_read(&r->roots, c->root_guid_file, err) < 0) ||
         (c->cn_guid_file[0] && cs_guid_list_read(&r->cns, c->cn_guid_file, err) < 0))
         return -1;
@@ -102,8 +123,10 @@ static int route(struct run *r, struct cs_error *err)
         .connect_roots = c->connect_roots,
     };
     struct cs_route_stats st;
-    if (cs_route(c->routing_engine, &r->sweep.fabric, &ropt, &r->lfts, &st, err) < 0)
+    cs_lfts_free(&r->lfts);
+    if (cs_route(r->engine, &r->sweep.fabric, &ropt, &r->lfts, &st, err) < 0)
         return -1;
+    r->route = st;
     if (st.fell_back)
         cloudsmd_logf(&r->log, CS_SM_LOG_WARN, "route: %s is not suitable (%s); routed with %s",
                       st.requested, st.fallback_reason, st.engine);
@@ -113,16 +136,33 @@ static int route(struct run *r, struct cs_error *err)
     return 0;
 }
 
-/* Discover, elect, assign, route, program. Returns an exit code. */
-static int bring_up(struct run *r)
+/* Program the routed tables: only the blocks that differ from what the switches hold. The first
+ * time nothing is known (every block unknown: read back where the switch has valid entries);
+ * afterwards the held tables are carried over to the new sweep's switches by GUID. */
+static int program_lfts(struct run *r, struct cs_sm_lft_counts *lc, struct cs_error *err)
+{
+    struct cs_lfts held;
+    if (cs_sm_carry_held(&r->held, &r->lfts, &held, err) < 0)
+        return -1;
+    int rc = cs_sm_program_lfts(r->pipe, &r->sweep, &r->lfts, &held, &r->sink, lc, err);
+    cs_lfts_free(&r->held);
+    r->held = held;
+    return rc;
+}
+
+/* One heavy sweep and everything after it: discover, (the first time) make sure no other master
+ * runs, assign LIDs, route, program, activate. Returns an exit code. */
+static int sweep_and_program(struct run *r, bool first)
 {
     struct cs_error err;
     struct cloudsmd_phase all, ph;
-    cloudsmd_phase_begin(&all, "subnet up", r->pipe);
+    cloudsmd_phase_begin(&all, first ? "subnet up" : "sweep", r->pipe);
+    uint32_t nodes_before = r->sweep.fabric.num_nodes;
 
     cloudsmd_phase_begin(&ph, "discover", r->pipe);
     if (cs_sm_discover(r->pipe, &r->sink, &r->sweep, &err) < 0)
         return fail_run(r, &err);
+    r->sweeps++;
     const struct cs_fabric *f = &r->sweep.fabric;
     uint32_t switches = 0, links = 0;
     for (uint32_t n = 0; n < f->num_nodes; n++)
@@ -133,23 +173,28 @@ static int bring_up(struct run *r)
                   "discover: %u nodes (%u switches, %u CAs), %u links, %u problem%s", f->num_nodes,
                   switches, f->num_nodes - switches, links, r->sweep.problems,
                   r->sweep.problems == 1 ? "" : "s");
+    if (!first && f->num_nodes != nodes_before)
+        cloudsmd_logf(&r->log, CS_SM_LOG_INFO, "discover: %u nodes before, %u now", nodes_before,
+                      f->num_nodes);
     cloudsmd_phase_end(&r->log, &ph);
 
-    uint64_t master = 0;
-    int other = cs_sm_find_master(r->pipe, &r->sweep, &r->sink, &master, &err);
-    if (other < 0)
-        return fail_run(r, &err);
-    if (other > 0) {
-        cloudsmd_logf(&r->log, CS_SM_LOG_ERROR,
-                      "another master SM is running (port GUID 0x%016llx): refusing to become "
-                      "a second master; stop it first (standby mode comes later)",
-                      (unsigned long long)master);
-        return EXIT_FAILED;
+    if (first) {
+        uint64_t master = 0;
+        int other = cs_sm_find_master(r->pipe, &r->sweep, &r->sink, &master, &err);
+        if (other < 0)
+            return fail_run(r, &err);
+        if (other > 0) {
+            cloudsmd_logf(&r->log, CS_SM_LOG_ERROR,
+                          "another master SM is running (port GUID 0x%016llx): refusing to "
+                          "become a second master; stop it first (standby mode comes later)",
+                          (unsigned long long)master);
+            return EXIT_FAILED;
+        }
+        r->me.state = CS_SMP_SM_STATE_MASTER;
     }
-    r->me.state = CS_SMP_SM_STATE_MASTER;
 
     cloudsmd_phase_begin(&ph, "lids", r->pipe);
-    if (load_guid2lid(r, &err) < 0)
+    if (first && load_guid2lid(r, &err) < 0)
         return fail_run(r, &err);
     int changed = cs_sm_assign_lids(&r->sweep, &r->guid2lid, &r->sink, &err);
     if (changed < 0)
@@ -179,7 +224,7 @@ static int bring_up(struct run *r)
 
     cloudsmd_phase_begin(&ph, "lfts", r->pipe);
     struct cs_sm_lft_counts lc;
-    if (cs_sm_program_lfts(r->pipe, &r->sweep, &r->lfts, NULL, &r->sink, &lc, &err) < 0)
+    if (program_lfts(r, &lc, &err) < 0)
         return fail_run(r, &err);
     failures += (int)lc.failures;
     cloudsmd_logf(&r->log, CS_SM_LOG_INFO,
@@ -198,27 +243,219 @@ static int bring_up(struct run *r)
     cloudsmd_phase_end(&r->log, &ph);
 
     struct cs_smp_pipe_stats total = cloudsmd_phase_smps(&all);
-    cloudsmd_phase_end(&r->log, &all);
+    r->last_sweep_took_ms = cloudsmd_phase_end(&r->log, &all);
+    r->last_sweep_ms = cs_clock_ms();
+    r->last_sweep_smps = total.sent;
     cloudsmd_logf(&r->log, failures ? CS_SM_LOG_WARN : CS_SM_LOG_INFO,
-                  "subnet up: %llu SMPs sent (%llu retries, %llu timeouts), %d failure%s",
-                  (unsigned long long)total.sent, (unsigned long long)total.retries,
-                  (unsigned long long)total.timeouts, failures, failures == 1 ? "" : "s");
+                  "%s: %llu SMPs sent (%llu retries, %llu timeouts), %d failure%s",
+                  first ? "subnet up" : "sweep done", (unsigned long long)total.sent,
+                  (unsigned long long)total.retries, (unsigned long long)total.timeouts, failures,
+                  failures == 1 ? "" : "s");
     return failures ? EXIT_FAILED : EXIT_OK;
 }
 
-/* Stay master: answer other SMs until a signal. Sweeps come with the services issue. */
+/* Route again (the engine of r->engine) and program the blocks that differ. */
+static int reroute(struct run *r, struct cs_sm_lft_counts *lc, struct cs_error *err)
+{
+    if (route(r, err) < 0)
+        return -1;
+    return program_lfts(r, lc, err);
+}
+
+static const char *sm_state_name(uint8_t state)
+{
+    static const char *const names[] = {"not active", "discovering", "standby", "master"};
+    return state < 4 ? names[state] : "unknown";
+}
+
+static void reply_status(struct run *r, bool as_json, FILE *out)
+{
+    const struct cs_fabric *f = &r->sweep.fabric;
+    struct cs_fabric_summary sum;
+    struct cs_error err;
+    if (cs_fabric_summarize(f, 0, &sum, &err) < 0)
+        memset(&sum, 0, sizeof(sum));
+    double now = cs_clock_ms();
+    uint16_t lid = f->num_port_slots ? f->ports[r->sweep.sm_port].lid : 0;
+    if (as_json) {
+        struct json j;
+        json_init(&j, out);
+        json_object_begin(&j, NULL);
+        json_str(&j, "state", sm_state_name(r->me.state));
+        json_guid(&j, "port_guid", r->port.port_guid);
+        json_u64(&j, "lid", lid);
+        json_double(&j, "uptime_s", (now - r->started_ms) / 1000.0);
+        json_u64(&j, "sweeps", r->sweeps);
+        json_double(&j, "last_sweep_ago_s", (now - r->last_sweep_ms) / 1000.0);
+        json_double(&j, "last_sweep_ms", r->last_sweep_took_ms);
+        json_u64(&j, "last_sweep_smps", r->last_sweep_smps);
+        json_u64(&j, "nodes", f->num_nodes);
+        json_u64(&j, "switches", sum.switches);
+        json_u64(&j, "cas", sum.cas);
+        json_u64(&j, "links", sum.links);
+        json_str(&j, "engine_requested", r->route.requested);
+        json_str(&j, "engine", r->route.engine);
+        json_bool(&j, "fell_back", r->route.fell_back);
+        if (r->route.fell_back)
+            json_str(&j, "fallback_reason", r->route.fallback_reason);
+        json_u64(&j, "sa_requests", r->port.sa_requests);
+        json_object_end(&j);
+        json_finish(&j);
+        return;
+    }
+    fprintf(out, "state           %s on port 0x%016llx, LID %u\n", sm_state_name(r->me.state),
+            (unsigned long long)r->port.port_guid, lid);
+    fprintf(out, "uptime          %.0f s, %u heavy sweep%s\n", (now - r->started_ms) / 1000.0,
+            r->sweeps, r->sweeps == 1 ? "" : "s");
+    fprintf(out, "last sweep      %.1f s ago, took %.1f ms, %llu SMPs\n",
+            (now - r->last_sweep_ms) / 1000.0, r->last_sweep_took_ms,
+            (unsigned long long)r->last_sweep_smps);
+    fprintf(out, "fabric          %u nodes (%u switches, %u CAs), %u links\n", f->num_nodes,
+            sum.switches, sum.cas, sum.links);
+    fprintf(out, "routing         %s", r->route.engine);
+    if (r->route.fell_back)
+        fprintf(out, " (asked for %s: %s)", r->route.requested, r->route.fallback_reason);
+    fprintf(out, "\nSA requests     %llu\n", (unsigned long long)r->port.sa_requests);
+}
+
+/* The control socket's commands (include/cloudsm/sm_control.h, docs/sm/control.md). */
+static int on_control(void *arg, const struct cs_sm_request *req, FILE *out, struct cs_error *err)
+{
+    struct run *r = arg;
+    switch (req->command) {
+    case CS_SM_CMD_STATUS:
+        reply_status(r, req->json, out);
+        return 0;
+    case CS_SM_CMD_TOPOLOGY: {
+        struct cs_fabric_summary sum;
+        if (cs_fabric_summarize(&r->sweep.fabric, 0, &sum, err) < 0)
+            return -1;
+        summary_print(out, "live fabric", &sum, 0, req->json);
+        return 0;
+    }
+    case CS_SM_CMD_LFTS:
+        if (req->json)
+            return cs_fail(err, "lfts has no JSON form: it is an opensm-lfts.dump");
+        return cs_lfts_write(out, &r->lfts, CS_LFT_FORMAT_OSM, err);
+    case CS_SM_CMD_REROUTE: {
+        char previous[sizeof(r->engine)];
+        snprintf(previous, sizeof(previous), "%s", r->engine);
+        snprintf(r->engine, sizeof(r->engine), "%s", req->argv[0]);
+        struct cs_sm_lft_counts lc;
+        if (reroute(r, &lc, err) < 0) {
+            snprintf(r->engine, sizeof(r->engine), "%s", previous);
+            return -1;
+        }
+        cloudsmd_logf(&r->log, CS_SM_LOG_INFO, "reroute: %s tables, %llu blocks sent",
+                      r->route.engine, (unsigned long long)lc.blocks_sent);
+        if (req->json) {
+            struct json j;
+            json_init(&j, out);
+            json_object_begin(&j, NULL);
+            json_str(&j, "engine_requested", r->route.requested);
+            json_str(&j, "engine", r->route.engine);
+            json_bool(&j, "fell_back", r->route.fell_back);
+            json_u64(&j, "blocks_sent", lc.blocks_sent);
+            json_u64(&j, "blocks_read", lc.blocks_read);
+            json_u64(&j, "failures", lc.failures);
+            json_object_end(&j);
+            json_finish(&j);
+        } else {
+            fprintf(out, "routed with %s%s%s, %llu LFT blocks sent, %u failures\n", r->route.engine,
+                    r->route.fell_back ? " (fell back: " : "",
+                    r->route.fell_back ? r->route.fallback_reason : "",
+                    (unsigned long long)lc.blocks_sent, lc.failures);
+        }
+        return 0;
+    }
+    case CS_SM_CMD_LOG_LEVEL: {
+        enum cs_sm_log_level old = r->log.level;
+        r->log.level = req->log_level;
+        if (req->json) {
+            struct json j;
+            json_init(&j, out);
+            json_object_begin(&j, NULL);
+            json_str(&j, "old", cs_sm_log_level_name(old));
+            json_str(&j, "new", cs_sm_log_level_name(req->log_level));
+            json_object_end(&j);
+            json_finish(&j);
+        } else {
+            fprintf(out, "log level %s -> %s\n", cs_sm_log_level_name(old),
+                    cs_sm_log_level_name(req->log_level));
+        }
+        return 0;
+    }
+    case CS_SM_CMD_SWEEP: {
+        int rc = sweep_and_program(r, false);
+        if (rc == EXIT_FAILED && r->sweep.fabric.num_nodes == 0)
+            return cs_fail(err, "the sweep failed (see the log)");
+        reply_status(r, req->json, out);
+        return 0;
+    }
+    case CS_SM_CMD_COUNT:
+        break;
+    }
+    return cs_fail(err, "unknown command");
+}
+
+/* Requests from the fabric: other SMs' SMInfo queries, and traps. A trap (a port went up or
+ * down, IBA 14.2.5.1 notices 128/144) asks for a sweep now; it is answered with TrapRepress so
+ * that the agent stops repeating it. */
+static int on_request(void *arg, const struct cs_smp *mad, struct cs_smp *answer)
+{
+    struct run *r = arg;
+    if (mad->method == CS_SMP_METHOD_TRAP) {
+        r->trap_seen = true;
+        *answer = *mad;
+        answer->method = CS_SMP_METHOD_TRAP_REPRESS;
+        answer->status =
+            mad->mgmt_class == CS_SMP_CLASS_DIRECTED_ROUTE ? CS_SMP_STATUS_DIRECTION : 0;
+        return 1;
+    }
+    return cs_sm_answer_sminfo(&r->me, mad, answer);
+}
+
+/* Stay master until a signal: every sweep_interval seconds (and at once after a trap) a light
+ * sweep asks the switches whether a port changed; if one did, a heavy sweep re-routes and
+ * programs what changed. Between sweeps other SMs and SA clients are answered. */
 static int serve(struct run *r)
 {
     struct sigaction sa = {0};
     sa.sa_handler = on_signal;
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGINT, &sa, NULL);
-    cloudsmd_logf(&r->log, CS_SM_LOG_INFO, "master SM on port 0x%016llx; waiting for SIGTERM",
-                  (unsigned long long)r->port.port_guid);
+    char path[CS_SM_CONTROL_PATH_MAX];
     struct cs_error err;
-    while (!stop_requested)
-        if (cs_smp_pipe_idle(r->pipe, 500, &err) < 0)
+    if (cs_sm_control_path(r->cfg->state_dir, path, sizeof(path), &err) < 0 ||
+        cs_sm_control_open(&r->control, path, &err) < 0)
+        return fail_run(r, &err);
+    r->control.log = r->sink;
+    unsigned interval = r->cfg->sweep_interval;
+    cloudsmd_logf(&r->log, CS_SM_LOG_INFO,
+                  "master SM on port 0x%016llx; light sweep every %u s%s; waiting for SIGTERM",
+                  (unsigned long long)r->port.port_guid, interval,
+                  interval ? "" : " (off: traps only)");
+    double next_light = cs_clock_ms() + interval * 1000.0;
+    while (!stop_requested) {
+        if (cs_smp_pipe_idle(r->pipe, 100, &err) < 0 ||
+            cs_sm_control_serve(&r->control, 0, on_control, r, &err) < 0)
             return fail_run(r, &err);
+        bool due = interval > 0 && cs_clock_ms() >= next_light;
+        if (!due && !r->trap_seen)
+            continue;
+        bool trapped = r->trap_seen;
+        r->trap_seen = false;
+        int changed = cs_sm_light_sweep(r->pipe, &r->sweep, &r->sink, &err);
+        if (changed < 0)
+            return fail_run(r, &err);
+        if (changed > 0 || trapped) {
+            cloudsmd_logf(&r->log, CS_SM_LOG_INFO,
+                          "%s; light sweep: %d switch%s changed or silent: heavy sweep",
+                          trapped ? "trap received" : "no trap", changed, changed == 1 ? "" : "es");
+            sweep_and_program(r, false);
+        }
+        next_light = cs_clock_ms() + interval * 1000.0;
+    }
     cloudsmd_logf(&r->log, CS_SM_LOG_INFO, "signal %d: stopping", (int)stop_requested);
     return EXIT_OK;
 }
@@ -232,7 +469,8 @@ int main(int argc, char **argv)
         return rc == CLOUDSMD_OPTIONS_HANDLED ? EXIT_OK : rc;
     }
 
-    struct run r = {.cfg = &opt.config};
+    struct run r = {.cfg = &opt.config, .control = {.fd = -1}, .started_ms = cs_clock_ms()};
+    snprintf(r.engine, sizeof(r.engine), "%s", opt.config.routing_engine);
     cs_sm_sweep_init(&r.sweep);
     struct cs_error err;
     if (cloudsmd_log_open(&r.log, opt.config.log_file, opt.config.log_level, &err) < 0) {
@@ -264,9 +502,9 @@ int main(int argc, char **argv)
                                    .priority = (uint8_t)opt.config.sm_priority,
                                    .state = CS_SMP_SM_STATE_DISCOVERING,
                                    .pipe = r.pipe};
-    cs_smp_pipe_set_unsolicited(r.pipe, cs_sm_answer_sminfo, &r.me);
+    cs_smp_pipe_set_unsolicited(r.pipe, on_request, &r);
 
-    rc = bring_up(&r);
+    rc = sweep_and_program(&r, true);
     if (!opt.once && rc == EXIT_OK)
         rc = serve(&r);
 out:

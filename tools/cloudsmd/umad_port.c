@@ -13,6 +13,10 @@
 #include <infiniband/umad.h>
 
 #define QP0 0
+#define QP1_QKEY 0x80010000u
+#define SA_CLASS 0x03
+#define SA_CLASS_VERSION 2
+#define RMPP_VERSION 1
 #define UMAD_BUF_MAD_BYTES 2048
 
 /* Methods we want to receive as requests on our agents: another SM's SMInfo Get/Set and traps.
@@ -67,7 +71,7 @@ int umad_sm_port_open(struct umad_sm_port *p, uint64_t port_guid, int timeout_ms
                       struct cs_error *err)
 {
     memset(p, 0, sizeof(*p));
-    p->portid = p->agent_dr = p->agent_lid = p->issm_fd = -1;
+    p->portid = p->agent_dr = p->agent_lid = p->agent_sa = p->issm_fd = -1;
     p->timeout_ms = timeout_ms;
     if (umad_init() < 0)
         return cs_fail(err, "libibumad: umad_init failed");
@@ -115,8 +119,59 @@ void umad_sm_port_close(struct umad_sm_port *p)
     if (p->portid >= 0)
         umad_close_port(p->portid);
     free(p->buf);
-    p->buf = NULL;
+    free(p->sa_buf);
+    p->buf = p->sa_buf = NULL;
     p->portid = p->issm_fd = -1;
+}
+
+int umad_sm_port_serve_sa(struct umad_sm_port *p, umad_gmp_handler handler, void *arg,
+                          struct cs_error *err)
+{
+    /* SA methods a client sends: Get, Set, GetTable, GetTraceTable, GetMulti, Delete. */
+    long mask[16 / sizeof(long)];
+    memset(mask, 0, sizeof(mask));
+    const unsigned methods[] = {0x01, 0x02, 0x12, 0x13, 0x14, 0x15};
+    for (size_t i = 0; i < sizeof(methods) / sizeof(methods[0]); i++) {
+        unsigned bits = 8 * sizeof(long);
+        mask[methods[i] / bits] |= 1L << (methods[i] % bits);
+    }
+    p->agent_sa = umad_register(p->portid, SA_CLASS, SA_CLASS_VERSION, RMPP_VERSION, mask);
+    if (p->agent_sa < 0)
+        return cs_fail(err, "cannot register the SA class on %s port %d", p->ca_name, p->port_num);
+    p->sa_answer = handler;
+    p->sa_arg = arg;
+    return 0;
+}
+
+/* Answer one SA request right away: SA queries must not wait behind a sweep's SMPs. */
+static void answer_sa(struct umad_sm_port *p, const uint8_t *mad, size_t len)
+{
+    const ib_user_mad_t *hdr = p->buf;
+    struct umad_gmp_from from = {
+        .lid = be16toh(hdr->addr.lid),
+        .qpn = be32toh(hdr->addr.qpn),
+        .sl = hdr->addr.sl,
+        .pkey_index = hdr->addr.pkey_index,
+    };
+    p->sa_requests++;
+    size_t reply_len = 0;
+    const uint8_t *reply = p->sa_answer(p->sa_arg, mad, len, &from, &reply_len);
+    if (reply == NULL || reply_len == 0)
+        return;
+    size_t need = umad_size() + reply_len + 64;
+    if (need > p->sa_buf_size) {
+        void *grown = realloc(p->sa_buf, need);
+        if (grown == NULL)
+            return; /* no memory for this reply: the client retries */
+        p->sa_buf = grown;
+        p->sa_buf_size = need;
+    }
+    memset(p->sa_buf, 0, umad_size());
+    memcpy(umad_get_mad(p->sa_buf), reply, reply_len);
+    umad_set_addr(p->sa_buf, from.lid, (int)from.qpn, from.sl, QP1_QKEY);
+    umad_set_pkey(p->sa_buf, from.pkey_index);
+    if (umad_send(p->portid, p->agent_sa, p->sa_buf, (int)reply_len, 0, 0) == 0)
+        p->sa_replies++;
 }
 
 static int umad_transport_send(void *ctx, const uint8_t mad[CS_SMP_SIZE], uint16_t dlid,
@@ -152,7 +207,13 @@ static int umad_transport_recv(void *ctx, uint8_t mad[CS_SMP_SIZE], uint16_t *sl
             timeout_ms = 0;
             continue;
         }
-        memcpy(mad, umad_get_mad(p->buf), CS_SMP_SIZE);
+        const uint8_t *got = umad_get_mad(p->buf);
+        if (got[1] == SA_CLASS) {
+            if (p->sa_answer != NULL && len > 0)
+                answer_sa(p, got, (size_t)len);
+            return 0; /* nothing for the SMP pipe; it calls again with what is left of its wait */
+        }
+        memcpy(mad, got, CS_SMP_SIZE);
         const ib_user_mad_t *hdr = p->buf;
         *slid = be16toh(hdr->addr.lid);
         return 1;

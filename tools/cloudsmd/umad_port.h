@@ -6,15 +6,36 @@
 #ifndef CLOUDSMD_UMAD_PORT_H
 #define CLOUDSMD_UMAD_PORT_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "cloudsm/error.h"
 #include "cloudsm/smp_pipe.h"
 
+/* Where a GMP came from, so that the answer goes back there (IBA 13.5.1: to the requester's LID
+ * and QP, with the QP1 Q_Key). */
+struct umad_gmp_from {
+    uint16_t lid;
+    uint32_t qpn;
+    uint8_t sl;
+    uint16_t pkey_index;
+};
+
+/* Answers one GMP (an SA request): returns the response (owned by the handler, valid until the
+ * next call) and its length, or NULL to send nothing. */
+typedef const uint8_t *(*umad_gmp_handler)(void *arg, const uint8_t *mad, size_t len,
+                                           const struct umad_gmp_from *from, size_t *reply_len);
+
 struct umad_sm_port {
-    int portid;     /* libibumad port id */
-    int agent_dr;   /* agent for directed-route SMPs (class 0x81) */
-    int agent_lid;  /* agent for LID-routed SMPs (class 0x01) */
+    int portid;    /* libibumad port id */
+    int agent_dr;  /* agent for directed-route SMPs (class 0x81) */
+    int agent_lid; /* agent for LID-routed SMPs (class 0x01) */
+    int agent_sa;  /* agent for SA requests (class 0x03, QP1, kernel RMPP); -1 until enabled */
+    umad_gmp_handler sa_answer;
+    void *sa_arg;
+    uint64_t sa_requests, sa_replies;
+    void *sa_buf; /* umad buffer for SA replies, grown to the largest one */
+    size_t sa_buf_size;
     int issm_fd;    /* open while we are the SM: the kernel sets PortInfo:CapabilityMask.IsSM */
     int timeout_ms; /* handed to the kernel with every request, which then reports misses */
     char ca_name[32];
@@ -30,6 +51,11 @@ struct umad_sm_port {
 int umad_sm_port_open(struct umad_sm_port *p, uint64_t port_guid, int timeout_ms,
                       struct cs_error *err);
 void umad_sm_port_close(struct umad_sm_port *p);
+
+/* Serve the SA on this port: register the SA class on QP1 (kernel RMPP segments long replies)
+ * and hand every request that arrives to handler, from inside the transport's recv. */
+int umad_sm_port_serve_sa(struct umad_sm_port *p, umad_gmp_handler handler, void *arg,
+                          struct cs_error *err);
 
 /* The transport for cs_smp_pipe_create; ctx is the port. */
 struct cs_smp_transport umad_sm_port_transport(struct umad_sm_port *p);

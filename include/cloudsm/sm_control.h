@@ -1,0 +1,173 @@
+/* cloudsmd's control socket: the protocol, the server mechanics and the client side.
+ *
+ * A unix stream socket (default STATE_DIR/cloudsmd.sock, mode 0600) that root, or the user the
+ * SM runs as, talks to with `cloudsm sm ...`. One connection carries one request and one reply:
+ *
+ *     client:  reroute minhop --json\n         one line, at most CS_SM_REQUEST_MAX bytes
+ *     server:  ok\n                            status line: "ok" or "error: MESSAGE"
+ *              {"engine": "minhop", ...}\n     body (text for people, one JSON object with
+ *              <close>                         --json), then the server closes
+ *
+ * A request is `COMMAND [ARG...] [--json]`, tokens separated by blanks, printable ASCII only.
+ * The command table (cs_sm_commands) fixes each command's arguments and the parser checks them
+ * (a routing engine cloudsm has, a log level), so that the daemon's handler only acts and the
+ * client can refuse a bad command line before it connects. docs/sm/control.md is the manual.
+ *
+ * The server is meant for a single-threaded SM loop: poll cs_sm_control_fd() with the SMP
+ * socket, then call cs_sm_control_serve(). Every step on a connection has a deadline, so a
+ * client that sends nothing, or stops reading its reply, costs the SM a bounded time and then
+ * loses its connection; it never stalls the fabric.
+ */
+#ifndef CLOUDSM_SM_CONTROL_H
+#define CLOUDSM_SM_CONTROL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "cloudsm/error.h"
+#include "cloudsm/sm.h"
+
+#define CS_SM_CONTROL_SOCKET_NAME "cloudsmd.sock" /* in the state directory */
+#define CS_SM_CONTROL_PATH_MAX 108                /* sizeof sockaddr_un.sun_path, NUL included */
+#define CS_SM_REQUEST_MAX 4096                    /* a request line, its newline included */
+#define CS_SM_REQUEST_MAX_ARGS 4
+#define CS_SM_REQUEST_ARG_MAX 64    /* an argument, NUL included */
+#define CS_SM_REPLY_STATUS_MAX 1024 /* a status line, its newline included */
+
+enum cs_sm_command {
+    CS_SM_CMD_STATUS,    /* SM state, port, uptime, last sweep, fabric counts, engine */
+    CS_SM_CMD_TOPOLOGY,  /* the fabric summary, like `cloudsm topo info` */
+    CS_SM_CMD_LFTS,      /* the LFTs the SM holds, opensm-lfts.dump format */
+    CS_SM_CMD_REROUTE,   /* ENGINE: route again with ENGINE now, program the differences */
+    CS_SM_CMD_LOG_LEVEL, /* LEVEL: error|warn|info|debug from now on */
+    CS_SM_CMD_SWEEP,     /* a heavy sweep now */
+    CS_SM_CMD_COUNT
+};
+
+struct cs_sm_command_info {
+    const char *name;    /* as sent: "log-level" */
+    unsigned args;       /* exactly this many arguments */
+    const char *usage;   /* "log-level LEVEL" */
+    const char *summary; /* one line */
+    bool changes_state;  /* logged at INFO when served; queries at DEBUG */
+};
+
+/* Indexed by enum cs_sm_command. */
+extern const struct cs_sm_command_info cs_sm_commands[CS_SM_CMD_COUNT];
+
+/* A parsed request. Plain data: copy it freely. */
+struct cs_sm_request {
+    enum cs_sm_command command;
+    bool json;     /* --json: the reply body is one JSON object */
+    unsigned argc; /* == cs_sm_commands[command].args */
+    char argv[CS_SM_REQUEST_MAX_ARGS][CS_SM_REQUEST_ARG_MAX];
+    enum cs_sm_log_level log_level; /* CS_SM_CMD_LOG_LEVEL: argv[0] parsed */
+    /* Who asked (filled by the server from SO_PEERCRED; 0 when parsed elsewhere). */
+    uint32_t peer_uid;
+    int32_t peer_pid;
+};
+
+/* Parse one request line: len bytes, with or without its "\n" (or "\r\n"). Fails with a
+ * message fit for the client ("unknown command 'x' (commands: ...)", "reroute wants 1
+ * argument: reroute ENGINE", "unknown routing engine 'x' (cloudsm has: ...)"). A NUL, a control
+ * character other than a tab, or a byte above 0x7e is refused. */
+int cs_sm_request_parse(struct cs_sm_request *req, const char *line, size_t len,
+                        struct cs_error *err);
+
+/* The request as one line, "\n" included: cs_sm_request_parse reads it back to the same
+ * request. Returns the length, or -1 if size is too small. */
+int cs_sm_request_format(const struct cs_sm_request *req, char *buf, size_t size);
+
+/* A status line, "\n" included: "ok" or "error: MESSAGE" with the message's control characters
+ * made blanks and cut to fit CS_SM_REPLY_STATUS_MAX. Returns the length. */
+size_t cs_sm_reply_status_format(bool ok, const char *message, char *buf, size_t size);
+
+/* Read a status line (with or without its "\n"). *ok, and for "error: " the message into
+ * message (control characters made blanks). Fails on anything else: "not a cloudsmd reply". */
+int cs_sm_reply_status_parse(const char *line, size_t len, bool *ok, char *message, size_t size,
+                             struct cs_error *err);
+
+/* STATE_DIR/cloudsmd.sock into buf; fails if it does not fit a socket address. */
+int cs_sm_control_path(const char *state_dir, char *buf, size_t size, struct cs_error *err);
+
+/* ---- server ---- */
+
+/* Called once per valid request from an allowed peer. Write the body to reply (text, or one
+ * JSON object when req->json) and return 0; or return -1 with err set, and the client gets
+ * "error: MESSAGE" instead of the body. The status line goes out with the first bytes of the
+ * body that leave the stream's buffer (CS_SM_CONTROL_REPLY_BUFFER), or when the handler
+ * returns; so decide success before writing more than that. A handler that fails after that
+ * leaves the client an "ok" and a short body (the server logs it). ferror(reply) turns true
+ * when the client has gone or stopped reading: a long dump may stop early then. Do not close
+ * reply. */
+typedef int (*cs_sm_control_handler)(void *arg, const struct cs_sm_request *req, FILE *reply,
+                                     struct cs_error *err);
+
+#define CS_SM_CONTROL_REPLY_BUFFER (64 * 1024)
+
+struct cs_sm_control {
+    int fd; /* listening socket; -1 when closed */
+    char path[CS_SM_CONTROL_PATH_MAX];
+    uint64_t dev, ino; /* the socket file this server made: close removes only that one */
+    /* Settings: cs_sm_control_open sets the defaults; change them after open. */
+    int request_timeout_ms; /* the whole request line must arrive within this (1000) */
+    int stall_timeout_ms;   /* a reply write that makes no progress this long ends the
+                               connection (2000) */
+    unsigned max_per_serve; /* connections taken per cs_sm_control_serve call (16) */
+    struct cs_sm_log log;   /* refusals, bad requests, commands; silent by default */
+    /* Counters since open. */
+    uint64_t served;  /* requests given to the handler */
+    uint64_t refused; /* peers that are neither root nor the SM's user */
+    uint64_t bad;     /* requests that did not parse, came too late or too long */
+    uint64_t dropped; /* replies cut off: the client left or stopped reading */
+};
+
+/* Create the listening socket at path (at most CS_SM_CONTROL_PATH_MAX - 1 bytes), mode 0600,
+ * non-blocking. A socket file left by an earlier run is replaced; a path that is anything else
+ * is refused, and so is a socket another process still listens on (a second cloudsmd). The
+ * mode is set before listen() and the file is created under umask 077, so no one else can
+ * connect at any moment; umask is process-wide, so call this while no other thread creates
+ * files. */
+int cs_sm_control_open(struct cs_sm_control *c, const char *path, struct cs_error *err);
+
+/* The descriptor to poll for POLLIN: readable when a client is waiting. */
+int cs_sm_control_fd(const struct cs_sm_control *c);
+
+/* Wait up to timeout_ms (0: do not wait, -1: forever) for a client, then serve every waiting
+ * connection (at most max_per_serve): check the peer, read the request line, call handler,
+ * send the reply, close. Returns the number of connections taken (0 when none came or a signal
+ * interrupted the wait), or -1 if the listening socket failed. A client's mistakes are not
+ * errors here: they are answered with an "error: " line, logged and counted. */
+int cs_sm_control_serve(struct cs_sm_control *c, int timeout_ms, cs_sm_control_handler handler,
+                        void *arg, struct cs_error *err);
+
+/* Close the socket and remove its file (if it is still the one open made). Safe to call twice
+ * and on a zeroed struct with fd = -1. */
+void cs_sm_control_close(struct cs_sm_control *c);
+
+/* ---- client ---- */
+
+struct cs_sm_control_client {
+    int fd;
+    int timeout_ms;                  /* per wait; -1 = forever */
+    bool ok;                         /* the status line said "ok" */
+    char message[CS_ERROR_MAX];      /* the daemon's message when !ok */
+    char pending[CS_SM_REQUEST_MAX]; /* body bytes that came with the status line */
+    size_t pending_len;
+};
+
+/* Connect to path, send req, read the status line. 0 with cl->ok and cl->message set (the body
+ * follows: cs_sm_control_client_body), or -1 when there is no reply: err says why, with a hint
+ * ("cannot connect to PATH: no such file (is cloudsmd running?)"). timeout_ms bounds each wait
+ * for the daemon (-1: none). Close cl in both cases. */
+int cs_sm_control_call(struct cs_sm_control_client *cl, const char *path,
+                       const struct cs_sm_request *req, int timeout_ms, struct cs_error *err);
+
+/* Copy the rest of the reply to out until the daemon closes. */
+int cs_sm_control_client_body(struct cs_sm_control_client *cl, FILE *out, struct cs_error *err);
+
+void cs_sm_control_client_close(struct cs_sm_control_client *cl);
+
+#endif

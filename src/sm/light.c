@@ -1,0 +1,81 @@
+/* Light sweep (include/cloudsm/sm.h): one SwitchInfo per switch, as OpenSM's light sweep reads
+ * PortStateChange, and the flags cleared for the next round. */
+#include <stdlib.h>
+
+#include "cloudsm/sm.h"
+#include "core/grow.h"
+
+struct probe {
+    struct cs_smp_pipe *pipe;
+    const struct cs_sm_sweep *s;
+    const struct cs_sm_log *log;
+    uint32_t node;
+    int *changed;
+    struct cs_smp_switch_info info;
+};
+
+static int clear_done(void *arg, enum cs_smp_result result, const struct cs_smp *req,
+                      const struct cs_smp *reply, struct cs_error *err)
+{
+    (void)req;
+    (void)reply;
+    (void)err;
+    struct probe *pr = arg;
+    if (result != CS_SMP_OK)
+        cs_sm_logf(pr->log, CS_SM_LOG_DEBUG,
+                   "light sweep: switch 0x%016llx did not clear PortStateChange",
+                   (unsigned long long)pr->s->fabric.nodes[pr->node].guid);
+    return 0;
+}
+
+static int info_done(void *arg, enum cs_smp_result result, const struct cs_smp *req,
+                     const struct cs_smp *reply, struct cs_error *err)
+{
+    struct probe *pr = arg;
+    const struct cs_node *n = &pr->s->fabric.nodes[pr->node];
+    if (result != CS_SMP_OK) {
+        (*pr->changed)++;
+        cs_sm_logf(pr->log, CS_SM_LOG_DEBUG, "light sweep: switch 0x%016llx \"%s\" does not answer",
+                   (unsigned long long)n->guid, n->desc);
+        return 0;
+    }
+    cs_smp_switch_info_decode(reply->data, &pr->info);
+    if (!pr->info.port_state_change)
+        return 0;
+    (*pr->changed)++;
+    cs_sm_logf(pr->log, CS_SM_LOG_INFO,
+               "light sweep: switch 0x%016llx \"%s\" reports a port change",
+               (unsigned long long)n->guid, n->desc);
+    /* Writing 1 clears the flag (IBA 14.2.5.4); every other field is written back as read. */
+    struct cs_smp set;
+    if (cs_smp_init_directed(&set, CS_SMP_METHOD_SET, CS_SMP_ATTR_SWITCH_INFO, 0, req->initial_path,
+                             req->hop_count, 0, err) < 0)
+        return -1;
+    cs_smp_switch_info_encode(&pr->info, set.data);
+    return cs_smp_pipe_submit(pr->pipe, &set, CS_SMP_PERMISSIVE_LID, clear_done, pr, err);
+}
+
+int cs_sm_light_sweep(struct cs_smp_pipe *pipe, const struct cs_sm_sweep *s,
+                      const struct cs_sm_log *log, struct cs_error *err)
+{
+    const struct cs_fabric *f = &s->fabric;
+    struct probe *probes = cs_calloc_array(f->num_nodes ? f->num_nodes : 1, sizeof(*probes), err);
+    if (probes == NULL)
+        return -1;
+    int changed = 0, rc = 0;
+    for (uint32_t n = 0; n < f->num_nodes && rc == 0; n++) {
+        if (!cs_node_is_switch(&f->nodes[n]))
+            continue;
+        probes[n] =
+            (struct probe){.pipe = pipe, .s = s, .log = log, .node = n, .changed = &changed};
+        struct cs_smp smp;
+        rc = cs_smp_init_directed(&smp, CS_SMP_METHOD_GET, CS_SMP_ATTR_SWITCH_INFO, 0,
+                                  s->path[n].port, s->path[n].hops, 0, err);
+        if (rc == 0)
+            rc = cs_smp_pipe_submit(pipe, &smp, CS_SMP_PERMISSIVE_LID, info_done, &probes[n], err);
+    }
+    if (rc == 0)
+        rc = cs_smp_pipe_run(pipe, err);
+    free(probes);
+    return rc < 0 ? -1 : changed;
+}

@@ -1,0 +1,755 @@
+/* cloudsmd's control socket: request lines, status lines, the server and the client
+ * (include/cloudsm/sm_control.h). */
+#include "cloudsm/sm_control.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "cloudsm/clock.h"
+#include "cloudsm/route.h"
+#include "cloudsm/sm_config.h"
+
+_Static_assert(sizeof(((struct sockaddr_un *)0)->sun_path) == CS_SM_CONTROL_PATH_MAX,
+               "CS_SM_CONTROL_PATH_MAX is sun_path's size");
+
+const struct cs_sm_command_info cs_sm_commands[CS_SM_CMD_COUNT] = {
+    [CS_SM_CMD_STATUS] = {"status", 0, "status",
+                          "SM state, port, uptime, last sweep, fabric counts, routing", false},
+    [CS_SM_CMD_TOPOLOGY] = {"topology", 0, "topology",
+                            "the fabric the SM swept: nodes, switches, CAs, links", false},
+    [CS_SM_CMD_LFTS] = {"lfts", 0, "lfts",
+                        "the forwarding tables the SM programmed (opensm-lfts.dump)", false},
+    [CS_SM_CMD_REROUTE] = {"reroute", 1, "reroute ENGINE",
+                           "route again with ENGINE now and program the blocks that differ", true},
+    [CS_SM_CMD_LOG_LEVEL] = {"log-level", 1, "log-level LEVEL",
+                             "log at LEVEL (error, warn, info, debug) from now on", true},
+    [CS_SM_CMD_SWEEP] = {"sweep", 0, "sweep", "a heavy sweep now", true},
+};
+
+/* ---- request and status lines ---- */
+
+/* A token for an error message: printable already (the parser refuses anything else), but
+ * possibly 4 KiB long. */
+static const char *shown(const char *p, size_t len, char buf[48])
+{
+    if (len < 48) {
+        memcpy(buf, p, len);
+        buf[len] = '\0';
+    } else {
+        memcpy(buf, p, 40);
+        memcpy(buf + 40, "...", 4);
+    }
+    return buf;
+}
+
+static bool token_is(const char *p, size_t len, const char *word)
+{
+    return strlen(word) == len && memcmp(p, word, len) == 0;
+}
+
+static const char *blank_end(const char *p, const char *end, bool blank)
+{
+    while (p < end && ((*p == ' ' || *p == '\t') == blank))
+        p++;
+    return p;
+}
+
+static int find_command(const char *p, size_t len, struct cs_error *err)
+{
+    for (int c = 0; c < CS_SM_CMD_COUNT; c++)
+        if (token_is(p, len, cs_sm_commands[c].name))
+            return c;
+    char names[128] = "", buf[48];
+    size_t used = 0;
+    for (int c = 0; c < CS_SM_CMD_COUNT && used < sizeof names; c++)
+        used += (size_t)snprintf(names + used, sizeof names - used, "%s%s", c ? ", " : "",
+                                 cs_sm_commands[c].name);
+    return cs_fail(err, "unknown command '%s' (commands: %s)", shown(p, len, buf), names);
+}
+
+/* The arguments a command's table entry does not check by count: what they name must exist. */
+static int check_arguments(struct cs_sm_request *req, struct cs_error *err)
+{
+    if (req->command == CS_SM_CMD_REROUTE && !cs_route_engine_find(req->argv[0])) {
+        char names[128];
+        cs_route_engine_names(names, sizeof names);
+        return cs_fail(err, "unknown routing engine '%s' (cloudsm has: %s)", req->argv[0], names);
+    }
+    if (req->command == CS_SM_CMD_LOG_LEVEL) {
+        if (!cs_sm_log_level_parse(req->argv[0], &req->log_level))
+            return cs_fail(err, "unknown log level '%s' (error, warn, info, debug)", req->argv[0]);
+        /* One spelling in the daemon's log and in a formatted request (and no trace of the
+         * other in the buffer: a request is compared and copied as plain bytes). */
+        memset(req->argv[0], 0, sizeof req->argv[0]);
+        snprintf(req->argv[0], sizeof req->argv[0], "%s", cs_sm_log_level_name(req->log_level));
+    }
+    return 0;
+}
+
+int cs_sm_request_parse(struct cs_sm_request *req, const char *line, size_t len,
+                        struct cs_error *err)
+{
+    memset(req, 0, sizeof *req);
+    if (len > 0 && line[len - 1] == '\n')
+        len--;
+    if (len > 0 && line[len - 1] == '\r')
+        len--;
+    if (len >= CS_SM_REQUEST_MAX)
+        return cs_fail(err, "request longer than %d bytes", CS_SM_REQUEST_MAX - 1);
+    for (size_t i = 0; i < len; i++) {
+        unsigned char ch = (unsigned char)line[i];
+        if ((ch < 0x20 && ch != '\t') || ch > 0x7e)
+            return cs_fail(err, "request holds byte 0x%02x at column %zu (only printable ASCII)",
+                           ch, i + 1);
+    }
+    const char *end = line + len, *p = blank_end(line, end, true);
+    if (p == end)
+        return cs_fail(err, "empty request (commands: see `cloudsm sm --help`)");
+    const char *tok_end = blank_end(p, end, false);
+    int command = find_command(p, (size_t)(tok_end - p), err);
+    if (command < 0)
+        return -1;
+    req->command = (enum cs_sm_command)command;
+    const struct cs_sm_command_info *info = &cs_sm_commands[command];
+    char buf[48];
+    for (p = blank_end(tok_end, end, true); p < end; p = blank_end(tok_end, end, true)) {
+        tok_end = blank_end(p, end, false);
+        size_t tlen = (size_t)(tok_end - p);
+        if (token_is(p, tlen, "--json")) {
+            req->json = true;
+            continue;
+        }
+        if (p[0] == '-' && tlen > 1)
+            return cs_fail(err, "unknown option '%s' (the only option is --json)",
+                           shown(p, tlen, buf));
+        if (req->argc == info->args) {
+            if (info->args == 0)
+                return cs_fail(err, "%s takes no arguments ('%s' is one too many)", info->name,
+                               shown(p, tlen, buf));
+            return cs_fail(err, "too many arguments ('%s'): %s", shown(p, tlen, buf), info->usage);
+        }
+        if (tlen >= CS_SM_REQUEST_ARG_MAX)
+            return cs_fail(err, "argument '%s' is longer than %d bytes", shown(p, tlen, buf),
+                           CS_SM_REQUEST_ARG_MAX - 1);
+        memcpy(req->argv[req->argc], p, tlen);
+        req->argv[req->argc][tlen] = '\0';
+        req->argc++;
+    }
+    if (req->argc < info->args)
+        return cs_fail(err, "%s wants %u argument%s: %s", info->name, info->args,
+                       info->args == 1 ? "" : "s", info->usage);
+    return check_arguments(req, err);
+}
+
+int cs_sm_request_format(const struct cs_sm_request *req, char *buf, size_t size)
+{
+    size_t used = 0;
+    const char *parts[CS_SM_REQUEST_MAX_ARGS + 3];
+    unsigned n = 0;
+    parts[n++] = cs_sm_commands[req->command].name;
+    for (unsigned a = 0; a < req->argc && a < CS_SM_REQUEST_MAX_ARGS; a++)
+        parts[n++] = req->argv[a];
+    if (req->json)
+        parts[n++] = "--json";
+    for (unsigned i = 0; i < n; i++) {
+        size_t len = strnlen(parts[i], CS_SM_REQUEST_ARG_MAX);
+        if (used + (i > 0) + len + 2 > size)
+            return -1;
+        if (i > 0)
+            buf[used++] = ' ';
+        memcpy(buf + used, parts[i], len);
+        used += len;
+    }
+    buf[used++] = '\n';
+    buf[used] = '\0';
+    return (int)used;
+}
+
+/* Control characters in a message would break the one-line framing (and a terminal): they
+ * become blanks. Bytes above 0x7e stay (a node description may be UTF-8) unless ascii_only. */
+static void copy_flat(char *dst, const char *src, size_t len, bool ascii_only)
+{
+    for (size_t i = 0; i < len; i++) {
+        unsigned char ch = (unsigned char)src[i];
+        dst[i] = ch < 0x20 || ch == 0x7f ? ' ' : ch > 0x7f && ascii_only ? '?' : (char)ch;
+    }
+    dst[len] = '\0';
+}
+
+size_t cs_sm_reply_status_format(bool ok, const char *message, char *buf, size_t size)
+{
+    if (size > CS_SM_REPLY_STATUS_MAX + 1)
+        size = CS_SM_REPLY_STATUS_MAX + 1; /* the line's bytes plus the NUL */
+    static const char prefix[] = "error: ";
+    if (size < sizeof prefix + 1) { /* no room for a line the client can read */
+        if (size > 0)
+            buf[0] = '\0';
+        return 0;
+    }
+    if (ok) {
+        memcpy(buf, "ok\n", 4);
+        return 3;
+    }
+    size_t room = size - sizeof prefix - 1; /* prefix (its NUL counted), '\n', NUL */
+    size_t len = strnlen(message ? message : "", room);
+    memcpy(buf, prefix, sizeof prefix - 1);
+    copy_flat(buf + sizeof prefix - 1, message ? message : "", len, false);
+    len += sizeof prefix - 1;
+    buf[len++] = '\n';
+    buf[len] = '\0';
+    return len;
+}
+
+int cs_sm_reply_status_parse(const char *line, size_t len, bool *ok, char *message, size_t size,
+                             struct cs_error *err)
+{
+    if (len > 0 && line[len - 1] == '\n')
+        len--;
+    if (len > 0 && line[len - 1] == '\r')
+        len--;
+    if (size > 0)
+        message[0] = '\0';
+    if (token_is(line, len, "ok")) {
+        *ok = true;
+        return 0;
+    }
+    static const char prefix[] = "error: ";
+    if (len >= sizeof prefix - 1 && memcmp(line, prefix, sizeof prefix - 1) == 0) {
+        *ok = false;
+        size_t mlen = len - (sizeof prefix - 1);
+        if (size > 0)
+            copy_flat(message, line + sizeof prefix - 1, mlen < size ? mlen : size - 1, false);
+        return 0;
+    }
+    char flat[48], buf[48]; /* whatever answered, shown as plain ASCII */
+    size_t cut = len < 47 ? len : 47;
+    copy_flat(flat, line, cut, true);
+    return cs_fail(err, "not a cloudsmd reply: '%s'", shown(flat, cut, buf));
+}
+
+int cs_sm_control_path(const char *state_dir, char *buf, size_t size, struct cs_error *err)
+{
+    if (!state_dir || !state_dir[0])
+        state_dir = ".";
+    size_t dlen = strlen(state_dir);
+    bool slash = state_dir[dlen - 1] == '/';
+    int n = snprintf(buf, size, "%s%s%s", state_dir, slash ? "" : "/", CS_SM_CONTROL_SOCKET_NAME);
+    if (n < 0 || (size_t)n >= size || n >= CS_SM_CONTROL_PATH_MAX)
+        return cs_fail(err,
+                       "control socket path %s%s%s is too long for a unix socket (at most %d "
+                       "bytes)",
+                       state_dir, slash ? "" : "/", CS_SM_CONTROL_SOCKET_NAME,
+                       CS_SM_CONTROL_PATH_MAX - 1);
+    return 0;
+}
+
+/* ---- I/O with deadlines, shared by server and client ---- */
+
+/* Wait until fd is ready for events. 1 ready, 0 timed out, -1 error (errno). EINTR counts as
+ * ready: the caller's next read or write decides. */
+static int wait_for(int fd, short events, int timeout_ms)
+{
+    struct pollfd p = {.fd = fd, .events = events};
+    int r = poll(&p, 1, timeout_ms);
+    if (r < 0 && errno == EINTR)
+        return 1;
+    return r;
+}
+
+/* Send all of buf on a non-blocking socket; give up when the peer takes nothing for
+ * stall_ms (-1: wait forever). MSG_NOSIGNAL: a peer that went away is an error, not SIGPIPE
+ * for the whole daemon. */
+static int send_all(int fd, const char *buf, size_t len, int stall_ms)
+{
+    while (len > 0) {
+        ssize_t n = send(fd, buf, len, MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (n > 0) {
+            buf += n;
+            len -= (size_t)n;
+            continue;
+        }
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK)
+            return -1;
+        int r = wait_for(fd, POLLOUT, stall_ms);
+        if (r == 0)
+            errno = ETIMEDOUT;
+        if (r <= 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* ---- server ---- */
+
+static void close_fd(int *fd)
+{
+    if (*fd >= 0)
+        close(*fd);
+    *fd = -1;
+}
+
+static int fill_address(struct sockaddr_un *addr, const char *path, struct cs_error *err)
+{
+    size_t len = strlen(path);
+    if (len == 0)
+        return cs_fail(err, "no control socket path");
+    if (len >= sizeof addr->sun_path)
+        return cs_fail(err,
+                       "control socket path %s is too long for a unix socket (at most %zu "
+                       "bytes)",
+                       path, sizeof addr->sun_path - 1);
+    memset(addr, 0, sizeof *addr);
+    addr->sun_family = AF_UNIX;
+    memcpy(addr->sun_path, path, len + 1);
+    return 0;
+}
+
+/* What is at path now: nothing, or a socket left by an earlier run (removed), is fine; a live
+ * socket or anything else is not ours to replace. */
+static int clear_path(const struct sockaddr_un *addr, struct cs_error *err)
+{
+    const char *path = addr->sun_path;
+    struct stat st;
+    if (lstat(path, &st) < 0)
+        return errno == ENOENT ? 0 : cs_fail(err, "%s: %s", path, strerror(errno));
+    if (!S_ISSOCK(st.st_mode))
+        return cs_fail(err, "%s exists and is not a socket: not replacing it", path);
+    /* Non-blocking: a live server with a full backlog answers EAGAIN instead of blocking us. */
+    int probe = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (probe < 0)
+        return cs_fail_errno(err, "socket");
+    int rc = connect(probe, (const struct sockaddr *)addr, sizeof *addr);
+    int saved = errno;
+    close(probe);
+    if (rc == 0 || saved == EAGAIN || saved == EINPROGRESS)
+        return cs_fail(err, "%s: another process is listening on it (another cloudsmd?)", path);
+    if (saved != ECONNREFUSED)
+        return cs_fail(err, "%s: cannot tell whether it is in use: %s", path, strerror(saved));
+    if (unlink(path) < 0 && errno != ENOENT)
+        return cs_fail(err, "cannot remove the stale socket %s: %s", path, strerror(errno));
+    return 0;
+}
+
+int cs_sm_control_open(struct cs_sm_control *c, const char *path, struct cs_error *err)
+{
+    memset(c, 0, sizeof *c);
+    c->fd = -1;
+    c->request_timeout_ms = 1000;
+    c->stall_timeout_ms = 2000;
+    c->max_per_serve = 16;
+    struct sockaddr_un addr;
+    if (fill_address(&addr, path, err) < 0 || clear_path(&addr, err) < 0)
+        return -1;
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return cs_fail_errno(err, "socket");
+    /* bind() creates the file with 0777 less the umask: 077 makes it 0600 from its first
+     * moment; the chmod below makes it exactly 0600 whatever the caller's umask was. */
+    mode_t old_mask = umask(077);
+    int rc = bind(fd, (const struct sockaddr *)&addr, sizeof addr);
+    int saved = errno;
+    umask(old_mask);
+    if (rc < 0) {
+        close(fd);
+        return cs_fail(err, "cannot create the control socket %s: %s", path, strerror(saved));
+    }
+    struct stat st;
+    if (chmod(path, 0600) < 0 || lstat(path, &st) < 0 || listen(fd, 16) < 0) {
+        saved = errno;
+        unlink(path);
+        close(fd);
+        return cs_fail(err, "cannot set up the control socket %s: %s", path, strerror(saved));
+    }
+    c->fd = fd;
+    memcpy(c->path, addr.sun_path, sizeof c->path);
+    c->dev = (uint64_t)st.st_dev;
+    c->ino = (uint64_t)st.st_ino;
+    return 0;
+}
+
+int cs_sm_control_fd(const struct cs_sm_control *c)
+{
+    return c->fd;
+}
+
+void cs_sm_control_close(struct cs_sm_control *c)
+{
+    if (c->fd < 0)
+        return;
+    close_fd(&c->fd);
+    /* A newer cloudsmd may have replaced the file since: remove it only if it is still ours. */
+    struct stat st;
+    if (lstat(c->path, &st) == 0 && S_ISSOCK(st.st_mode) && (uint64_t)st.st_dev == c->dev &&
+        (uint64_t)st.st_ino == c->ino)
+        unlink(c->path);
+}
+
+/* One connection's reply: the FILE the handler writes to sends through here. */
+struct reply_sink {
+    const struct cs_sm_control *c;
+    int fd;
+    bool status_sent;
+    bool discard; /* the handler failed before anything was sent: drop what it wrote */
+    bool failed;  /* the client left or stopped reading */
+    int failed_errno;
+};
+
+static int send_status(struct reply_sink *s, bool ok, const char *message)
+{
+    char line[CS_SM_REPLY_STATUS_MAX + 1];
+    size_t len = cs_sm_reply_status_format(ok, message, line, sizeof line);
+    s->status_sent = true;
+    if (send_all(s->fd, line, len, s->c->stall_timeout_ms) < 0) {
+        s->failed = true;
+        s->failed_errno = errno;
+        return -1;
+    }
+    return 0;
+}
+
+/* fopencookie's write: the first bytes that leave the handler's buffer commit the reply as
+ * "ok". Returns 0 (with errno) on failure, as fopencookie wants. */
+static ssize_t reply_write(void *cookie, const char *buf, size_t size)
+{
+    struct reply_sink *s = cookie;
+    if (s->discard)
+        return (ssize_t)size;
+    if (!s->failed && !s->status_sent)
+        send_status(s, true, NULL);
+    if (!s->failed && send_all(s->fd, buf, size, s->c->stall_timeout_ms) < 0) {
+        s->failed = true;
+        s->failed_errno = errno;
+    }
+    if (s->failed) {
+        errno = s->failed_errno;
+        return 0;
+    }
+    return (ssize_t)size;
+}
+
+static const char *why_cut(int error)
+{
+    return error == ETIMEDOUT ? "the client stopped reading" : strerror(error);
+}
+
+/* Read one request line within the deadline. 1 a line (without the bytes after its newline),
+ * 0 the client closed without sending anything, -1 with err for the client. */
+static int read_request(const struct cs_sm_control *c, int fd, char *buf, size_t *len,
+                        struct cs_error *err)
+{
+    size_t used = 0;
+    double deadline = cs_clock_ms() + c->request_timeout_ms;
+    for (;;) {
+        ssize_t n = recv(fd, buf + used, CS_SM_REQUEST_MAX - used, MSG_DONTWAIT);
+        if (n > 0) {
+            const char *nl = memchr(buf + used, '\n', (size_t)n);
+            used += (size_t)n;
+            if (nl) {
+                *len = (size_t)(nl - buf) + 1;
+                return 1;
+            }
+            if (used == CS_SM_REQUEST_MAX)
+                return cs_fail(err, "request longer than %d bytes", CS_SM_REQUEST_MAX - 1);
+            continue;
+        }
+        if (n == 0) { /* end of input ends the line too (printf status | socat ...) */
+            *len = used;
+            return used > 0;
+        }
+        if (errno == EINTR)
+            continue;
+        if (errno != EAGAIN && errno != EWOULDBLOCK)
+            return cs_fail(err, "reading the request: %s", strerror(errno));
+        double left = deadline - cs_clock_ms();
+        if (left <= 0 || wait_for(fd, POLLIN, (int)left + 1) == 0)
+            return cs_fail(err, "no request line within %d ms", c->request_timeout_ms);
+    }
+}
+
+static void run_handler(struct cs_sm_control *c, struct reply_sink *sink,
+                        const struct cs_sm_request *req, const char *shown_req,
+                        cs_sm_control_handler handler, void *arg)
+{
+    char *buffer = malloc(CS_SM_CONTROL_REPLY_BUFFER);
+    FILE *reply =
+        buffer ? fopencookie(sink, "w", (cookie_io_functions_t){.write = reply_write}) : NULL;
+    if (!reply) {
+        free(buffer);
+        send_status(sink, false, "cloudsmd is out of memory");
+        return;
+    }
+    setvbuf(reply, buffer, _IOFBF, CS_SM_CONTROL_REPLY_BUFFER);
+    struct cs_error herr = {""};
+    int rc = handler(arg, req, reply, &herr);
+    if (rc < 0 && !herr.msg[0])
+        snprintf(herr.msg, sizeof herr.msg, "%s failed", cs_sm_commands[req->command].name);
+    if (rc < 0 && !sink->status_sent) {
+        sink->discard = true;
+        fclose(reply);
+        send_status(sink, false, herr.msg);
+        cs_sm_logf(&c->log, CS_SM_LOG_INFO, "control: %s: %s", shown_req, herr.msg);
+    } else {
+        fflush(reply);
+        if (!sink->status_sent)
+            send_status(sink, true, NULL); /* an empty body */
+        fclose(reply);
+        if (rc < 0)
+            cs_sm_logf(&c->log, CS_SM_LOG_WARN,
+                       "control: %s failed after its reply began (the client saw ok): %s",
+                       shown_req, herr.msg);
+    }
+    free(buffer);
+    if (sink->failed) {
+        c->dropped++;
+        cs_sm_logf(&c->log, CS_SM_LOG_INFO, "control: reply to %s cut off: %s", shown_req,
+                   why_cut(sink->failed_errno));
+    }
+}
+
+static void serve_one(struct cs_sm_control *c, int fd, cs_sm_control_handler handler, void *arg)
+{
+    struct reply_sink sink = {.c = c, .fd = fd};
+    struct ucred cred;
+    socklen_t cred_len = sizeof cred;
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &cred_len) < 0) {
+        c->refused++;
+        cs_sm_logf(&c->log, CS_SM_LOG_WARN, "control: cannot tell who connected: %s",
+                   strerror(errno));
+        send_status(&sink, false, "cloudsmd cannot tell who you are");
+        return;
+    }
+    /* The socket's 0600 already keeps others out; this holds even if someone loosens it. */
+    uid_t me = geteuid();
+    if (cred.uid != 0 && cred.uid != me) {
+        c->refused++;
+        cs_sm_logf(&c->log, CS_SM_LOG_WARN, "control: refused uid %u (pid %d)", (unsigned)cred.uid,
+                   (int)cred.pid);
+        char msg[128];
+        snprintf(msg, sizeof msg,
+                 "permission denied: only root and uid %u may use the control socket",
+                 (unsigned)me);
+        send_status(&sink, false, msg);
+        return;
+    }
+    char line[CS_SM_REQUEST_MAX];
+    size_t len = 0;
+    struct cs_error why;
+    int got = read_request(c, fd, line, &len, &why);
+    if (got == 0) {
+        cs_sm_logf(&c->log, CS_SM_LOG_DEBUG, "control: uid %u pid %d closed without a request",
+                   (unsigned)cred.uid, (int)cred.pid);
+        return;
+    }
+    struct cs_sm_request req;
+    if (got < 0 || cs_sm_request_parse(&req, line, len, &why) < 0) {
+        c->bad++;
+        cs_sm_logf(&c->log, CS_SM_LOG_INFO, "control: bad request from uid %u pid %d: %s",
+                   (unsigned)cred.uid, (int)cred.pid, why.msg);
+        send_status(&sink, false, why.msg);
+        return;
+    }
+    req.peer_uid = (uint32_t)cred.uid;
+    req.peer_pid = (int32_t)cred.pid;
+    char shown_req[CS_SM_REQUEST_MAX];
+    int n = cs_sm_request_format(&req, shown_req, sizeof shown_req);
+    if (n > 0)
+        shown_req[n - 1] = '\0'; /* no newline in the log */
+    c->served++;
+    cs_sm_logf(&c->log,
+               cs_sm_commands[req.command].changes_state ? CS_SM_LOG_INFO : CS_SM_LOG_DEBUG,
+               "control: '%s' from uid %u pid %d", shown_req, (unsigned)cred.uid, (int)cred.pid);
+    run_handler(c, &sink, &req, shown_req, handler, arg);
+}
+
+int cs_sm_control_serve(struct cs_sm_control *c, int timeout_ms, cs_sm_control_handler handler,
+                        void *arg, struct cs_error *err)
+{
+    if (c->fd < 0)
+        return cs_fail(err, "the control socket is not open");
+    if (timeout_ms != 0) {
+        struct pollfd p = {.fd = c->fd, .events = POLLIN};
+        int r = poll(&p, 1, timeout_ms);
+        if (r < 0 && errno != EINTR)
+            return cs_fail(err, "waiting on the control socket %s: %s", c->path, strerror(errno));
+        if (r <= 0)
+            return 0; /* nobody came, or a signal: let the caller look at it */
+    }
+    int taken = 0;
+    while ((unsigned)taken < c->max_per_serve) {
+        int fd = accept4(c->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+        if (fd < 0) {
+            if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
+                break;
+            if (errno == ECONNABORTED || errno == EPROTO)
+                continue; /* that client is gone; others may wait */
+            if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
+                /* Out of resources is the daemon's trouble, not the socket's: try later. */
+                cs_sm_logf(&c->log, CS_SM_LOG_WARN, "control: cannot accept a client: %s",
+                           strerror(errno));
+                break;
+            }
+            return cs_fail(err, "accepting on the control socket %s: %s", c->path, strerror(errno));
+        }
+        taken++;
+        serve_one(c, fd, handler, arg);
+        close(fd);
+    }
+    return taken;
+}
+
+/* ---- client ---- */
+
+static int connect_failed(const char *path, int error, struct cs_error *err)
+{
+    switch (error) {
+    case ENOENT:
+        return cs_fail(err, "cannot connect to %s: no such file (is cloudsmd running?)", path);
+    case ECONNREFUSED:
+        return cs_fail(err,
+                       "cannot connect to %s: connection refused (is cloudsmd running? the "
+                       "socket may be left from an earlier run)",
+                       path);
+    case EACCES:
+    case EPERM:
+        return cs_fail(err,
+                       "cannot connect to %s: permission denied (the control socket is for "
+                       "root and the user cloudsmd runs as)",
+                       path);
+    case ETIMEDOUT:
+        return cs_fail(err, "cannot connect to %s: cloudsmd did not take the connection (busy?)",
+                       path);
+    default:
+        return cs_fail(err, "cannot connect to %s: %s", path, strerror(error));
+    }
+}
+
+/* A non-blocking connect to a unix socket either completes at once or, with the daemon's
+ * backlog full, says EAGAIN: then try again until the timeout. */
+static int connect_within(int fd, const struct sockaddr_un *addr, int timeout_ms)
+{
+    double deadline = cs_clock_ms() + timeout_ms;
+    for (;;) {
+        if (connect(fd, (const struct sockaddr *)addr, sizeof *addr) == 0)
+            return 0;
+        if (errno != EAGAIN && errno != EINTR)
+            return -1;
+        if (timeout_ms >= 0 && cs_clock_ms() >= deadline) {
+            errno = ETIMEDOUT;
+            return -1;
+        }
+        poll(NULL, 0, 10);
+    }
+}
+
+/* recv with a deadline per wait. >0 bytes, 0 end of reply, -1 error (errno; ETIMEDOUT). */
+static ssize_t recv_within(int fd, char *buf, size_t size, int timeout_ms)
+{
+    for (;;) {
+        ssize_t n = recv(fd, buf, size, MSG_DONTWAIT);
+        if (n >= 0)
+            return n;
+        if (errno == EINTR)
+            continue;
+        if (errno != EAGAIN && errno != EWOULDBLOCK)
+            return -1;
+        int r = wait_for(fd, POLLIN, timeout_ms);
+        if (r == 0)
+            errno = ETIMEDOUT;
+        if (r <= 0)
+            return -1;
+    }
+}
+
+static int reply_failed(const struct cs_sm_control_client *cl, int error, struct cs_error *err)
+{
+    if (error == ETIMEDOUT)
+        return cs_fail(err, "no reply from cloudsmd within %d ms", cl->timeout_ms);
+    return cs_fail(err, "reading the reply from cloudsmd: %s", strerror(error));
+}
+
+int cs_sm_control_call(struct cs_sm_control_client *cl, const char *path,
+                       const struct cs_sm_request *req, int timeout_ms, struct cs_error *err)
+{
+    memset(cl, 0, sizeof *cl);
+    cl->fd = -1;
+    cl->timeout_ms = timeout_ms;
+    char line[CS_SM_REQUEST_MAX];
+    int len = cs_sm_request_format(req, line, sizeof line);
+    struct sockaddr_un addr;
+    if (len < 0)
+        return cs_fail(err, "request longer than %d bytes", CS_SM_REQUEST_MAX - 1);
+    if (fill_address(&addr, path, err) < 0)
+        return -1;
+    cl->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (cl->fd < 0)
+        return cs_fail_errno(err, "socket");
+    if (connect_within(cl->fd, &addr, timeout_ms) < 0)
+        return connect_failed(path, errno, err);
+    /* A daemon that refuses us answers and closes without reading: its status line is the
+     * news then, not our broken pipe. */
+    if (send_all(cl->fd, line, (size_t)len, timeout_ms) < 0 && errno != EPIPE &&
+        errno != ECONNRESET)
+        return errno == ETIMEDOUT
+                   ? cs_fail(err, "cloudsmd took no request within %d ms", timeout_ms)
+                   : cs_fail(err, "sending the request to cloudsmd: %s", strerror(errno));
+    /* The status line, and whatever part of the body came with it. */
+    char buf[CS_SM_REQUEST_MAX];
+    size_t used = 0;
+    const char *nl = NULL;
+    while (!nl) {
+        ssize_t n = recv_within(cl->fd, buf + used, sizeof buf - used, timeout_ms);
+        if (n < 0)
+            return reply_failed(cl, errno, err);
+        if (n == 0)
+            return cs_fail(err, "cloudsmd closed the connection without a reply");
+        nl = memchr(buf + used, '\n', (size_t)n);
+        used += (size_t)n;
+        if (!nl && used >= CS_SM_REPLY_STATUS_MAX)
+            return cs_fail(err, "not a cloudsmd reply: no status line in the first %d bytes",
+                           CS_SM_REPLY_STATUS_MAX);
+    }
+    size_t status_len = (size_t)(nl - buf) + 1;
+    if (cs_sm_reply_status_parse(buf, status_len, &cl->ok, cl->message, sizeof cl->message, err) <
+        0)
+        return -1;
+    cl->pending_len = used - status_len;
+    memcpy(cl->pending, buf + status_len, cl->pending_len);
+    return 0;
+}
+
+int cs_sm_control_client_body(struct cs_sm_control_client *cl, FILE *out, struct cs_error *err)
+{
+    char buf[16384];
+    size_t len = cl->pending_len;
+    memcpy(buf, cl->pending, len);
+    cl->pending_len = 0;
+    for (;;) {
+        if (len > 0 && fwrite(buf, 1, len, out) != len)
+            return cs_fail(err, "writing the reply: %s", strerror(errno));
+        if (cl->fd < 0)
+            break;
+        ssize_t n = recv_within(cl->fd, buf, sizeof buf, cl->timeout_ms);
+        if (n < 0)
+            return reply_failed(cl, errno, err);
+        if (n == 0)
+            break;
+        len = (size_t)n;
+    }
+    if (fflush(out) != 0)
+        return cs_fail(err, "writing the reply: %s", strerror(errno));
+    return 0;
+}
+
+void cs_sm_control_client_close(struct cs_sm_control_client *cl)
+{
+    close_fd(&cl->fd);
+}

@@ -1,0 +1,226 @@
+/* cloudsm sm: ask a running cloudsmd through its control socket (include/cloudsm/sm_control.h).
+ *
+ * The daemon formats every answer (text or JSON); this side checks the command line with the
+ * same parser the daemon uses, so that a typo is a usage error before anything connects, sends
+ * one request, turns the status line into the exit code and copies the body out. */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "cloudsm/atomic_file.h"
+#include "cloudsm/sm_config.h"
+#include "cloudsm/sm_control.h"
+
+#define SM_DEFAULT_TIMEOUT_S 60
+
+#define SM_OPTIONS_HELP                                                                            \
+    "options:\n"                                                                                   \
+    "  --socket PATH         the control socket (default STATE_DIR/cloudsmd.sock)\n"               \
+    "  -d, --state-dir DIR   cloudsmd's state directory (default /var/lib/cloudsm), when\n"        \
+    "                        cloudsmd runs with --state-dir or state_dir\n"                        \
+    "  --json                one JSON object instead of text\n"                                    \
+    "  -o, --output FILE     write the answer to FILE (atomically; only if cloudsmd said ok)\n"    \
+    "  --timeout SECONDS     give up when cloudsmd is silent this long (default 60; 0 never)\n"    \
+    "\n"                                                                                           \
+    "The control socket is for root and the user cloudsmd runs as (mode 0600).\n"                  \
+    "Exit status: 0 ok, 1 cloudsmd answered an error or is not running, 2 bad usage.\n"            \
+    "Protocol and replies: docs/sm/control.md.\n"
+
+static const char status_help[] =
+    "usage: cloudsm sm status [options]\n"
+    "\n"
+    "What the running subnet manager is doing: its state (master), its port (GUID, LID),\n"
+    "uptime, the last sweep (when, how long, SMPs sent), the fabric it holds (nodes,\n"
+    "switches, CAs, links), the routing engine in use (and the fallback, if it fell back),\n"
+    "and how many sweeps it has done.\n"
+    "\n" SM_OPTIONS_HELP "\n"
+    "examples:\n"
+    "  cloudsm sm status\n"
+    "  cloudsm sm status --json | jq .last_sweep\n"
+    "  cloudsm sm status --state-dir ./state      # a cloudsmd run with -d ./state (ibsim)\n";
+
+static const char topology_help[] =
+    "usage: cloudsm sm topology [options]\n"
+    "\n"
+    "A summary of the fabric as the SM swept it, like `cloudsm topo info` on a topology\n"
+    "file: nodes, switches and CAs, links, ports by width and speed, switch levels.\n"
+    "\n" SM_OPTIONS_HELP "\n"
+    "example:\n"
+    "  cloudsm sm topology --json\n";
+
+static const char lfts_help[] =
+    "usage: cloudsm sm lfts [options]\n"
+    "\n"
+    "The linear forwarding tables cloudsmd holds (what it programmed into the switches), in\n"
+    "OpenSM's opensm-lfts.dump format: `cloudsm lft check` verifies it, `opensm -R file -U`\n"
+    "loads it, and it compares with `dump_fts` output. Large fabrics give large dumps\n"
+    "(tens of MB): cloudsmd drops a reader that stops reading for 2 s, so write to a file\n"
+    "with -o rather than into a pager.\n"
+    "\n" SM_OPTIONS_HELP "\n"
+    "examples:\n"
+    "  cloudsm sm lfts -o live.lfts\n"
+    "  cloudsm lft check fabric.topo live.lfts\n";
+
+static const char reroute_help[] =
+    "usage: cloudsm sm reroute ENGINE [options]\n"
+    "\n"
+    "Route the fabric again now with ENGINE (ftree, minhop, updn) and program only the LFT\n"
+    "blocks that differ from what the switches hold. The answer says which engine routed\n"
+    "(ftree falls back to minhop on a fabric that is not a fat-tree) and how many blocks\n"
+    "were sent. The engine stays in use for later sweeps until the next reroute or restart.\n"
+    "\n" SM_OPTIONS_HELP "\n"
+    "examples:\n"
+    "  cloudsm sm reroute minhop\n"
+    "  cloudsm sm reroute ftree --json\n";
+
+static const char log_level_help[] =
+    "usage: cloudsm sm log-level LEVEL [options]\n"
+    "\n"
+    "Change cloudsmd's log level now, without a restart: error, warn, info or debug (as\n"
+    "cloudsmd --log-level). Until cloudsmd restarts; the configuration file is not changed.\n"
+    "\n" SM_OPTIONS_HELP "\n"
+    "example:\n"
+    "  cloudsm sm log-level debug     # then: tail -f /var/log/cloudsmd.log\n";
+
+static const char sweep_help[] =
+    "usage: cloudsm sm sweep [options]\n"
+    "\n"
+    "A heavy sweep now: discover the whole fabric again, give new ports LIDs, re-route if it\n"
+    "changed and program the differences. The answer comes when the sweep is done and says\n"
+    "what it found and sent.\n"
+    "\n" SM_OPTIONS_HELP "\n"
+    "example:\n"
+    "  cloudsm sm sweep && cloudsm sm status\n";
+
+/* argv[0] is "sm NAME": the command is NAME. */
+static enum cs_sm_command command_of(const char *who)
+{
+    const char *name = strchr(who, ' ');
+    name = name ? name + 1 : who;
+    for (int c = 0; c < CS_SM_CMD_COUNT; c++)
+        if (strcmp(cs_sm_commands[c].name, name) == 0)
+            return (enum cs_sm_command)c;
+    return CS_SM_CMD_STATUS; /* unreachable: the table below names only these */
+}
+
+/* The request the command line asks for, checked by the daemon's own parser. */
+static int build_request(const char *who, enum cs_sm_command command, int argc, char **argv,
+                         bool json, struct cs_sm_request *req)
+{
+    char line[CS_SM_REQUEST_MAX];
+    size_t used = (size_t)snprintf(line, sizeof line, "%s", cs_sm_commands[command].name);
+    for (int i = 0; i < argc; i++) {
+        size_t len = strlen(argv[i]);
+        if (used + 1 + len >= sizeof line)
+            return cli_usage(who, "arguments longer than %d bytes", CS_SM_REQUEST_MAX - 1);
+        line[used++] = ' ';
+        memcpy(line + used, argv[i], len + 1);
+        used += len;
+    }
+    struct cs_error err;
+    if (cs_sm_request_parse(req, line, used, &err) < 0)
+        return cli_usage(who, "%s", err.msg);
+    req->json = json;
+    return EXIT_OK;
+}
+
+static int copy_reply(const char *who, struct cs_sm_control_client *cl, const char *output)
+{
+    struct cs_error err;
+    if (!output) {
+        if (cs_sm_control_client_body(cl, stdout, &err) < 0)
+            return cli_fail(who, &err);
+        return EXIT_OK;
+    }
+    struct cs_atomic_file af;
+    if (cs_atomic_open(&af, output, &err) < 0)
+        return cli_fail(who, &err);
+    if (cs_sm_control_client_body(cl, af.fp, &err) < 0) {
+        cs_atomic_abort(&af);
+        return cli_fail(who, &err);
+    }
+    if (cs_atomic_commit(&af, &err) < 0)
+        return cli_fail(who, &err);
+    return EXIT_OK;
+}
+
+static int sm_main(int argc, char **argv)
+{
+    const char *who = argv[0];
+    const char *socket_path = NULL, *state_dir = NULL, *output = NULL;
+    bool json = false;
+    unsigned timeout_s = SM_DEFAULT_TIMEOUT_S;
+    static const struct option options[] = {
+        {"socket", required_argument, NULL, 's'},  {"state-dir", required_argument, NULL, 'd'},
+        {"json", no_argument, NULL, 'j'},          {"output", required_argument, NULL, 'o'},
+        {"timeout", required_argument, NULL, 't'}, {NULL, 0, NULL, 0},
+    };
+    int opt;
+    opterr = 0;
+    while ((opt = getopt_long(argc, argv, ":d:o:", options, NULL)) != -1) {
+        switch (opt) {
+        case 's':
+            socket_path = optarg;
+            break;
+        case 'd':
+            state_dir = optarg;
+            break;
+        case 'j':
+            json = true;
+            break;
+        case 'o':
+            output = optarg;
+            break;
+        case 't':
+            if (!cli_parse_uint(optarg, 0, 86400, &timeout_s))
+                return cli_usage(who, "--timeout wants seconds, 0 to 86400, not '%s'", optarg);
+            break;
+        case ':':
+            return cli_usage(who, "option '%s' needs a value", argv[optind - 1]);
+        default:
+            return cli_usage(who, "unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (socket_path && state_dir)
+        return cli_usage(who, "give --socket or --state-dir, not both");
+    struct cs_sm_request req;
+    int rc = build_request(who, command_of(who), argc - optind, argv + optind, json, &req);
+    if (rc != EXIT_OK)
+        return rc;
+
+    struct cs_error err;
+    char path[CS_SM_CONTROL_PATH_MAX];
+    if (!socket_path) {
+        if (cs_sm_control_path(state_dir ? state_dir : CS_SM_CONFIG_DEFAULT_STATE_DIR, path,
+                               sizeof path, &err) < 0)
+            return cli_fail(who, &err);
+        socket_path = path;
+    }
+    struct cs_sm_control_client cl;
+    int timeout_ms = timeout_s ? (int)timeout_s * 1000 : -1;
+    if (cs_sm_control_call(&cl, socket_path, &req, timeout_ms, &err) < 0) {
+        cs_sm_control_client_close(&cl);
+        return cli_fail(who, &err);
+    }
+    if (!cl.ok) {
+        fprintf(stderr, "cloudsm %s: %s\n", who, cl.message);
+        rc = EXIT_FAILED;
+    } else {
+        rc = copy_reply(who, &cl, output);
+    }
+    cs_sm_control_client_close(&cl);
+    return rc;
+}
+
+const struct cli_command cli_sm_commands[] = {
+    {"sm", "status", "ask the running cloudsmd: state, port, last sweep, fabric, routing",
+     status_help, sm_main},
+    {"sm", "topology", "the fabric cloudsmd swept, summarised", topology_help, sm_main},
+    {"sm", "lfts", "the LFTs cloudsmd programmed (opensm-lfts.dump)", lfts_help, sm_main},
+    {"sm", "reroute", "route again now with an engine; program the differences", reroute_help,
+     sm_main},
+    {"sm", "log-level", "change cloudsmd's log level now", log_level_help, sm_main},
+    {"sm", "sweep", "a heavy sweep now", sweep_help, sm_main},
+    {"sm", NULL, NULL, NULL, NULL},
+};

@@ -1,0 +1,52 @@
+/* The fabric summary, text or JSON (summary_print.h). */
+#include "summary_print.h"
+
+#include "json.h"
+
+void summary_print(FILE *out, const char *name, const struct cs_fabric_summary *s, unsigned lmc,
+                   bool as_json)
+{
+    if (as_json) {
+        struct json j;
+        json_init(&j, out);
+        json_object_begin(&j, NULL);
+        json_str(&j, "topology", name);
+        json_u64(&j, "switches", s->switches);
+        json_u64(&j, "cas", s->cas);
+        json_u64(&j, "routers", s->routers);
+        json_u64(&j, "hosts", s->hosts);
+        json_u64(&j, "links", s->links);
+        json_u64(&j, "switch_links", s->switch_links);
+        json_u64(&j, "levels", s->levels);
+        json_u64(&j, "leaves", s->leaves);
+        json_object_begin(&j, "hosts_per_leaf");
+        json_u64(&j, "min", s->hosts_per_leaf_min);
+        json_u64(&j, "max", s->hosts_per_leaf_max);
+        json_object_end(&j);
+        json_u64(&j, "unreachable_switches", s->unreachable_switches);
+        json_u64(&j, "lmc", lmc);
+        json_u64(&j, "lids", s->lids);
+        json_u64(&j, "lft_blocks_min", s->lft_blocks_min);
+        json_u64(&j, "max_lid", s->max_lid);
+        json_object_end(&j);
+        json_finish(&j);
+        return;
+    }
+    fprintf(out, "topology        %s\n", name);
+    fprintf(out, "switches        %u in %u level%s (%u leaves", s->switches, s->levels,
+            s->levels == 1 ? "" : "s", s->leaves);
+    if (s->unreachable_switches)
+        fprintf(out, ", %u unreachable from any leaf", s->unreachable_switches);
+    fprintf(out, ")\n");
+    fprintf(out, "CAs             %u on %u host%s", s->cas, s->hosts, s->hosts == 1 ? "" : "s");
+    if (s->routers)
+        fprintf(out, ", %u router%s", s->routers, s->routers == 1 ? "" : "s");
+    fprintf(out, "\n");
+    fprintf(out, "links           %u (%u switch-to-switch)\n", s->links, s->switch_links);
+    if (s->leaves)
+        fprintf(out, "hosts per leaf  %u..%u\n", s->hosts_per_leaf_min, s->hosts_per_leaf_max);
+    fprintf(out, "LIDs needed     %u (LMC %u); LFT >= %u blocks of 64 per switch\n", s->lids, lmc,
+            s->lft_blocks_min);
+    if (s->max_lid)
+        fprintf(out, "LIDs assigned   up to %u\n", s->max_lid);
+}
