@@ -241,8 +241,9 @@ struct cs_sm_pkey_counts {
     unsigned failures;       /* SMPs refused or unanswered, each logged */
 };
 
-/* Read what the ports hold into held (initialised; what it held is freed first). A node that
- * does not answer NodeInfo gets no tables; a block that does not answer leaves its port unknown.
+/* Read what the ports that have a table hold (switch ports facing CAs whatever part_enforce
+ * will say) into held (initialised; what it held is freed first). A node that does not answer
+ * NodeInfo gets no tables; a block that does not answer leaves its port unknown.
  * Returns the failures (logged; also in counts), or -1 on a transport failure. */
 int cs_sm_read_pkeys(struct cs_smp_pipe *pipe, const struct cs_sm_sweep *s,
                      struct cs_sm_pkey_tables *held, const struct cs_sm_log *log,

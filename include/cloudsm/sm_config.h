@@ -44,13 +44,17 @@
 /* Everything cloudsmd can be told. The comment names the opensm.conf key. Strings are "" when
  * unset. */
 struct cs_sm_config {
-    uint64_t port_guid;          /* guid: the SM port; 0 = the first active port */
-    char routing_engine[32];     /* routing_engine: a cs_route engine name */
-    bool connect_roots;          /* connect_roots (OpenSM -z) */
-    unsigned sm_priority;        /* sm_priority: 0..15 */
-    uint64_t subnet_prefix;      /* subnet_prefix */
-    uint64_t m_key;              /* m_key */
-    uint64_t sm_key;             /* sm_key: SMInfo's SM_Key */
+    uint64_t port_guid;      /* guid: the SM port; 0 = the first active port */
+    char routing_engine[32]; /* routing_engine: a cs_route engine name */
+    bool connect_roots;      /* connect_roots (OpenSM -z) */
+    char partition_config_file[CS_SM_CONFIG_PATH_MAX]; /* partition_config_file */
+    uint8_t part_enforce;                              /* part_enforce: enum cs_sm_part_enforce */
+    bool allow_both_pkeys;                             /* allow_both_pkeys (OpenSM -W) */
+    bool sa_path_caching;   /* subnet_supports_sa_path_caching (cloudsm's, the seed paper's name) */
+    unsigned sm_priority;   /* sm_priority: 0..15 */
+    uint64_t subnet_prefix; /* subnet_prefix */
+    uint64_t m_key;         /* m_key */
+    uint64_t sm_key;        /* sm_key: SMInfo's SM_Key */
     unsigned m_key_lease_period; /* m_key_lease_period: seconds, 0..65535 */
     unsigned smp_window;         /* max_wire_smps: SMPs in flight, 1..CS_SMP_PIPE_MAX_WINDOW */
     unsigned timeout_ms;         /* transaction_timeout: per SMP attempt, ms */

@@ -21,7 +21,10 @@
  *
  * State at creation (ibsim's): no LIDs; linked ports INIT and LinkUp; unlinked ports DOWN and
  * Polling; switch port 0 ACTIVE; SwitchInfo LinearFDBCap 49152, LinearFDBTop 0, PortStateChange
- * set on switches with a linked port; every LFT entry 255; P_Key tables hold 0xffff in entry 0;
+ * set on switches with a linked port; every LFT entry 255; P_Key tables hold 0xffff in entry 0
+ * and are 64 entries on CA ports (NodeInfo PartitionCap 64), 8 on switch port 0 (a switch's
+ * PartitionCap) and 64 on switch external ports (SwitchInfo PartitionEnforcementCap), and switches
+ * report neither Inbound- nor OutboundEnforcementCap;
  * VLCap VL0-7 with OperationalVLs equal to it. Node and port GUIDs, descriptions, vendor and
  * device ids, enhanced port 0 and link widths/speeds come from the fabric.
  *
@@ -36,15 +39,19 @@
  *                    A Set on a CA port other than the arrival port: 0x1c. A Set stores LID,
  *                    MasterSMLID, LMC, subnet prefix, M_Key, M_Key protect bits and lease period,
  *                    HOQLife, a non-zero PortPhysicalState and a non-zero OperationalVLs
- *                    (OperationalVLs above the VLCap written in the same Set: 0x1c). PortState:
+ *                    (OperationalVLs above the VLCap written in the same Set: 0x1c), and on a
+ *                    switch's external port PartitionEnforcementInbound/Outbound where the
+ *                    switch has the capability (ibsim's have neither: the bits read 0). PortState:
  *                    1 (DOWN) on a linked port puts both ends to INIT and sets the peer switch's
  *                    PortStateChange; 3 (ARMED) or 4 (ACTIVE) needs |peer state - new| <= 1 and
  *                    |state - new| == 1, else 0x1c; anything above 4, or above 1 on an unlinked
  *                    port, is 0x1c. Unlike ibsim, a rejected Set changes nothing.
  *                    LocalPortNum reads 0 on a switch and the port's own number on a CA (ibsim).
  *   LinearFwdTable   Get, Set of one 64-entry block (modifier 0..767, else 0x1c). On a CA: 0x0c.
- *   P_KeyTable       Get, Set of a 32-entry block of a 64-entry table (switch: port = modifier
- *                    bits 16..23; block beyond the table or port beyond the switch: 0x1c).
+ *   P_KeyTable       Get, Set of a 32-entry block of the port's table (switch: port = modifier
+ *                    bits 16..23; block beyond the table or port beyond the switch: 0x1c). A
+ *                    Set of a table's last, partial block stores what fits; a Get reads 0 past
+ *                    the table's end (ibsim).
  *   SMInfo           Only where cs_sma_model_set_sm put an SM that answers (on a CA the port
  *                    the SMP arrived on, on a switch port 0): Get returns the SMInfo given
  *                    there; Set: 0x08 (no handover). Elsewhere: 0x0c, as ibsim (no SM in it).
@@ -65,7 +72,8 @@
 #include "cloudsm/smp.h"
 #include "cloudsm/smp_pipe.h"
 
-#define CS_SMA_MODEL_PKEY_ENTRIES 64 /* P_Key table size of every port (PartitionCap) */
+#define CS_SMA_MODEL_PKEY_ENTRIES 64       /* P_Key table size of CA ports (PartitionCap) */
+#define CS_SMA_MODEL_SWITCH_PKEY_ENTRIES 8 /* of switch port 0 (a switch's PartitionCap) */
 
 struct cs_sma_model;
 
@@ -114,6 +122,21 @@ void cs_sma_model_set_drop(struct cs_sma_model *m, double probability, uint64_t 
 int cs_sma_model_set_sm(struct cs_sma_model *m, uint32_t port, const struct cs_smp_sm_info *info,
                         struct cs_error *err);
 
+/* Partition capabilities of a node, for tests of full P_Key tables and of enforcement. */
+struct cs_sma_model_partition_caps {
+    uint16_t partition_cap;   /* NodeInfo PartitionCap: the table of CA ports, of switch port 0 */
+    uint16_t enforcement_cap; /* switch: SwitchInfo PartitionEnforcementCap, the table of its
+                                 external ports */
+    bool inbound, outbound;   /* switch: Inbound/OutboundEnforcementCap; a PortInfo Set stores
+                                 PartitionEnforcementInbound/Outbound of an external port only
+                                 where the switch has the capability */
+};
+/* Give node `node` these capabilities; its P_Key tables go back to the default (0xffff in entry
+ * 0). The switch fields are ignored on a CA. Fails on a node index out of range. */
+int cs_sma_model_set_partition_caps(struct cs_sma_model *m, uint32_t node,
+                                    const struct cs_sma_model_partition_caps *caps,
+                                    struct cs_error *err);
+
 /* What arrived, for tests that count SMPs. */
 struct cs_sma_model_stats {
     uint64_t requests; /* MADs handed to the model */
@@ -139,5 +162,7 @@ void cs_sma_model_switch_info(const struct cs_sma_model *m, uint32_t node,
 /* LFT entry of a switch (255 for a LID never written, or a node that is not a switch). */
 uint8_t cs_sma_model_lft_entry(const struct cs_sma_model *m, uint32_t node, uint32_t lid);
 uint16_t cs_sma_model_lft_top(const struct cs_sma_model *m, uint32_t node);
+/* Entry `index` of the P_Key table of a port (0 past the end of its table). */
+uint16_t cs_sma_model_pkey(const struct cs_sma_model *m, uint32_t port, unsigned index);
 
 #endif

@@ -10,6 +10,7 @@
 #include "cloudsm/key_index.h"
 #include "cloudsm/sm.h"
 #include "core/grow.h"
+#include "sm/phase.h"
 
 bool cs_sm_port_path(const struct cs_sm_sweep *s, uint32_t p, struct cs_dr_path *path)
 {
@@ -108,45 +109,16 @@ static int submit_dr(struct phase *ph, struct job *job, uint8_t method, uint16_t
                      const struct cs_dr_path *path, const uint8_t *data, cs_smp_done_fn done,
                      struct cs_error *err)
 {
-    struct cs_smp smp;
-    if (cs_smp_init_directed(&smp, method, attr, mod, path->port, path->hops, 0, err) < 0)
-        return -1;
-    if (data != NULL)
-        memcpy(smp.data, data, CS_SMP_DATA_SIZE);
-    return cs_smp_pipe_submit(ph->pipe, &smp, CS_SMP_PERMISSIVE_LID, done, job, err);
-}
-
-static const char *attr_name(uint16_t attr)
-{
-    switch (attr) {
-    case CS_SMP_ATTR_PORT_INFO:
-        return "PortInfo";
-    case CS_SMP_ATTR_SWITCH_INFO:
-        return "SwitchInfo";
-    case CS_SMP_ATTR_LINEAR_FT:
-        return "LinearForwardingTable";
-    default:
-        return "SMP";
-    }
+    return cs_sm_submit_dr(ph->pipe, method, attr, mod, path, data, done, job, err);
 }
 
 /* Log a refused or unanswered request with the node it was for; true when it failed. */
 static bool failed(struct phase *ph, uint32_t node, enum cs_smp_result result,
                    const struct cs_smp *req, const struct cs_smp *reply)
 {
-    if (result == CS_SMP_OK)
+    if (!cs_sm_smp_failed(ph->s, ph->log, node, result, req, reply))
         return false;
     ph->failures++;
-    char pathbuf[4 * CS_SMP_PATH_SIZE];
-    struct cs_dr_path path = {.hops = req->hop_count};
-    memcpy(path.port, req->initial_path, sizeof(path.port));
-    const struct cs_node *n = &ph->s->fabric.nodes[node];
-    const char *how = result == CS_SMP_TIMEOUT ? "no answer" : "refused";
-    cs_sm_logf(
-        ph->log, CS_SM_LOG_WARN, "%s %s(%u) to 0x%016llx \"%s\" (DR path %s): %s (status 0x%04x)",
-        req->method == CS_SMP_METHOD_SET ? "Set" : "Get", attr_name(req->attr_id), req->attr_mod,
-        (unsigned long long)n->guid, n->desc, cs_dr_path_format(&path, pathbuf, sizeof(pathbuf)),
-        how, reply ? reply->status & CS_SMP_STATUS_CODE_MASK : 0);
     return true;
 }
 

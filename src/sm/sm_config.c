@@ -17,14 +17,17 @@
 #define SHOWN_VALUE_MAX 64
 
 enum value_kind {
-    VALUE_GUID,   /* uint64_t, written as 0x%016x */
-    VALUE_UINT,   /* unsigned in [min, max], written in decimal */
-    VALUE_BOOL,   /* bool, TRUE/FALSE */
-    VALUE_PATH,   /* char[CS_SM_CONFIG_PATH_MAX], "(null)" = "" */
-    VALUE_ENGINE, /* char[32], a cs_route engine */
-    VALUE_LEVEL,  /* enum cs_sm_log_level */
-    VALUE_LMC,    /* no field: only 0 is accepted */
+    VALUE_GUID,    /* uint64_t, written as 0x%016x */
+    VALUE_UINT,    /* unsigned in [min, max], written in decimal */
+    VALUE_BOOL,    /* bool, TRUE/FALSE */
+    VALUE_PATH,    /* char[CS_SM_CONFIG_PATH_MAX], "(null)" = "" */
+    VALUE_ENGINE,  /* char[32], a cs_route engine */
+    VALUE_LEVEL,   /* enum cs_sm_log_level */
+    VALUE_LMC,     /* no field: only 0 is accepted */
+    VALUE_ENFORCE, /* uint8_t enum cs_sm_part_enforce: both|in|out|off */
 };
+
+static const char *const enforce_names[] = {"both", "in", "out", "off"};
 
 struct key {
     const char *name;
@@ -57,6 +60,14 @@ static const struct key keys[] = {
     {"m_key_lease_period", VALUE_UINT, FIELD(m_key_lease_period), 0, 65535,
      "M_Key lease period in seconds (0 = never expires)"},
     {"lmc", VALUE_LMC, 0, 0, 0, "LMC: cloudsm assigns one LID per port; only 0 is accepted"},
+    {"partition_config_file", VALUE_PATH, FIELD(partition_config_file), 0, 0,
+     "partitions.conf (OpenSM's grammar); (null) or a missing file = everyone in Default"},
+    {"part_enforce", VALUE_ENFORCE, FIELD(part_enforce), 0, 0,
+     "Partition enforcement on switch ports facing CAs: both, in, out or off"},
+    {"allow_both_pkeys", VALUE_BOOL, FIELD(allow_both_pkeys), 0, 0,
+     "A port may be a full and a limited member of one partition (OpenSM -W)"},
+    {"subnet_supports_sa_path_caching", VALUE_BOOL, FIELD(sa_path_caching), 0, 0,
+     "cloudsm: raise the caching flag (bit 353) in every SA PathRecord reply"},
     {"max_wire_smps", VALUE_UINT, FIELD(smp_window), 1, CS_SMP_PIPE_MAX_WINDOW,
      "SMPs in flight at once (OpenSM's default is 4)"},
     {"transaction_timeout", VALUE_UINT, FIELD(timeout_ms), 1, CS_SM_CONFIG_MAX_TIMEOUT_MS,
@@ -288,6 +299,9 @@ bool cs_sm_config_equal(const struct cs_sm_config *a, const struct cs_sm_config 
     return a->port_guid == b->port_guid && strcmp(a->routing_engine, b->routing_engine) == 0 &&
            a->connect_roots == b->connect_roots && a->sm_priority == b->sm_priority &&
            a->subnet_prefix == b->subnet_prefix && a->m_key == b->m_key && a->sm_key == b->sm_key &&
+           a->part_enforce == b->part_enforce && a->allow_both_pkeys == b->allow_both_pkeys &&
+           a->sa_path_caching == b->sa_path_caching &&
+           strcmp(a->partition_config_file, b->partition_config_file) == 0 &&
            a->m_key_lease_period == b->m_key_lease_period && a->smp_window == b->smp_window &&
            a->timeout_ms == b->timeout_ms && a->retries == b->retries &&
            a->sweep_interval == b->sweep_interval &&
@@ -497,6 +511,13 @@ static int set_value(struct cs_sm_config *c, const struct key *k, const char *v,
         memcpy(field, &level, sizeof level);
         return 0;
     }
+    case VALUE_ENFORCE:
+        for (uint8_t i = 0; i < sizeof enforce_names / sizeof enforce_names[0]; i++)
+            if (strlen(enforce_names[i]) == n && memcmp(enforce_names[i], v, n) == 0) {
+                memcpy(field, &i, sizeof i);
+                return 0;
+            }
+        return cs_fail(err, "'%s' is not one of both, in, out, off", shown(v, n, buf));
     case VALUE_LMC:
         if (parse_number(v, n, &number, err) < 0)
             return -1;
@@ -693,6 +714,9 @@ int cs_sm_config_write(FILE *out, const struct cs_sm_config *c, struct cs_error 
         }
         case VALUE_LMC:
             bad |= fprintf(out, "0\n") < 0;
+            break;
+        case VALUE_ENFORCE:
+            bad |= fprintf(out, "%s\n", enforce_names[*(const uint8_t *)field % 4]) < 0;
             break;
         }
     }

@@ -35,7 +35,8 @@ enum { METHOD_SLOT_OTHER, METHOD_SLOT_GET, METHOD_SLOT_SET, METHOD_SLOTS };
 
 struct model_port {
     struct cs_smp_port_info info; /* as answered, but LocalPortNum */
-    uint16_t *pkeys;              /* NULL until the first Set: entry 0 is 0xffff, others 0 */
+    uint16_t *pkeys;              /* NULL until the first Set: entry 0 is 0xffff, others 0; else
+                                     the table rounded up to whole blocks */
     bool sm_answers;              /* an SM on this port answers SMInfo with sm (set_sm) */
     struct cs_smp_sm_info sm;
 };
@@ -56,6 +57,7 @@ struct cs_sma_model {
     struct model_port *ports;      /* one per port slot */
     struct model_switch *switches; /* one per node; used only for switches */
     bool *unresponsive;            /* one per node */
+    uint16_t *partition_cap;       /* one per node: NodeInfo PartitionCap */
     uint32_t sm_node;
     uint32_t sm_port; /* port slot index */
 
@@ -140,7 +142,7 @@ static void init_switch(struct cs_sma_model *m, uint32_t node)
     memset(si, 0, sizeof *si);
     si->linear_fdb_cap = SWITCH_LINEAR_FDB_CAP;
     si->multicast_fdb_cap = SWITCH_MULTICAST_FDB_CAP;
-    si->partition_enforcement_cap = CS_SMA_MODEL_PKEY_ENTRIES;
+    si->partition_enforcement_cap = CS_SMA_MODEL_PKEY_ENTRIES; /* ibsim's; no In/Outbound cap */
     si->filter_raw_inbound_cap = 1;
     si->filter_raw_outbound_cap = 1;
     si->enhanced_port0 = m->fabric.nodes[node].enhanced_port0;
@@ -175,7 +177,9 @@ struct cs_sma_model *cs_sma_model_create(const struct cs_fabric *f, uint32_t sm_
     m->ports = cs_calloc_array(f->num_port_slots, sizeof *m->ports, err);
     m->switches = cs_calloc_array(f->num_nodes, sizeof *m->switches, err);
     m->unresponsive = cs_calloc_array(f->num_nodes, sizeof *m->unresponsive, err);
-    if (m->ports == NULL || m->switches == NULL || m->unresponsive == NULL) {
+    m->partition_cap = cs_calloc_array(f->num_nodes, sizeof *m->partition_cap, err);
+    if (m->ports == NULL || m->switches == NULL || m->unresponsive == NULL ||
+        m->partition_cap == NULL) {
         cs_sma_model_destroy(m);
         return NULL;
     }
@@ -183,9 +187,12 @@ struct cs_sma_model *cs_sma_model_create(const struct cs_fabric *f, uint32_t sm_
     m->sm_port = sn->first_port + sm_port;
     for (uint32_t i = 0; i < f->num_port_slots; i++)
         init_port_info(m, i);
-    for (uint32_t n = 0; n < f->num_nodes; n++)
+    for (uint32_t n = 0; n < f->num_nodes; n++) {
+        m->partition_cap[n] =
+            is_switch(m, n) ? CS_SMA_MODEL_SWITCH_PKEY_ENTRIES : CS_SMA_MODEL_PKEY_ENTRIES;
         if (is_switch(m, n))
             init_switch(m, n);
+    }
     return m;
 }
 
@@ -202,6 +209,7 @@ void cs_sma_model_destroy(struct cs_sma_model *m)
     free(m->ports);
     free(m->switches);
     free(m->unresponsive);
+    free(m->partition_cap);
     free(m->queue);
     cs_fabric_free(&m->fabric);
     free(m);
@@ -258,6 +266,49 @@ static bool drop_now(struct cs_sma_model *m)
         return false;
     m->stats.dropped++;
     return true;
+}
+
+/* ---- Partitions ---- */
+
+/* The size of a port's P_Key table: SwitchInfo PartitionEnforcementCap on a switch's external
+ * ports, NodeInfo PartitionCap elsewhere (ibsim's do_pkeytbl). */
+static uint16_t pkey_capacity(const struct cs_sma_model *m, uint32_t slot)
+{
+    const struct cs_port *p = &m->fabric.ports[slot];
+    if (is_switch(m, p->node) && p->num != 0)
+        return m->switches[p->node].info.partition_enforcement_cap;
+    return m->partition_cap[p->node];
+}
+
+int cs_sma_model_set_partition_caps(struct cs_sma_model *m, uint32_t node,
+                                    const struct cs_sma_model_partition_caps *caps,
+                                    struct cs_error *err)
+{
+    if (node >= m->fabric.num_nodes)
+        return cs_fail(err, "set_partition_caps: no node index %u", node);
+    m->partition_cap[node] = caps->partition_cap;
+    if (is_switch(m, node)) {
+        struct cs_smp_switch_info *si = &m->switches[node].info;
+        si->partition_enforcement_cap = caps->enforcement_cap;
+        si->inbound_enforcement_cap = caps->inbound;
+        si->outbound_enforcement_cap = caps->outbound;
+    }
+    /* Tables sized for the old capabilities go; the ports hold the default again. */
+    const struct cs_node *n = &m->fabric.nodes[node];
+    for (unsigned num = 0; num <= n->num_ports; num++) {
+        struct model_port *mp = &m->ports[n->first_port + num];
+        free(mp->pkeys);
+        mp->pkeys = NULL;
+    }
+    return 0;
+}
+
+uint16_t cs_sma_model_pkey(const struct cs_sma_model *m, uint32_t port, unsigned index)
+{
+    if (port >= m->fabric.num_port_slots || index >= pkey_capacity(m, port))
+        return 0;
+    const uint16_t *t = m->ports[port].pkeys;
+    return t ? t[index] : (index == 0 ? 0xffff : 0);
 }
 
 /* ---- Other SMs ---- */
@@ -372,7 +423,7 @@ static uint16_t do_node_info(struct cs_sma_model *m, struct at at, uint8_t metho
         /* ibsim: a switch answers with its one port GUID (port 0), a CA with the arrival port's */
         .port_guid =
             n->type == CS_NODE_SWITCH ? m->fabric.ports[n->first_port].guid : arrival->guid,
-        .partition_cap = CS_SMA_MODEL_PKEY_ENTRIES,
+        .partition_cap = m->partition_cap[at.node],
         .device_id = (uint16_t)n->device_id,
         .revision = NODE_INFO_REVISION,
         .local_port_num = arrival->num,
@@ -457,6 +508,16 @@ static uint16_t port_info_set(struct cs_sma_model *m, uint32_t slot,
     pi->m_key_protect_bits = in->m_key_protect_bits;
     pi->m_key_lease_period = in->m_key_lease_period;
     pi->hoq_life = in->hoq_life;
+    uint32_t node = m->fabric.ports[slot].node;
+    if (is_switch(m, node) && m->fabric.ports[slot].num != 0) {
+        /* IBA 14.2.5.6: the bits mean something only where SwitchInfo says the switch can
+         * enforce; ibsim stores neither. */
+        const struct cs_smp_switch_info *si = &m->switches[node].info;
+        if (si->inbound_enforcement_cap)
+            pi->partition_enforcement_inbound = in->partition_enforcement_inbound;
+        if (si->outbound_enforcement_cap)
+            pi->partition_enforcement_outbound = in->partition_enforcement_outbound;
+    }
     if (in->port_physical_state)
         pi->port_physical_state = in->port_physical_state;
     if (in->operational_vls)
@@ -547,13 +608,18 @@ static uint16_t do_pkey_table(struct cs_sma_model *m, struct at at, uint8_t meth
             return CS_SMP_STATUS_INVALID_FIELD;
         slot = port_slot(m, at.node, num);
     }
-    if (block * CS_PKEYS_PER_BLOCK >= CS_SMA_MODEL_PKEY_ENTRIES)
+    uint16_t capacity = pkey_capacity(m, slot);
+    if (block * CS_PKEYS_PER_BLOCK >= capacity)
         return CS_SMP_STATUS_INVALID_FIELD;
     struct model_port *p = &m->ports[slot];
     struct cs_smp_pkey_block b;
+    unsigned first = block * CS_PKEYS_PER_BLOCK;
+    unsigned size = capacity - first < CS_PKEYS_PER_BLOCK ? capacity - first : CS_PKEYS_PER_BLOCK;
     if (method == CS_SMP_METHOD_SET) {
         if (p->pkeys == NULL) {
-            p->pkeys = cs_calloc_array(CS_SMA_MODEL_PKEY_ENTRIES, sizeof *p->pkeys, err);
+            uint32_t entries = ((uint32_t)capacity + CS_PKEYS_PER_BLOCK - 1) / CS_PKEYS_PER_BLOCK *
+                               CS_PKEYS_PER_BLOCK;
+            p->pkeys = cs_calloc_array(entries, sizeof *p->pkeys, err);
             if (p->pkeys == NULL) {
                 *failed = -1;
                 return 0;
@@ -561,12 +627,10 @@ static uint16_t do_pkey_table(struct cs_sma_model *m, struct at at, uint8_t meth
             p->pkeys[0] = 0xffff;
         }
         cs_smp_pkey_block_decode(data, &b);
-        memcpy(p->pkeys + block * CS_PKEYS_PER_BLOCK, b.pkey, sizeof b.pkey);
+        memcpy(p->pkeys + first, b.pkey, size * sizeof *b.pkey); /* ibsim keeps what fits */
     }
-    for (unsigned i = 0; i < CS_PKEYS_PER_BLOCK; i++) {
-        unsigned entry = block * CS_PKEYS_PER_BLOCK + i;
-        b.pkey[i] = p->pkeys ? p->pkeys[entry] : (entry == 0 ? 0xffff : 0);
-    }
+    for (unsigned i = 0; i < CS_PKEYS_PER_BLOCK; i++)
+        b.pkey[i] = i < size ? cs_sma_model_pkey(m, slot, first + i) : 0;
     cs_smp_pkey_block_encode(&b, data);
     return 0;
 }

@@ -94,6 +94,10 @@ static void test_every_key(void **state)
              "m_key 0x1122334455667788\n"
              "m_key_lease_period 65535\n"
              "sm_key 0x55\n"
+             "partition_config_file /etc/cloudsm/partitions.conf\n"
+             "part_enforce out\n"
+             "allow_both_pkeys TRUE\n"
+             "subnet_supports_sa_path_caching TRUE\n"
              "lmc 0\n"
              "max_wire_smps 4096\n"
              "transaction_timeout 1000\n"
@@ -114,6 +118,10 @@ static void test_every_key(void **state)
     assert_true(c.m_key == UINT64_C(0x1122334455667788));
     assert_int_equal(c.m_key_lease_period, 65535);
     assert_int_equal(c.sm_key, 0x55);
+    assert_string_equal(c.partition_config_file, "/etc/cloudsm/partitions.conf");
+    assert_int_equal(c.part_enforce, 2); /* out */
+    assert_true(c.allow_both_pkeys);
+    assert_true(c.sa_path_caching);
     assert_int_equal(c.smp_window, 4096);
     assert_int_equal(c.timeout_ms, 1000);
     assert_int_equal(c.retries, 0);
@@ -419,8 +427,11 @@ static void test_opensm_conf(void **state)
         fail_msg("%s", err.msg);
     assert_int_equal(cs_sm_config_warnings_count(&w, CS_SM_CONFIG_UNKNOWN_KEY), 0);
     assert_int_equal(cs_sm_config_warnings_count(&w, CS_SM_CONFIG_NOTE), 0);
-    /* 160 keys in the file, 16 of them cloudsm's. */
-    assert_int_equal(cs_sm_config_warnings_count(&w, CS_SM_CONFIG_OPENSM_KEY), 144);
+    /* 160 keys in the file, 19 of them cloudsm's. */
+    assert_int_equal(cs_sm_config_warnings_count(&w, CS_SM_CONFIG_OPENSM_KEY), 141);
+    assert_string_equal(c.partition_config_file, "/etc/opensm/partitions.conf");
+    assert_int_equal(c.part_enforce, 0); /* both */
+    assert_false(c.allow_both_pkeys);
     assert_int_equal(c.sm_key, 1);                  /* OpenSM's default, read from its file */
     assert_string_equal(c.routing_engine, "ftree"); /* "(null)": cloudsm's default */
     assert_int_equal(c.smp_window, 4);              /* OpenSM's max_wire_smps */

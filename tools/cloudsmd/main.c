@@ -19,6 +19,7 @@
 #include "cloudsm/guid_list.h"
 #include "cloudsm/lft_io.h"
 #include "cloudsm/lid.h"
+#include "cloudsm/partitions.h"
 #include "cloudsm/route.h"
 #include "cloudsm/sm.h"
 #include "cloudsm/sm_config.h"
@@ -59,6 +60,8 @@ struct run {
     double last_sweep_took_ms;
     uint64_t last_sweep_smps;
     struct cs_sm_control control;
+    struct cs_partitions partitions; /* the configuration, read once at start */
+    struct cs_partition_set pset;    /* resolved against the current sweep */
     char guid2lid_path[CS_SM_CONFIG_PATH_MAX + 16];
 };
 
@@ -66,6 +69,8 @@ static void run_free(struct run *r)
 {
     cs_lfts_free(&r->lfts);
     cs_lfts_free(&r->held);
+    cs_partition_set_free(&r->pset);
+    cs_partitions_free(&r->partitions);
     cs_guid2lid_free(&r->guid2lid);
     cs_guid_list_free(&r->roots);
     cs_guid_list_free(&r->cns);
@@ -134,6 +139,62 @@ static int route(struct run *r, struct cs_error *err)
                   "route: %s tables for %u switches, LIDs 1..%u (engine %.1f ms)", st.engine,
                   st.switches, st.max_lid, st.route_ms);
     return 0;
+}
+
+/* partition_config_file: read once at start. No file configured, or a configured one that does
+ * not exist, means OpenSM's default: everyone a full member of Default. */
+static int load_partitions(struct run *r, struct cs_error *err)
+{
+    const char *path = r->cfg->partition_config_file;
+    struct stat st;
+    if (path[0] == '\0' || stat(path, &st) < 0) {
+        if (path[0] != '\0')
+            cloudsmd_logf(&r->log, CS_SM_LOG_INFO, "partitions: no %s: Default only", path);
+        return cs_partitions_init(&r->partitions, err);
+    }
+    if (cs_partitions_read(&r->partitions, path, err) < 0)
+        return -1;
+    for (uint32_t i = 0; i < r->partitions.num_warnings; i++)
+        cloudsmd_logf(&r->log, CS_SM_LOG_WARN, "%s", r->partitions.warnings[i].msg);
+    cloudsmd_logf(&r->log, CS_SM_LOG_INFO, "partitions: %u from %s", r->partitions.count, path);
+    return 0;
+}
+
+/* P_Key tables: resolve the partitions against this sweep, read what the ports hold, program
+ * the blocks that differ (src/sm/pkeys.c). Returns the failures, or -1. */
+static int program_pkeys(struct run *r, struct cs_error *err)
+{
+    cs_partition_set_free(&r->pset);
+    struct cs_partition_resolve_options ropt = {
+        .sm_port_guid = r->sweep.fabric.ports[r->sweep.sm_port].guid,
+        .allow_both_pkeys = r->cfg->allow_both_pkeys,
+    };
+    if (cs_partitions_resolve(&r->partitions, &r->sweep.fabric, &ropt, &r->pset, err) < 0)
+        return -1;
+    struct cs_sm_pkey_tables held, want;
+    cs_sm_pkey_tables_init(&held);
+    cs_sm_pkey_tables_init(&want);
+    struct cs_sm_pkey_counts pc = {0};
+    struct cs_sm_pkey_options popt = {
+        .config = &r->partitions,
+        .allow_both_pkeys = r->cfg->allow_both_pkeys,
+        .part_enforce = r->cfg->part_enforce,
+    };
+    int rc = cs_sm_read_pkeys(r->pipe, &r->sweep, &held, &r->sink, &pc, err);
+    if (rc >= 0)
+        rc = cs_sm_pkey_tables(&r->sweep, &r->pset, &popt, &held, &want, &r->sink, err);
+    if (rc >= 0)
+        rc = cs_sm_program_pkeys(r->pipe, &r->sweep, &want, &held, &r->sink, &pc, err);
+    cs_sm_pkey_tables_free(&held);
+    cs_sm_pkey_tables_free(&want);
+    if (rc < 0)
+        return -1;
+    cloudsmd_logf(&r->log, CS_SM_LOG_INFO,
+                  "pkeys: %u partitions, %llu blocks read back, %llu blocks sent, %llu "
+                  "enforcement sets",
+                  r->pset.count, (unsigned long long)pc.blocks_read,
+                  (unsigned long long)pc.blocks_sent, (unsigned long long)pc.port_info_sets);
+    return (int)pc.failures;
 }
 
 /* Program the routed tables: only the blocks that differ from what the switches hold. The first
@@ -215,6 +276,15 @@ static int sweep_and_program(struct run *r, bool first)
     int failures = cs_sm_set_lids(r->pipe, &r->sweep, &settings, &r->sink, &err);
     if (failures < 0)
         return fail_run(r, &err);
+    cloudsmd_phase_end(&r->log, &ph);
+
+    cloudsmd_phase_begin(&ph, "pkeys", r->pipe);
+    if (first && load_partitions(r, &err) < 0)
+        return fail_run(r, &err);
+    int pk = program_pkeys(r, &err);
+    if (pk < 0)
+        return fail_run(r, &err);
+    failures += pk;
     cloudsmd_phase_end(&r->log, &ph);
 
     cloudsmd_phase_begin(&ph, "route", NULL);

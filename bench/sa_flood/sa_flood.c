@@ -1,0 +1,225 @@
+/* sa_flood: SA PathRecord load generator for bench/sa_vs_opensm.
+ *
+ *   sa_flood --queries N --outstanding W --lids FILE [--seed S]
+ *
+ * Sends N SubnAdmGet(PathRecord) queries (SLID/DLID form, pairs drawn from the LIDs in FILE, one
+ * per line, decimal or 0x hex; a guid2lid file works) to the SM named in the local port's
+ * PortInfo, with at most W in flight, and prints one line:
+ *
+ *     queries 20000 answered 20000 errors 0 timeouts 0 seconds 1.234 qps 16207 median_us 210 p99_us 950
+ *
+ * Like the seeds' SA Flooder (spec/sa-path-caching.md 2.3) but asynchronous: W > 1 keeps the
+ * SA busy the way many synchronous flooder instances do. Latency is per query, from umad_send
+ * to its reply. Talks libibumad directly, so it runs on hardware and under umad2sim alike.
+ */
+#include <endian.h>
+#include <errno.h>
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <infiniband/umad.h>
+
+#define SA_CLASS 0x03
+#define SA_CLASS_VERSION 2
+#define ATTR_PATH_RECORD 0x0035
+#define QP1_QKEY 0x80010000u
+#define MAD_SIZE 256
+#define SA_DATA 56 /* MAD header 24 + RMPP 12 + SA header 20 */
+#define TIMEOUT_MS 1000
+#define MAX_OUTSTANDING 1024
+
+static double now_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static void put16(uint8_t *p, uint16_t v)
+{
+    p[0] = (uint8_t)(v >> 8);
+    p[1] = (uint8_t)v;
+}
+
+static uint16_t get16(const uint8_t *p)
+{
+    return (uint16_t)(p[0] << 8 | p[1]);
+}
+
+static void put64(uint8_t *p, uint64_t v)
+{
+    for (int i = 0; i < 8; i++)
+        p[i] = (uint8_t)(v >> (56 - 8 * i));
+}
+
+static uint64_t get64(const uint8_t *p)
+{
+    uint64_t v = 0;
+    for (int i = 0; i < 8; i++)
+        v = v << 8 | p[i];
+    return v;
+}
+
+/* LIDs from a file: the second column of a guid2lid line, or the only one of a plain list. */
+static unsigned read_lids(const char *path, uint16_t **out)
+{
+    FILE *f = fopen(path, "r");
+    if (f == NULL) {
+        fprintf(stderr, "sa_flood: %s: %s\n", path, strerror(errno));
+        exit(1);
+    }
+    unsigned n = 0, cap = 0;
+    uint16_t *lids = NULL;
+    char line[256];
+    while (fgets(line, sizeof(line), f)) {
+        char *tok = strtok(line, " \t\n");
+        if (tok == NULL || tok[0] == '#')
+            continue;
+        char *second = strtok(NULL, " \t\n");
+        unsigned long lid = strtoul(second ? second : tok, NULL, 0);
+        if (lid == 0 || lid > 0xbfff)
+            continue;
+        if (n == cap) {
+            cap = cap ? 2 * cap : 1024;
+            lids = realloc(lids, cap * sizeof(*lids));
+            if (lids == NULL)
+                exit(1);
+        }
+        lids[n++] = (uint16_t)lid;
+    }
+    fclose(f);
+    *out = lids;
+    return n;
+}
+
+struct slot {
+    uint32_t tid;
+    double sent_us;
+    bool busy;
+};
+
+int main(int argc, char **argv)
+{
+    unsigned long queries = 10000, outstanding = 16, seed = 1;
+    const char *lid_file = NULL;
+    static const struct option options[] = {{"queries", required_argument, NULL, 'n'},
+                                            {"outstanding", required_argument, NULL, 'w'},
+                                            {"lids", required_argument, NULL, 'l'},
+                                            {"seed", required_argument, NULL, 's'},
+                                            {NULL, 0, NULL, 0}};
+    int c;
+    while ((c = getopt_long(argc, argv, "", options, NULL)) != -1) {
+        if (c == 'n')
+            queries = strtoul(optarg, NULL, 0);
+        else if (c == 'w')
+            outstanding = strtoul(optarg, NULL, 0);
+        else if (c == 'l')
+            lid_file = optarg;
+        else if (c == 's')
+            seed = strtoul(optarg, NULL, 0);
+        else
+            return 2;
+    }
+    if (lid_file == NULL || outstanding == 0 || outstanding > MAX_OUTSTANDING || queries == 0) {
+        fprintf(stderr, "usage: sa_flood --queries N --outstanding W(1..%d) --lids FILE\n",
+                MAX_OUTSTANDING);
+        return 2;
+    }
+    uint16_t *lids;
+    unsigned num_lids = read_lids(lid_file, &lids);
+    if (num_lids < 2) {
+        fprintf(stderr, "sa_flood: %s: fewer than 2 LIDs\n", lid_file);
+        return 1;
+    }
+    if (umad_init() < 0)
+        return 1;
+    umad_port_t port;
+    if (umad_get_port(NULL, 0, &port) < 0) {
+        fprintf(stderr, "sa_flood: no local port\n");
+        return 1;
+    }
+    unsigned sm_lid = port.sm_lid;
+    int portid = umad_open_port(port.ca_name, port.portnum);
+    int agent = umad_register(portid, SA_CLASS, SA_CLASS_VERSION, 0, NULL);
+    if (portid < 0 || agent < 0 || sm_lid == 0) {
+        fprintf(stderr, "sa_flood: cannot open the port or find the SM (SM LID %u)\n", sm_lid);
+        return 1;
+    }
+    size_t usize = umad_size() + 2048;
+    uint8_t *sbuf = calloc(1, usize), *rbuf = calloc(1, usize);
+    double *latency = calloc(queries, sizeof(double));
+    struct slot *slots = calloc(outstanding, sizeof(*slots));
+    if (!sbuf || !rbuf || !latency || !slots)
+        return 1;
+    uint64_t rng = seed * 0x9e3779b97f4a7c15ull + 1;
+    unsigned long sent = 0, answered = 0, errors = 0, timeouts = 0, in_flight = 0;
+    uint32_t next_tid = 1;
+    double start = now_us();
+    while (answered + errors + timeouts < queries) {
+        for (unsigned i = 0; i < outstanding && sent < queries; i++) {
+            if (slots[i].busy)
+                continue;
+            rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+            uint16_t slid = lids[rng % num_lids], dlid = lids[(rng >> 20) % num_lids];
+            memset(sbuf, 0, usize);
+            uint8_t *mad = umad_get_mad(sbuf);
+            mad[0] = 1, mad[1] = SA_CLASS, mad[2] = SA_CLASS_VERSION, mad[3] = 0x01; /* Get */
+            uint32_t tid = next_tid++;
+            put64(mad + 8, (uint64_t)tid << 8 | i); /* low byte: slot, for the reply */
+            put16(mad + 16, ATTR_PATH_RECORD);
+            put64(mad + 48, (1u << 4) | (1u << 5)); /* component mask: DLID, SLID */
+            put16(mad + SA_DATA + 40, dlid);
+            put16(mad + SA_DATA + 42, slid);
+            umad_set_addr(sbuf, (int)sm_lid, 1, 0, (int)QP1_QKEY);
+            slots[i] = (struct slot){tid, now_us(), true};
+            if (umad_send(portid, agent, sbuf, MAD_SIZE, 0, 0) < 0) {
+                fprintf(stderr, "sa_flood: umad_send failed\n");
+                return 1;
+            }
+            sent++;
+            in_flight++;
+        }
+        int len = 2048;
+        int rc = umad_recv(portid, rbuf, &len, 10);
+        double t = now_us();
+        if (rc >= 0 && umad_status(rbuf) == 0) {
+            const uint8_t *mad = umad_get_mad(rbuf);
+            uint64_t tid = get64(mad + 8) & 0xffffffffull; /* bits 32..47 are the agent's */
+            unsigned i = (unsigned)(tid & 0xff);
+            if (i < outstanding && slots[i].busy && slots[i].tid == (uint32_t)(tid >> 8)) {
+                slots[i].busy = false;
+                in_flight--;
+                if (get16(mad + 4) == 0)
+                    latency[answered++] = t - slots[i].sent_us;
+                else
+                    errors++;
+            }
+        }
+        for (unsigned i = 0; i < outstanding; i++)
+            if (slots[i].busy && t - slots[i].sent_us > TIMEOUT_MS * 1000.0) {
+                slots[i].busy = false;
+                in_flight--;
+                timeouts++;
+            }
+    }
+    double seconds = (now_us() - start) / 1e6;
+    qsort(latency, answered, sizeof(double), cmp_double);
+    double median = answered ? latency[answered / 2] : 0;
+    double p99 = answered ? latency[(size_t)((answered - 1) * 0.99)] : 0;
+    printf("queries %lu answered %lu errors %lu timeouts %lu seconds %.3f qps %.0f median_us %.0f "
+           "p99_us %.0f\n",
+           queries, answered, errors, timeouts, seconds, answered / seconds, median, p99);
+    umad_close_port(portid);
+    return timeouts == queries ? 1 : 0;
+}
