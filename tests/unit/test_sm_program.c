@@ -525,6 +525,90 @@ static void test_restart_reads_only_at_or_below_top(void **state)
  *   switch 5: LID 64 (block 1)
  *   switch 7: LID 7 "changed" to the value it has (no block)
  * = 3 blocks. */
+/* Light sweep: the flags ibsim (and the model) raise when ports are linked are all reported
+ * and cleared once; a quiet fabric then reports nothing; a pulled cable is reported by the
+ * switches at both ends; a switch that stops answering counts as a change too. */
+static void test_light_sweep(void **state)
+{
+    (void)state;
+    struct cs_fabric src;
+    gen_kary(&src, 4, 3);
+    struct rig r;
+    rig_open(&r, &src, 0, 1, 0);
+    struct bring_up b;
+    bring_up(&r, NULL, &b);
+    struct cs_error err;
+    phase_smps(&r);
+    int first = cs_sm_light_sweep(r.pipe, &r.s, &r.log, &err);
+    struct smps p = phase_smps(&r);
+    assert_int_equal(p.gets, 48); /* one SwitchInfo per switch */
+    /* Every switch was linked at creation: each reports (and gets a clearing Set) once. */
+    assert_int_equal(first, 48);
+    assert_int_equal(p.switch_info_set, 48);
+    assert_int_equal(cs_sm_light_sweep(r.pipe, &r.s, &r.log, &err), 0);
+    p = phase_smps(&r);
+    assert_int_equal(p.gets, 48);
+    assert_int_equal(p.sets, 0);
+
+    /* Pull the cable between a leaf (S-..1-0000, node 64) and its first parent. */
+    uint32_t leaf = 64, up = cs_fabric_port(&src, leaf, 5);
+    assert_true(cs_node_is_switch(&src.nodes[leaf]) && src.ports[up].peer != CS_NONE);
+    assert_int_equal(cs_sma_model_unlink(r.m, up, &err), 0);
+    /* The two ends report the change; switches the sweep reached through that cable no longer
+     * answer on their old paths: changes too, until a heavy sweep finds new paths. */
+    int after_cut = cs_sm_light_sweep(r.pipe, &r.s, &r.log, &err);
+    assert_true(after_cut >= 2);
+    assert_true(after_cut <= 48);
+    discover(&r);
+    /* An end that was silent on its old path still holds its flag: reported once more. */
+    assert_true(cs_sm_light_sweep(r.pipe, &r.s, &r.log, &err) <= 2);
+    assert_int_equal(cs_sm_light_sweep(r.pipe, &r.s, &r.log, &err), 0);
+
+    /* A root that stops answering. */
+    cs_sma_model_set_unresponsive(r.m, 111, true);
+    assert_true(cs_sm_light_sweep(r.pipe, &r.s, &r.log, &err) >= 1);
+    rig_close(&r);
+    cs_fabric_free(&src);
+}
+
+/* Held tables carried to a new sweep by switch GUID: rows copied and known, blocks the old set
+ * did not cover and switches it did not have unknown (dirty). */
+static void test_carry_held(void **state)
+{
+    (void)state;
+    struct cs_error err;
+    struct cs_fabric f;
+    gen_kary(&f, 4, 2);
+    assert_int_equal(cs_lids_assign(&f, 0, &err), 0);
+    struct cs_lfts old, want, out;
+    struct cs_route_stats st;
+    assert_int_equal(cs_route("ftree", &f, NULL, &old, &st, &err), 0);
+    cs_lfts_clear_dirty(&old);
+    cs_lfts_mark_block(&old, 3, 0, true); /* one block of switch 3 was unknown already */
+    /* want: the same switches in reverse order and room for more LIDs. */
+    assert_int_equal(cs_lfts_init(&want, (uint16_t)(old.max_lid + 100), &err), 0);
+    for (uint32_t i = old.num_switches; i-- > 0;)
+        assert_true(cs_lfts_add_switch(&want, old.switches[i].guid, old.switches[i].lid,
+                                       old.switches[i].desc, CS_NONE, &err) != CS_NONE);
+    assert_true(cs_lfts_add_switch(&want, 0x77, 0, "new", CS_NONE, &err) != CS_NONE);
+    assert_int_equal(cs_sm_carry_held(&old, &want, &out, &err), 0);
+    assert_int_equal(out.num_switches, want.num_switches);
+    assert_int_equal(out.capacity, want.capacity);
+    for (uint32_t i = 0; i < old.num_switches; i++) {
+        uint32_t from = old.num_switches - 1 - i;
+        assert_int_equal(out.switches[i].guid, old.switches[from].guid);
+        assert_memory_equal(cs_lfts_table(&out, i), cs_lfts_table(&old, from), old.capacity);
+        assert_int_equal(cs_lfts_block_dirty(&out, i, 0), from == 3);
+        assert_true(cs_lfts_block_dirty(&out, i, cs_lfts_blocks(&out) - 1)); /* beyond old */
+    }
+    for (uint32_t b = 0; b < cs_lfts_blocks(&out); b++)
+        assert_true(cs_lfts_block_dirty(&out, old.num_switches, b)); /* the new switch */
+    cs_lfts_free(&out);
+    cs_lfts_free(&want);
+    cs_lfts_free(&old);
+    cs_fabric_free(&f);
+}
+
 static void test_tracked_lfts(void **state)
 {
     (void)state;
@@ -1260,6 +1344,8 @@ int main(void)
         cmocka_unit_test(test_bring_up_kary_and_restart),
         cmocka_unit_test(test_restart_reads_only_at_or_below_top),
         cmocka_unit_test(test_tracked_lfts),
+        cmocka_unit_test(test_light_sweep),
+        cmocka_unit_test(test_carry_held),
         cmocka_unit_test(test_assign_lids_rules),
         cmocka_unit_test(test_assign_lids_guid2lid_range),
         cmocka_unit_test(test_unresponsive_switch),
