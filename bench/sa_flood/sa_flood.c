@@ -1,12 +1,20 @@
 /* sa_flood: SA PathRecord load generator for bench/sa_vs_opensm.
  *
  *   sa_flood --queries N --outstanding W --lids FILE [--seed S]
+ *   sa_flood --malformed N --lids FILE
  *
  * Sends N SubnAdmGet(PathRecord) queries (SLID/DLID form, pairs drawn from the LIDs in FILE, one
  * per line, decimal or 0x hex; a guid2lid file works) to the SM named in the local port's
  * PortInfo, with at most W in flight, and prints one line:
  *
- *     queries 20000 answered 20000 errors 0 timeouts 0 seconds 1.234 qps 16207 median_us 210 p99_us 950
+ *     queries 20000 answered 20000 errors 0 timeouts 0 seconds 1.234 qps 16207 median_us 210 p99_us
+ * 950
+ *
+ * --malformed sends N broken requests one at a time (a bad class version, an unknown
+ * attribute, a Set of a PathRecord, a Get whose record is random bytes, in turn), then one good
+ * query, and prints how many were answered and how many of those carried an error status:
+ *
+ *     malformed 40 answered 40 error_status 30 then_good 1
  *
  * Like the seeds' SA Flooder (spec/sa-path-caching.md 2.3) but asynchronous: W > 1 keeps the
  * SA busy the way many synchronous flooder instances do. Latency is per query, from umad_send
@@ -109,15 +117,83 @@ struct slot {
     bool busy;
 };
 
+static uint64_t next_rand(uint64_t *rng)
+{
+    *rng ^= *rng << 13, *rng ^= *rng >> 7, *rng ^= *rng << 17;
+    return *rng;
+}
+
+/* One request and its reply (or none within a second): returns the reply's status, -1 if none. */
+static int ask(int portid, int agent, unsigned sm_lid, uint8_t *sbuf, uint8_t *rbuf, uint32_t tid)
+{
+    umad_set_addr(sbuf, (int)sm_lid, 1, 0, (int)QP1_QKEY);
+    put64(umad_get_mad(sbuf) + 8, tid);
+    if (umad_send(portid, agent, sbuf, MAD_SIZE, 0, 0) < 0)
+        return -1;
+    double until = now_us() + TIMEOUT_MS * 1000.0;
+    while (now_us() < until) {
+        int len = 2048;
+        if (umad_recv(portid, rbuf, &len, 50) < 0 || umad_status(rbuf) != 0)
+            continue;
+        const uint8_t *mad = umad_get_mad(rbuf);
+        if ((uint32_t)get64(mad + 8) == tid)
+            return get16(mad + 4);
+    }
+    return -1;
+}
+
+static int send_malformed(int portid, int agent, unsigned sm_lid, unsigned long n,
+                          const uint16_t *lids, unsigned num_lids, uint8_t *sbuf, uint8_t *rbuf,
+                          size_t usize, uint64_t *rng)
+{
+    unsigned long answered = 0, error_status = 0;
+    for (unsigned long i = 0; i < n; i++) {
+        memset(sbuf, 0, usize);
+        uint8_t *mad = umad_get_mad(sbuf);
+        mad[0] = 1, mad[1] = SA_CLASS, mad[2] = SA_CLASS_VERSION, mad[3] = 0x01;
+        put16(mad + 16, ATTR_PATH_RECORD);
+        switch (i % 4) {
+        case 0:
+            mad[2] = 7; /* a class version the SA does not speak */
+            break;
+        case 1:
+            put16(mad + 16, 0x1234); /* no such attribute */
+            break;
+        case 2:
+            mad[3] = 0x02; /* Set of a PathRecord */
+            break;
+        default: /* a Get whose SA header and record are noise */
+            for (unsigned b = 36; b < MAD_SIZE; b++)
+                mad[b] = (uint8_t)next_rand(rng);
+            put64(mad + 36, 0); /* SM_Key 0: a key the SA does not know is dropped, not answered */
+            break;
+        }
+        int status = ask(portid, agent, sm_lid, sbuf, rbuf, (uint32_t)(0x1000 + i));
+        answered += status >= 0;
+        error_status += status > 0;
+    }
+    /* And the SA still answers a good query. */
+    memset(sbuf, 0, usize);
+    uint8_t *mad = umad_get_mad(sbuf);
+    mad[0] = 1, mad[1] = SA_CLASS, mad[2] = SA_CLASS_VERSION, mad[3] = 0x01;
+    put16(mad + 16, ATTR_PATH_RECORD);
+    put64(mad + 48, (1u << 4) | (1u << 5));
+    put16(mad + SA_DATA + 40, lids[num_lids - 1]);
+    put16(mad + SA_DATA + 42, lids[0]);
+    int good = ask(portid, agent, sm_lid, sbuf, rbuf, 0x9999) == 0;
+    printf("malformed %lu answered %lu error_status %lu then_good %d\n", n, answered, error_status,
+           good);
+    return good ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
-    unsigned long queries = 10000, outstanding = 16, seed = 1;
+    unsigned long queries = 10000, outstanding = 16, seed = 1, malformed = 0;
     const char *lid_file = NULL;
-    static const struct option options[] = {{"queries", required_argument, NULL, 'n'},
-                                            {"outstanding", required_argument, NULL, 'w'},
-                                            {"lids", required_argument, NULL, 'l'},
-                                            {"seed", required_argument, NULL, 's'},
-                                            {NULL, 0, NULL, 0}};
+    static const struct option options[] = {
+        {"queries", required_argument, NULL, 'n'},   {"outstanding", required_argument, NULL, 'w'},
+        {"lids", required_argument, NULL, 'l'},      {"seed", required_argument, NULL, 's'},
+        {"malformed", required_argument, NULL, 'm'}, {NULL, 0, NULL, 0}};
     int c;
     while ((c = getopt_long(argc, argv, "", options, NULL)) != -1) {
         if (c == 'n')
@@ -128,6 +204,8 @@ int main(int argc, char **argv)
             lid_file = optarg;
         else if (c == 's')
             seed = strtoul(optarg, NULL, 0);
+        else if (c == 'm')
+            malformed = strtoul(optarg, NULL, 0);
         else
             return 2;
     }
@@ -163,6 +241,9 @@ int main(int argc, char **argv)
     if (!sbuf || !rbuf || !latency || !slots)
         return 1;
     uint64_t rng = seed * 0x9e3779b97f4a7c15ull + 1;
+    if (malformed > 0)
+        return send_malformed(portid, agent, sm_lid, malformed, lids, num_lids, sbuf, rbuf, usize,
+                              &rng);
     unsigned long sent = 0, answered = 0, errors = 0, timeouts = 0, in_flight = 0;
     uint32_t next_tid = 1;
     double start = now_us();

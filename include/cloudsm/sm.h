@@ -63,6 +63,8 @@ struct cs_sm_sweep {
     struct cs_smp_port_info *port_info;
     bool *port_info_valid;
     struct cs_smp_switch_info *switch_info;
+    struct cs_smp_node_info *node_info; /* [n] as node n first answered (PartitionCap, Revision;
+                                           port_guid/local_port_num of that arrival) */
     struct cs_dr_path *path;
     uint32_t sm_node;              /* node index of the SM's own node (a CA) */
     uint32_t sm_port;              /* port slot index of the SM port */

@@ -37,6 +37,7 @@
 #define CS_SM_CONFIG_DEFAULT_ENGINE "ftree"
 #define CS_SM_CONFIG_DEFAULT_SUBNET_PREFIX UINT64_C(0xfe80000000000000)
 #define CS_SM_CONFIG_DEFAULT_SM_KEY 1 /* OpenSM's default: OpenSM trusts only its own key */
+#define CS_SM_CONFIG_DEFAULT_SUBNET_TIMEOUT 18 /* OpenSM's default */
 #define CS_SM_CONFIG_DEFAULT_SWEEP_INTERVAL 10 /* seconds, OpenSM's default */
 #define CS_SM_CONFIG_MAX_RETRIES 100
 #define CS_SM_CONFIG_MAX_TIMEOUT_MS 60000
@@ -50,11 +51,12 @@ struct cs_sm_config {
     char partition_config_file[CS_SM_CONFIG_PATH_MAX]; /* partition_config_file */
     uint8_t part_enforce;                              /* part_enforce: enum cs_sm_part_enforce */
     bool allow_both_pkeys;                             /* allow_both_pkeys (OpenSM -W) */
-    bool sa_path_caching;   /* subnet_supports_sa_path_caching (cloudsm's, the seed paper's name) */
-    unsigned sm_priority;   /* sm_priority: 0..15 */
-    uint64_t subnet_prefix; /* subnet_prefix */
-    uint64_t m_key;         /* m_key */
-    uint64_t sm_key;        /* sm_key: SMInfo's SM_Key */
+    bool sa_path_caching; /* subnet_supports_sa_path_caching (cloudsm's, the seed paper's name) */
+    unsigned subnet_timeout;     /* subnet_timeout: 0..31 */
+    unsigned sm_priority;        /* sm_priority: 0..15 */
+    uint64_t subnet_prefix;      /* subnet_prefix */
+    uint64_t m_key;              /* m_key */
+    uint64_t sm_key;             /* sm_key: SMInfo's SM_Key */
     unsigned m_key_lease_period; /* m_key_lease_period: seconds, 0..65535 */
     unsigned smp_window;         /* max_wire_smps: SMPs in flight, 1..CS_SMP_PIPE_MAX_WINDOW */
     unsigned timeout_ms;         /* transaction_timeout: per SMP attempt, ms */

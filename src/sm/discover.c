@@ -50,6 +50,7 @@ void cs_sm_sweep_free(struct cs_sm_sweep *s)
     free(s->port_info);
     free(s->port_info_valid);
     free(s->switch_info);
+    free(s->node_info);
     free(s->path);
     cs_sm_sweep_init(s);
 }
@@ -81,7 +82,8 @@ struct discovery {
     struct cs_error *err;
 
     /* Capacities of the out arrays, which grow with the fabric. */
-    uint32_t port_info_cap, port_valid_cap, switch_info_cap, path_cap, read_failures_cap;
+    uint32_t port_info_cap, port_valid_cap, switch_info_cap, node_info_cap, path_cap,
+        read_failures_cap;
     uint16_t *read_failures; /* per node, within one read batch */
 
     struct cs_key_index known; /* node GUID -> node index, for the levels before this one */
@@ -134,6 +136,8 @@ static int grow_outputs(struct discovery *d)
         cs_grow_zeroed((void **)&o->port_info_valid, &d->port_valid_cap, ports,
                        sizeof *o->port_info_valid, d->err) < 0 ||
         cs_grow_zeroed((void **)&o->switch_info, &d->switch_info_cap, nodes, sizeof *o->switch_info,
+                       d->err) < 0 ||
+        cs_grow_zeroed((void **)&o->node_info, &d->node_info_cap, nodes, sizeof *o->node_info,
                        d->err) < 0 ||
         cs_grow_zeroed((void **)&o->path, &d->path_cap, nodes, sizeof *o->path, d->err) < 0 ||
         cs_grow_zeroed((void **)&d->read_failures, &d->read_failures_cap, nodes,
@@ -389,6 +393,7 @@ static uint32_t add_found_node(struct discovery *d, const struct cs_smp_node_inf
     if (ni->node_type == CS_NODE_SWITCH)
         f->ports[node->first_port].guid = ni->port_guid;
     d->out->path[v] = *path;
+    d->out->node_info[v] = *ni;
     return v;
 }
 

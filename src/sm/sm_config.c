@@ -66,6 +66,8 @@ static const struct key keys[] = {
      "Partition enforcement on switch ports facing CAs: both, in, out or off"},
     {"allow_both_pkeys", VALUE_BOOL, FIELD(allow_both_pkeys), 0, 0,
      "A port may be a full and a limited member of one partition (OpenSM -W)"},
+    {"subnet_timeout", VALUE_UINT, FIELD(subnet_timeout), 0, 31,
+     "Subnet timeout exponent (4.096 us * 2^n): the SA's PathRecord PacketLifeTime"},
     {"subnet_supports_sa_path_caching", VALUE_BOOL, FIELD(sa_path_caching), 0, 0,
      "cloudsm: raise the caching flag (bit 353) in every SA PathRecord reply"},
     {"max_wire_smps", VALUE_UINT, FIELD(smp_window), 1, CS_SMP_PIPE_MAX_WINDOW,
@@ -279,6 +281,7 @@ void cs_sm_config_defaults(struct cs_sm_config *c)
     snprintf(c->routing_engine, sizeof c->routing_engine, "%s", CS_SM_CONFIG_DEFAULT_ENGINE);
     c->subnet_prefix = CS_SM_CONFIG_DEFAULT_SUBNET_PREFIX;
     c->sm_key = CS_SM_CONFIG_DEFAULT_SM_KEY;
+    c->subnet_timeout = CS_SM_CONFIG_DEFAULT_SUBNET_TIMEOUT;
     c->smp_window = CS_SMP_PIPE_DEFAULT_WINDOW;
     c->timeout_ms = CS_SMP_PIPE_DEFAULT_TIMEOUT_MS;
     c->retries = CS_SMP_PIPE_DEFAULT_RETRIES;
@@ -300,7 +303,7 @@ bool cs_sm_config_equal(const struct cs_sm_config *a, const struct cs_sm_config 
            a->connect_roots == b->connect_roots && a->sm_priority == b->sm_priority &&
            a->subnet_prefix == b->subnet_prefix && a->m_key == b->m_key && a->sm_key == b->sm_key &&
            a->part_enforce == b->part_enforce && a->allow_both_pkeys == b->allow_both_pkeys &&
-           a->sa_path_caching == b->sa_path_caching &&
+           a->sa_path_caching == b->sa_path_caching && a->subnet_timeout == b->subnet_timeout &&
            strcmp(a->partition_config_file, b->partition_config_file) == 0 &&
            a->m_key_lease_period == b->m_key_lease_period && a->smp_window == b->smp_window &&
            a->timeout_ms == b->timeout_ms && a->retries == b->retries &&

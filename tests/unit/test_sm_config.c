@@ -98,6 +98,7 @@ static void test_every_key(void **state)
              "part_enforce out\n"
              "allow_both_pkeys TRUE\n"
              "subnet_supports_sa_path_caching TRUE\n"
+             "subnet_timeout 20\n"
              "lmc 0\n"
              "max_wire_smps 4096\n"
              "transaction_timeout 1000\n"
@@ -122,6 +123,7 @@ static void test_every_key(void **state)
     assert_int_equal(c.part_enforce, 2); /* out */
     assert_true(c.allow_both_pkeys);
     assert_true(c.sa_path_caching);
+    assert_int_equal(c.subnet_timeout, 20);
     assert_int_equal(c.smp_window, 4096);
     assert_int_equal(c.timeout_ms, 1000);
     assert_int_equal(c.retries, 0);
@@ -427,8 +429,9 @@ static void test_opensm_conf(void **state)
         fail_msg("%s", err.msg);
     assert_int_equal(cs_sm_config_warnings_count(&w, CS_SM_CONFIG_UNKNOWN_KEY), 0);
     assert_int_equal(cs_sm_config_warnings_count(&w, CS_SM_CONFIG_NOTE), 0);
-    /* 160 keys in the file, 19 of them cloudsm's. */
-    assert_int_equal(cs_sm_config_warnings_count(&w, CS_SM_CONFIG_OPENSM_KEY), 141);
+    /* 160 keys in the file, 20 of them cloudsm's. */
+    assert_int_equal(cs_sm_config_warnings_count(&w, CS_SM_CONFIG_OPENSM_KEY), 140);
+    assert_int_equal(c.subnet_timeout, 18);
     assert_string_equal(c.partition_config_file, "/etc/opensm/partitions.conf");
     assert_int_equal(c.part_enforce, 0); /* both */
     assert_false(c.allow_both_pkeys);

@@ -21,6 +21,7 @@
 #include "cloudsm/lid.h"
 #include "cloudsm/partitions.h"
 #include "cloudsm/route.h"
+#include "cloudsm/sa.h"
 #include "cloudsm/sm.h"
 #include "cloudsm/sm_config.h"
 #include "cloudsm/sm_control.h"
@@ -62,6 +63,9 @@ struct run {
     struct cs_sm_control control;
     struct cs_partitions partitions; /* the configuration, read once at start */
     struct cs_partition_set pset;    /* resolved against the current sweep */
+    struct cs_sa_db *sa;             /* the SA's view of the current sweep and tables */
+    uint8_t *sa_reply;               /* room for the largest reply the db can give */
+    size_t sa_reply_cap;
     char guid2lid_path[CS_SM_CONFIG_PATH_MAX + 16];
 };
 
@@ -69,6 +73,8 @@ static void run_free(struct run *r)
 {
     cs_lfts_free(&r->lfts);
     cs_lfts_free(&r->held);
+    cs_sa_db_free(r->sa);
+    free(r->sa_reply);
     cs_partition_set_free(&r->pset);
     cs_partitions_free(&r->partitions);
     cs_guid2lid_free(&r->guid2lid);
@@ -197,6 +203,43 @@ static int program_pkeys(struct run *r, struct cs_error *err)
     return (int)pc.failures;
 }
 
+/* The SA answers from an index of the current sweep, tables and partitions: rebuilt after
+ * every sweep and re-route (the old one is dropped first: it points into what changed). */
+static int rebuild_sa(struct run *r, struct cs_error *err)
+{
+    cs_sa_db_free(r->sa);
+    r->sa = NULL;
+    struct cs_sa_options opt = {
+        .subnet_prefix = r->cfg->subnet_prefix,
+        .sm_key = r->cfg->sm_key,
+        .path_caching = r->cfg->sa_path_caching,
+        .subnet_timeout = (uint8_t)r->cfg->subnet_timeout,
+        .node_info = r->sweep.node_info,
+    };
+    if (cs_sa_db_build(&r->sweep, &r->lfts, &r->pset, &opt, &r->sa, err) < 0)
+        return -1;
+    size_t need = cs_sa_response_bound(r->sa);
+    if (need > r->sa_reply_cap) {
+        uint8_t *grown = realloc(r->sa_reply, need);
+        if (grown == NULL)
+            return cs_fail(err, "out of memory for SA replies (%zu bytes)", need);
+        r->sa_reply = grown;
+        r->sa_reply_cap = need;
+    }
+    return 0;
+}
+
+/* One SA request from the umad transport (umad_port.h): the reply, or NULL to send nothing. */
+static const uint8_t *answer_sa(void *arg, const uint8_t *mad, size_t len,
+                                const struct umad_gmp_from *from, size_t *reply_len)
+{
+    struct run *r = arg;
+    if (r->sa == NULL ||
+        cs_sa_answer(r->sa, from->lid, mad, len, r->sa_reply, r->sa_reply_cap, reply_len) != 1)
+        return NULL;
+    return r->sa_reply;
+}
+
 /* Program the routed tables: only the blocks that differ from what the switches hold. The first
  * time nothing is known (every block unknown: read back where the switch has valid entries);
  * afterwards the held tables are carried over to the new sweep's switches by GUID. */
@@ -312,6 +355,8 @@ static int sweep_and_program(struct run *r, bool first)
     cloudsmd_logf(&r->log, CS_SM_LOG_INFO, "activate: %u ports brought to ACTIVE", activated);
     cloudsmd_phase_end(&r->log, &ph);
 
+    if (rebuild_sa(r, &err) < 0)
+        return fail_run(r, &err);
     struct cs_smp_pipe_stats total = cloudsmd_phase_smps(&all);
     r->last_sweep_took_ms = cloudsmd_phase_end(&r->log, &all);
     r->last_sweep_ms = cs_clock_ms();
@@ -327,9 +372,9 @@ static int sweep_and_program(struct run *r, bool first)
 /* Route again (the engine of r->engine) and program the blocks that differ. */
 static int reroute(struct run *r, struct cs_sm_lft_counts *lc, struct cs_error *err)
 {
-    if (route(r, err) < 0)
+    if (route(r, err) < 0 || program_lfts(r, lc, err) < 0)
         return -1;
-    return program_lfts(r, lc, err);
+    return rebuild_sa(r, err);
 }
 
 static const char *sm_state_name(uint8_t state)
@@ -500,6 +545,8 @@ static int serve(struct run *r)
         cs_sm_control_open(&r->control, path, &err) < 0)
         return fail_run(r, &err);
     r->control.log = r->sink;
+    if (umad_sm_port_serve_sa(&r->port, answer_sa, r, &err) < 0)
+        return fail_run(r, &err);
     unsigned interval = r->cfg->sweep_interval;
     cloudsmd_logf(&r->log, CS_SM_LOG_INFO,
                   "master SM on port 0x%016llx; light sweep every %u s%s; waiting for SIGTERM",

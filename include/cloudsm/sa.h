@@ -1,0 +1,286 @@
+/* Subnet Administration (SA): the answers a subnet manager gives to SubnAdm MADs (class 0x03,
+ * GMPs on QP1), as a pure library. No I/O: cloudsmd receives a request MAD, hands its bytes to
+ * cs_sa_answer and sends back the bytes it returns.
+ *
+ *   cs_sa_db_build   an index over one sweep (LIDs, GUIDs, routes, partitions), built once per
+ *                    sweep and read by every answer
+ *   cs_sa_answer     request bytes -> complete response bytes (or nothing to send)
+ *
+ * Methods: SubnAdmGet (exactly one record, else status NO_RECORDS / TOO_MANY_RECORDS) and
+ * SubnAdmGetTable (zero or more records, a GetTableResp marked as one RMPP DATA transfer).
+ * Attributes: ClassPortInfo, NodeRecord, PortInfoRecord, LinkRecord, GUIDInfoRecord and
+ * PathRecord (IBA 15.2.5). docs/sm/sa.md has every rule, the component masks honoured, and the
+ * facts measured on OpenSM 3.3.23 that the answers follow (and where they deliberately differ).
+ *
+ * Layouts follow the IBA (volume 1, 13.4 MAD header, 13.6.2 RMPP header, 15.2.1 SA header,
+ * 15.2.5 records), big-endian, fields addressed as bit offsets from the start of the record with
+ * cs_bits_get/cs_bits_set. Record encoders write every defined field and zero every reserved bit
+ * (except the PathRecord's reserved field at bit 353, which carries the path caching flag);
+ * decoders read every defined field.
+ */
+#ifndef CLOUDSM_SA_H
+#define CLOUDSM_SA_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cloudsm/error.h"
+#include "cloudsm/lft.h"
+#include "cloudsm/partitions.h"
+#include "cloudsm/sm.h"
+#include "cloudsm/smp.h"
+
+#define CS_SA_MAD_SIZE 256    /* one MAD; larger GetTable replies travel as RMPP segments */
+#define CS_SA_HEADER_SIZE 56  /* MAD header 24 + RMPP header 12 + SA header 20 */
+#define CS_SA_DATA_SIZE 200   /* the data area of one MAD */
+#define CS_SA_RMPP_OFFSET 24  /* where the RMPP header starts */
+#define CS_SA_SA_OFFSET 36    /* where the SA header (SM_Key, AttributeOffset, ...) starts */
+#define CS_SA_PAYLOAD_BASE 36 /* RMPP PayloadLength counts from here: SA header + records */
+
+#define CS_SA_CLASS 0x03
+#define CS_SA_BASE_VERSION 1
+#define CS_SA_CLASS_VERSION 2
+
+/* Methods (IBA 13.4.5, 15.2.2). Bit 7 marks a response. */
+#define CS_SA_METHOD_GET 0x01
+#define CS_SA_METHOD_SET 0x02
+#define CS_SA_METHOD_SEND 0x03
+#define CS_SA_METHOD_TRAP 0x05
+#define CS_SA_METHOD_REPORT 0x06
+#define CS_SA_METHOD_TRAP_REPRESS 0x07
+#define CS_SA_METHOD_GET_TABLE 0x12
+#define CS_SA_METHOD_GET_TRACE_TABLE 0x13
+#define CS_SA_METHOD_GET_MULTI 0x14
+#define CS_SA_METHOD_DELETE 0x15
+#define CS_SA_METHOD_RESPONSE 0x80
+#define CS_SA_METHOD_GET_RESP 0x81
+#define CS_SA_METHOD_GET_TABLE_RESP 0x92
+
+/* Attribute ids (IBA 15.2.5, Table 204). */
+#define CS_SA_ATTR_CLASS_PORT_INFO 0x0001
+#define CS_SA_ATTR_NODE_RECORD 0x0011
+#define CS_SA_ATTR_PORT_INFO_RECORD 0x0012
+#define CS_SA_ATTR_LINK_RECORD 0x0020
+#define CS_SA_ATTR_GUID_INFO_RECORD 0x0030
+#define CS_SA_ATTR_PATH_RECORD 0x0035
+
+/* Status. The common MAD codes are smp.h's CS_SMP_STATUS_* (0x0004 bad version, 0x0008 method
+ * not supported, 0x000c method/attribute not supported, 0x001c invalid field); the SA's own
+ * codes sit in the class-specific bits 8..15 (IBA 15.2.1.1, Table 186). */
+#define CS_SA_STATUS_NO_RESOURCES 0x0100
+#define CS_SA_STATUS_REQ_INVALID 0x0200
+#define CS_SA_STATUS_NO_RECORDS 0x0300
+#define CS_SA_STATUS_TOO_MANY_RECORDS 0x0400
+#define CS_SA_STATUS_INVALID_GID 0x0500
+#define CS_SA_STATUS_INSUFFICIENT_COMPONENTS 0x0600
+
+/* RMPP header (IBA 13.6.2.1). */
+#define CS_RMPP_VERSION 1
+#define CS_RMPP_TYPE_DATA 1
+#define CS_RMPP_FLAG_ACTIVE 0x01
+#define CS_RMPP_FLAG_FIRST 0x02
+#define CS_RMPP_FLAG_LAST 0x04
+
+/* The first 56 bytes of every SA MAD. */
+struct cs_sa_header {
+    uint8_t base_version;
+    uint8_t mgmt_class;
+    uint8_t class_version;
+    uint8_t method;
+    uint16_t status;
+    uint16_t class_specific;
+    uint64_t transaction_id;
+    uint16_t attr_id;
+    uint32_t attr_mod;
+    uint8_t rmpp_version;
+    uint8_t rmpp_type;
+    uint8_t rmpp_resp_time; /* 5 bits */
+    uint8_t rmpp_flags;     /* 3 bits: CS_RMPP_FLAG_* */
+    uint8_t rmpp_status;
+    uint32_t rmpp_segment;        /* SegmentNumber */
+    uint32_t rmpp_payload_length; /* PayloadLength / NewWindowLast */
+    uint64_t sm_key;
+    uint16_t attr_offset; /* record stride in 8-byte words */
+    uint64_t component_mask;
+};
+
+void cs_sa_header_encode(const struct cs_sa_header *in, uint8_t out[CS_SA_HEADER_SIZE]);
+void cs_sa_header_decode(const uint8_t in[CS_SA_HEADER_SIZE], struct cs_sa_header *out);
+
+/* Records travel back to back, AttributeOffset * 8 bytes apart: the record size rounded up to
+ * whole 8-byte words (a 108-byte NodeRecord takes 112). */
+static inline size_t cs_sa_record_stride(size_t record_size)
+{
+    return (record_size + 7) & ~(size_t)7;
+}
+
+/* NodeRecord (IBA 15.2.5.2): 108 bytes. */
+#define CS_SA_NODE_RECORD_SIZE 108
+struct cs_sa_node_record {
+    uint16_t lid;
+    struct cs_smp_node_info node_info;
+    struct cs_smp_node_description node_description;
+};
+void cs_sa_node_record_encode(const struct cs_sa_node_record *in,
+                              uint8_t out[CS_SA_NODE_RECORD_SIZE]);
+void cs_sa_node_record_decode(const uint8_t in[CS_SA_NODE_RECORD_SIZE],
+                              struct cs_sa_node_record *out);
+
+/* PortInfoRecord (IBA 15.2.5.3): 68 bytes. */
+#define CS_SA_PORT_INFO_RECORD_SIZE 68
+struct cs_sa_port_info_record {
+    uint16_t lid; /* EndportLID: a CA port's LID, a switch's port 0 LID for all its ports */
+    uint8_t port_num;
+    uint8_t options;
+    struct cs_smp_port_info port_info;
+};
+void cs_sa_port_info_record_encode(const struct cs_sa_port_info_record *in,
+                                   uint8_t out[CS_SA_PORT_INFO_RECORD_SIZE]);
+void cs_sa_port_info_record_decode(const uint8_t in[CS_SA_PORT_INFO_RECORD_SIZE],
+                                   struct cs_sa_port_info_record *out);
+
+/* LinkRecord (IBA 15.2.5.13): 6 bytes. */
+#define CS_SA_LINK_RECORD_SIZE 6
+struct cs_sa_link_record {
+    uint16_t from_lid; /* base LID of the node (a switch's port 0 LID) */
+    uint8_t from_port;
+    uint8_t to_port;
+    uint16_t to_lid;
+};
+void cs_sa_link_record_encode(const struct cs_sa_link_record *in,
+                              uint8_t out[CS_SA_LINK_RECORD_SIZE]);
+void cs_sa_link_record_decode(const uint8_t in[CS_SA_LINK_RECORD_SIZE],
+                              struct cs_sa_link_record *out);
+
+/* GUIDInfoRecord (IBA 15.2.5.18): 72 bytes. */
+#define CS_SA_GUID_INFO_RECORD_SIZE 72
+struct cs_sa_guid_info_record {
+    uint16_t lid;
+    uint8_t block;
+    struct cs_smp_guid_block guids;
+};
+void cs_sa_guid_info_record_encode(const struct cs_sa_guid_info_record *in,
+                                   uint8_t out[CS_SA_GUID_INFO_RECORD_SIZE]);
+void cs_sa_guid_info_record_decode(const uint8_t in[CS_SA_GUID_INFO_RECORD_SIZE],
+                                   struct cs_sa_guid_info_record *out);
+
+/* PathRecord (IBA 15.2.5.16, 1.2.1 layout): 64 bytes. Selectors: 0 greater than, 1 less than,
+ * 2 exactly, 3 largest available (smallest for the packet lifetime). MTU: 1 = 256 .. 5 = 4096.
+ * Rate: the IBA code (2 = 2.5, 3 = 10, 7 = 40, 16 = 100 Gb/s, ...). */
+#define CS_SA_PATH_RECORD_SIZE 64
+/* The caching flag (Paper I, subnet_supports_sa_path_caching): the value of the 3-bit reserved
+ * field at bit offset 353 that sets the bit at 353 itself, i.e. byte 44 of the record |= 0x40.
+ * A client tests the field for non-zero. */
+#define CS_SA_PATH_CACHING_FLAG 4
+#define CS_SA_SELECTOR_GREATER 0
+#define CS_SA_SELECTOR_LESS 1
+#define CS_SA_SELECTOR_EXACTLY 2
+#define CS_SA_SELECTOR_BEST 3
+struct cs_sa_path_record {
+    uint64_t service_id;
+    uint8_t dgid[16];
+    uint8_t sgid[16];
+    uint16_t dlid;
+    uint16_t slid;
+    uint8_t raw_traffic;  /* 1 bit */
+    uint8_t reserved_353; /* 3 bits: the caching flag */
+    uint32_t flow_label;  /* 20 bits */
+    uint8_t hop_limit;
+    uint8_t traffic_class;
+    uint8_t reversible; /* 1 bit */
+    uint8_t numb_path;  /* 7 bits */
+    uint16_t pkey;
+    uint16_t qos_class; /* 12 bits */
+    uint8_t sl;         /* 4 bits */
+    uint8_t mtu_selector;
+    uint8_t mtu; /* 6 bits */
+    uint8_t rate_selector;
+    uint8_t rate; /* 6 bits */
+    uint8_t packet_life_selector;
+    uint8_t packet_life; /* 6 bits */
+    uint8_t preference;
+};
+void cs_sa_path_record_encode(const struct cs_sa_path_record *in,
+                              uint8_t out[CS_SA_PATH_RECORD_SIZE]);
+void cs_sa_path_record_decode(const uint8_t in[CS_SA_PATH_RECORD_SIZE],
+                              struct cs_sa_path_record *out);
+
+/* PathRecord ComponentMask bits (IBA Table 210; ServiceID takes two bits from the 1.1 layout). */
+#define CS_SA_PR_SERVICE_ID (UINT64_C(3) << 0)
+#define CS_SA_PR_DGID (UINT64_C(1) << 2)
+#define CS_SA_PR_SGID (UINT64_C(1) << 3)
+#define CS_SA_PR_DLID (UINT64_C(1) << 4)
+#define CS_SA_PR_SLID (UINT64_C(1) << 5)
+#define CS_SA_PR_RAW_TRAFFIC (UINT64_C(1) << 6)
+#define CS_SA_PR_FLOW_LABEL (UINT64_C(1) << 8)
+#define CS_SA_PR_HOP_LIMIT (UINT64_C(1) << 9)
+#define CS_SA_PR_TCLASS (UINT64_C(1) << 10)
+#define CS_SA_PR_REVERSIBLE (UINT64_C(1) << 11)
+#define CS_SA_PR_NUMB_PATH (UINT64_C(1) << 12)
+#define CS_SA_PR_PKEY (UINT64_C(1) << 13)
+#define CS_SA_PR_QOS_CLASS (UINT64_C(1) << 14)
+#define CS_SA_PR_SL (UINT64_C(1) << 15)
+#define CS_SA_PR_MTU_SELECTOR (UINT64_C(1) << 16)
+#define CS_SA_PR_MTU (UINT64_C(1) << 17)
+#define CS_SA_PR_RATE_SELECTOR (UINT64_C(1) << 18)
+#define CS_SA_PR_RATE (UINT64_C(1) << 19)
+#define CS_SA_PR_PACKET_LIFE_SELECTOR (UINT64_C(1) << 20)
+#define CS_SA_PR_PACKET_LIFE (UINT64_C(1) << 21)
+#define CS_SA_PR_PREFERENCE (UINT64_C(1) << 22)
+
+/* ---- The SA of one sweep ----------------------------------------------------------------- */
+
+/* OpenSM's default subnet_timeout, which is also its PathRecord PacketLifeTime. */
+#define CS_SA_DEFAULT_SUBNET_TIMEOUT 18
+
+struct cs_sa_options {
+    uint64_t subnet_prefix; /* GID prefix of every port (SGID/DGID checks and answers) */
+    /* A request whose SM_Key is non-zero and differs from this is dropped (IBA C15-0.1.5); one
+     * that presents it is trusted and sees M_Keys in PortInfoRecords (zeroed otherwise). OpenSM
+     * calls it sa_key (default 0x1, separate from its sm_key). */
+    uint64_t sm_key;
+    bool path_caching;      /* subnet_supports_sa_path_caching: the flag in every PathRecord */
+    uint8_t subnet_timeout; /* PathRecord PacketLifeTime (0 on loopback paths), as OpenSM */
+    /* [node] NodeInfo for the NodeRecords; NULL: sweep->node_info. Referenced like the sweep. */
+    const struct cs_smp_node_info *node_info;
+};
+
+struct cs_sa_db;
+
+/* Index sweep (with its LIDs assigned), routed by lfts, with these partitions (NULL: everyone a
+ * full member of the default partition, P_Key 0xffff, as OpenSM without partitions.conf; the
+ * set must be resolved against sweep->fabric). NodeRecords carry the NodeInfo each node answered
+ * (opt->node_info, else sweep->node_info: PartitionCap, Revision, LocalPortNum are in no other
+ * place); without either those are 0 (LocalPortNum: the record's port on a CA). sweep and lfts are
+ * referenced, not copied: they must outlive the db unchanged. Build a new db after every sweep or
+ * re-route. */
+int cs_sa_db_build(const struct cs_sm_sweep *sweep, const struct cs_lfts *lfts,
+                   const struct cs_partition_set *partitions, const struct cs_sa_options *opt,
+                   struct cs_sa_db **out, struct cs_error *err);
+void cs_sa_db_free(struct cs_sa_db *db);
+
+/* Bytes the largest reply can take, except a PathRecord GetTable naming no endpoint at all (all
+ * pairs): a buffer this large (at least CS_SA_MAD_SIZE) never makes an answer fail for room. */
+size_t cs_sa_response_bound(const struct cs_sa_db *db);
+
+/* Answer one request MAD of req_len bytes that arrived from requester_lid (the LRH source LID;
+ * 0 = a local caller, exempt from the partition checks). Returns 1 with the complete response in
+ * resp[0..*resp_len) (resp_cap must be at least CS_SA_MAD_SIZE), or 0 when nothing is to be sent:
+ * a response MAD, a method without a response (Send, Trap, TrapRepress), another class, an
+ * unknown SM_Key, a requester LID the subnet does not have, fewer than 24 bytes.
+ *
+ * A single-MAD response is CS_SA_MAD_SIZE bytes, zero-padded. A GetTableResp is exactly
+ * CS_SA_HEADER_SIZE + records * stride bytes, its RMPP header DATA, version 1, flags
+ * ACTIVE|FIRST|LAST, segment 1, PayloadLength = 20 + records * stride: what a transport sends
+ * as one RMPP transfer (the kernel's RMPP agent segments it and rewrites the RMPP header of each
+ * segment). A GetTableResp that would not fit resp_cap is replaced by status NO_RESOURCES.
+ * Errors: GetResp/GetTableResp (Set answers as GetResp) carrying the request's bytes, SM_Key 0,
+ * and the status: bad base or class version 0x0004, a method other than Get/GetTable 0x0008,
+ * an unknown attribute 0x000c, a request shorter than the SA header 0x001c, an invalid MTU or
+ * rate under a selector REQ_INVALID. Get finding no record answers NO_RECORDS, more than one
+ * TOO_MANY_RECORDS. req and resp may be the same buffer. */
+int cs_sa_answer(const struct cs_sa_db *db, uint16_t requester_lid, const uint8_t *req,
+                 size_t req_len, uint8_t *resp, size_t resp_cap, size_t *resp_len);
+
+#endif

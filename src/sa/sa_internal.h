@@ -1,0 +1,105 @@
+/* The SA's internals (src/sa only): the index cs_sa_db_build makes, the record emitter the
+ * answers write through, and component-mask matching. */
+#ifndef CLOUDSM_SA_INTERNAL_H
+#define CLOUDSM_SA_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cloudsm/analyze.h"
+#include "cloudsm/key_index.h"
+#include "cloudsm/sa.h"
+
+/* One P_Key table entry of a port, as OpenSM keeps them: ordered by `order`, the 15-bit key with
+ * its bytes swapped (OpenSM's table is a map keyed by the network-order key, which a
+ * little-endian host sorts that way; the first shared key found in that order is the one a
+ * PathRecord carries). */
+struct sa_pkey {
+    uint16_t order;
+    uint16_t pkey;      /* 15-bit id */
+    uint8_t membership; /* CS_MEMBER_LIMITED and/or CS_MEMBER_FULL */
+};
+
+struct cs_sa_db {
+    const struct cs_sm_sweep *sweep;
+    const struct cs_fabric *fabric;
+    struct cs_sa_options opt;
+    const struct cs_smp_node_info *node_info; /* [node] the sweep's, or NULL */
+    struct cs_tracer tracer;                  /* LID -> port (lid_owner) and the routes */
+    struct cs_key_index
+        end_port_by_guid; /* end ports: CA/router ports with a GUID, switch port 0 */
+    struct cs_key_index node_by_guid;
+    /* OpenSM walks its node and port tables in the order of the network-order GUIDs read as
+     * host integers (byte-swapped GUIDs on little-endian hosts); whole-table answers follow it
+     * so that the first records of a reply are the same. */
+    uint32_t *node_order;
+    uint32_t *end_port_order;
+    uint32_t num_end_ports;
+    uint8_t *mtu_cap; /* [port] PortInfo:MTUCap */
+    uint8_t *rate;    /* [port] the IBA rate code of its active width and speed */
+    /* Partitions: pkeys[pkey_first[p] .. pkey_first[p + 1]) of port p, in OpenSM's order. No
+     * partition set: everyone is a full member of the default partition. */
+    bool default_only;
+    uint32_t *pkey_first;
+    struct sa_pkey *pkeys;
+    uint32_t max_port_lids; /* 2^LMC of the end port with the most LIDs */
+    uint64_t total_lids;    /* LIDs of all end ports */
+    size_t response_bound;
+};
+
+/* A port OpenSM would have a physical-port object for: every port of a switch, a CA or router
+ * port the sweep reached (it has a GUID and PortInfo). */
+bool sa_port_present(const struct cs_sa_db *db, uint32_t port);
+/* Base LID and LMC of a port as records carry them: a switch's port 0 LID for all its ports. */
+uint16_t sa_port_base_lid(const struct cs_sa_db *db, uint32_t port);
+uint8_t sa_port_lmc(const struct cs_sa_db *db, uint32_t port);
+static inline bool sa_lid_in_range(uint32_t lid, uint16_t base, uint8_t lmc)
+{
+    return base != 0 && lid >= base && lid < (uint32_t)base + (1u << (lmc & 7));
+}
+
+/* Partition rules (OpenSM osm_pkey.c): two ports share a P_Key when both have it and at least
+ * one is a full member. sa_share_pkey: any shared key, or either port has no P_Key table (OpenSM
+ * lets those through). sa_common_pkey: the first shared key in OpenSM's order as a's table holds
+ * it (full bit included), 0 if none. sa_share_this_pkey: this key (any membership bit). */
+bool sa_share_pkey(const struct cs_sa_db *db, uint32_t a, uint32_t b);
+uint16_t sa_common_pkey(const struct cs_sa_db *db, uint32_t a, uint32_t b);
+bool sa_share_this_pkey(const struct cs_sa_db *db, uint32_t a, uint32_t b, uint16_t pkey);
+
+/* Where the records of an answer go: straight into the response buffer, stride apart. A Get keeps
+ * the first record and only counts the rest (two are enough to say "too many"). */
+struct sa_emit {
+    uint8_t *base;
+    size_t room; /* bytes for records */
+    size_t size, stride;
+    uint32_t count;
+    bool get;
+    bool overflow;
+};
+
+static inline bool sa_emit_done(const struct sa_emit *e)
+{
+    return e->overflow || (e->get && e->count >= 2);
+}
+
+void sa_emit(struct sa_emit *e, const uint8_t *record);
+
+/* One component of a record: ComponentMask bit `bit` covers bit_count bits at bit_offset. */
+struct sa_component {
+    uint8_t bit;
+    uint16_t bit_offset;
+    uint16_t bit_count;
+};
+
+/* True if every component whose mask bit is set (and that the table lists) holds the same value
+ * in the request's record and the candidate. */
+bool sa_components_match(const struct sa_component *table, size_t count, uint64_t mask,
+                         const uint8_t *request, const uint8_t *candidate);
+
+/* PathRecord answers (sa_path.c). Returns 0, or a status for the whole reply (REQ_INVALID for an
+ * invalid MTU or rate under a selector). */
+uint16_t sa_path_records(const struct cs_sa_db *db, uint32_t requester, bool get,
+                         const struct cs_sa_header *h, const uint8_t *request, struct sa_emit *e);
+
+#endif

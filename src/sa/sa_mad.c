@@ -1,0 +1,224 @@
+/* SA MAD header and record encode/decode (include/cloudsm/sa.h). The attributes embedded in the
+ * records (NodeInfo, NodeDescription, PortInfo, GUIDInfo) go through smp.h's own encoders, so
+ * that one table per attribute describes its layout. */
+#include <string.h>
+
+#include "cloudsm/sa.h"
+
+/* Byte offsets of the header (IBA 13.4.2 MAD header, 13.6.2.1 RMPP header, 15.2.1.1 SA header).
+ * Bytes 18..19 and 46..47 are reserved. */
+enum {
+    OFF_BASE_VERSION = 0,
+    OFF_MGMT_CLASS = 1,
+    OFF_CLASS_VERSION = 2,
+    OFF_METHOD = 3,
+    OFF_STATUS = 4,
+    OFF_CLASS_SPECIFIC = 6,
+    OFF_TRANSACTION_ID = 8,
+    OFF_ATTR_ID = 16,
+    OFF_ATTR_MOD = 20,
+    OFF_RMPP_VERSION = 24,
+    OFF_RMPP_TYPE = 25,
+    OFF_RMPP_TIME_FLAGS = 26, /* RRespTime (5 bits) then RMPPFlags (3 bits) */
+    OFF_RMPP_STATUS = 27,
+    OFF_RMPP_SEGMENT = 28,
+    OFF_RMPP_PAYLOAD = 32,
+    OFF_SM_KEY = 36,
+    OFF_ATTR_OFFSET = 44,
+    OFF_COMPONENT_MASK = 48,
+};
+
+void cs_sa_header_encode(const struct cs_sa_header *in, uint8_t out[CS_SA_HEADER_SIZE])
+{
+    memset(out, 0, CS_SA_HEADER_SIZE);
+    out[OFF_BASE_VERSION] = in->base_version;
+    out[OFF_MGMT_CLASS] = in->mgmt_class;
+    out[OFF_CLASS_VERSION] = in->class_version;
+    out[OFF_METHOD] = in->method;
+    cs_bits_set(out, OFF_STATUS * 8, 16, in->status);
+    cs_bits_set(out, OFF_CLASS_SPECIFIC * 8, 16, in->class_specific);
+    cs_bits_set(out, OFF_TRANSACTION_ID * 8, 64, in->transaction_id);
+    cs_bits_set(out, OFF_ATTR_ID * 8, 16, in->attr_id);
+    cs_bits_set(out, OFF_ATTR_MOD * 8, 32, in->attr_mod);
+    out[OFF_RMPP_VERSION] = in->rmpp_version;
+    out[OFF_RMPP_TYPE] = in->rmpp_type;
+    cs_bits_set(out, OFF_RMPP_TIME_FLAGS * 8, 5, in->rmpp_resp_time);
+    cs_bits_set(out, OFF_RMPP_TIME_FLAGS * 8 + 5, 3, in->rmpp_flags);
+    out[OFF_RMPP_STATUS] = in->rmpp_status;
+    cs_bits_set(out, OFF_RMPP_SEGMENT * 8, 32, in->rmpp_segment);
+    cs_bits_set(out, OFF_RMPP_PAYLOAD * 8, 32, in->rmpp_payload_length);
+    cs_bits_set(out, OFF_SM_KEY * 8, 64, in->sm_key);
+    cs_bits_set(out, OFF_ATTR_OFFSET * 8, 16, in->attr_offset);
+    cs_bits_set(out, OFF_COMPONENT_MASK * 8, 64, in->component_mask);
+}
+
+void cs_sa_header_decode(const uint8_t in[CS_SA_HEADER_SIZE], struct cs_sa_header *out)
+{
+    memset(out, 0, sizeof *out);
+    out->base_version = in[OFF_BASE_VERSION];
+    out->mgmt_class = in[OFF_MGMT_CLASS];
+    out->class_version = in[OFF_CLASS_VERSION];
+    out->method = in[OFF_METHOD];
+    out->status = (uint16_t)cs_bits_get(in, OFF_STATUS * 8, 16);
+    out->class_specific = (uint16_t)cs_bits_get(in, OFF_CLASS_SPECIFIC * 8, 16);
+    out->transaction_id = cs_bits_get(in, OFF_TRANSACTION_ID * 8, 64);
+    out->attr_id = (uint16_t)cs_bits_get(in, OFF_ATTR_ID * 8, 16);
+    out->attr_mod = (uint32_t)cs_bits_get(in, OFF_ATTR_MOD * 8, 32);
+    out->rmpp_version = in[OFF_RMPP_VERSION];
+    out->rmpp_type = in[OFF_RMPP_TYPE];
+    out->rmpp_resp_time = (uint8_t)cs_bits_get(in, OFF_RMPP_TIME_FLAGS * 8, 5);
+    out->rmpp_flags = (uint8_t)cs_bits_get(in, OFF_RMPP_TIME_FLAGS * 8 + 5, 3);
+    out->rmpp_status = in[OFF_RMPP_STATUS];
+    out->rmpp_segment = (uint32_t)cs_bits_get(in, OFF_RMPP_SEGMENT * 8, 32);
+    out->rmpp_payload_length = (uint32_t)cs_bits_get(in, OFF_RMPP_PAYLOAD * 8, 32);
+    out->sm_key = cs_bits_get(in, OFF_SM_KEY * 8, 64);
+    out->attr_offset = (uint16_t)cs_bits_get(in, OFF_ATTR_OFFSET * 8, 16);
+    out->component_mask = cs_bits_get(in, OFF_COMPONENT_MASK * 8, 64);
+}
+
+/* ---- NodeRecord: LID, reserved 16 bits, NodeInfo (40 bytes), NodeDescription (64 bytes) ---- */
+
+enum { NODE_RECORD_NODE_INFO = 4, NODE_INFO_SIZE = 40, NODE_RECORD_DESCRIPTION = 44 };
+
+void cs_sa_node_record_encode(const struct cs_sa_node_record *in,
+                              uint8_t out[CS_SA_NODE_RECORD_SIZE])
+{
+    uint8_t attribute[CS_SMP_DATA_SIZE];
+    memset(out, 0, CS_SA_NODE_RECORD_SIZE);
+    cs_bits_set(out, 0, 16, in->lid);
+    cs_smp_node_info_encode(&in->node_info, attribute);
+    memcpy(out + NODE_RECORD_NODE_INFO, attribute, NODE_INFO_SIZE);
+    cs_smp_node_description_encode(&in->node_description, attribute);
+    memcpy(out + NODE_RECORD_DESCRIPTION, attribute, CS_SMP_DATA_SIZE);
+}
+
+void cs_sa_node_record_decode(const uint8_t in[CS_SA_NODE_RECORD_SIZE],
+                              struct cs_sa_node_record *out)
+{
+    uint8_t attribute[CS_SMP_DATA_SIZE] = {0};
+    out->lid = (uint16_t)cs_bits_get(in, 0, 16);
+    memcpy(attribute, in + NODE_RECORD_NODE_INFO, NODE_INFO_SIZE);
+    cs_smp_node_info_decode(attribute, &out->node_info);
+    cs_smp_node_description_decode(in + NODE_RECORD_DESCRIPTION, &out->node_description);
+}
+
+/* ---- PortInfoRecord: EndportLID, PortNum, Options, PortInfo (64 bytes) ---- */
+
+enum { PORT_INFO_RECORD_PORT_INFO = 4 };
+
+void cs_sa_port_info_record_encode(const struct cs_sa_port_info_record *in,
+                                   uint8_t out[CS_SA_PORT_INFO_RECORD_SIZE])
+{
+    cs_bits_set(out, 0, 16, in->lid);
+    out[2] = in->port_num;
+    out[3] = in->options;
+    cs_smp_port_info_encode(&in->port_info, out + PORT_INFO_RECORD_PORT_INFO);
+}
+
+void cs_sa_port_info_record_decode(const uint8_t in[CS_SA_PORT_INFO_RECORD_SIZE],
+                                   struct cs_sa_port_info_record *out)
+{
+    out->lid = (uint16_t)cs_bits_get(in, 0, 16);
+    out->port_num = in[2];
+    out->options = in[3];
+    cs_smp_port_info_decode(in + PORT_INFO_RECORD_PORT_INFO, &out->port_info);
+}
+
+/* ---- LinkRecord: FromLID, FromPort, ToPort, ToLID ---- */
+
+void cs_sa_link_record_encode(const struct cs_sa_link_record *in,
+                              uint8_t out[CS_SA_LINK_RECORD_SIZE])
+{
+    cs_bits_set(out, 0, 16, in->from_lid);
+    out[2] = in->from_port;
+    out[3] = in->to_port;
+    cs_bits_set(out, 32, 16, in->to_lid);
+}
+
+void cs_sa_link_record_decode(const uint8_t in[CS_SA_LINK_RECORD_SIZE],
+                              struct cs_sa_link_record *out)
+{
+    out->from_lid = (uint16_t)cs_bits_get(in, 0, 16);
+    out->from_port = in[2];
+    out->to_port = in[3];
+    out->to_lid = (uint16_t)cs_bits_get(in, 32, 16);
+}
+
+/* ---- GUIDInfoRecord: LID, BlockNum, 8 + 32 reserved bits, GUIDInfo (64 bytes) ---- */
+
+enum { GUID_INFO_RECORD_GUIDS = 8 };
+
+void cs_sa_guid_info_record_encode(const struct cs_sa_guid_info_record *in,
+                                   uint8_t out[CS_SA_GUID_INFO_RECORD_SIZE])
+{
+    memset(out, 0, GUID_INFO_RECORD_GUIDS);
+    cs_bits_set(out, 0, 16, in->lid);
+    out[2] = in->block;
+    cs_smp_guid_block_encode(&in->guids, out + GUID_INFO_RECORD_GUIDS);
+}
+
+void cs_sa_guid_info_record_decode(const uint8_t in[CS_SA_GUID_INFO_RECORD_SIZE],
+                                   struct cs_sa_guid_info_record *out)
+{
+    out->lid = (uint16_t)cs_bits_get(in, 0, 16);
+    out->block = in[2];
+    cs_smp_guid_block_decode(in + GUID_INFO_RECORD_GUIDS, &out->guids);
+}
+
+/* ---- PathRecord (bit offsets of IBA Table 209, 1.2.1 layout) ---- */
+
+void cs_sa_path_record_encode(const struct cs_sa_path_record *in,
+                              uint8_t out[CS_SA_PATH_RECORD_SIZE])
+{
+    memset(out, 0, CS_SA_PATH_RECORD_SIZE);
+    cs_bits_set(out, 0, 64, in->service_id);
+    memcpy(out + 8, in->dgid, 16);
+    memcpy(out + 24, in->sgid, 16);
+    cs_bits_set(out, 320, 16, in->dlid);
+    cs_bits_set(out, 336, 16, in->slid);
+    cs_bits_set(out, 352, 1, in->raw_traffic);
+    cs_bits_set(out, 353, 3, in->reserved_353);
+    cs_bits_set(out, 356, 20, in->flow_label);
+    cs_bits_set(out, 376, 8, in->hop_limit);
+    cs_bits_set(out, 384, 8, in->traffic_class);
+    cs_bits_set(out, 392, 1, in->reversible);
+    cs_bits_set(out, 393, 7, in->numb_path);
+    cs_bits_set(out, 400, 16, in->pkey);
+    cs_bits_set(out, 416, 12, in->qos_class);
+    cs_bits_set(out, 428, 4, in->sl);
+    cs_bits_set(out, 432, 2, in->mtu_selector);
+    cs_bits_set(out, 434, 6, in->mtu);
+    cs_bits_set(out, 440, 2, in->rate_selector);
+    cs_bits_set(out, 442, 6, in->rate);
+    cs_bits_set(out, 448, 2, in->packet_life_selector);
+    cs_bits_set(out, 450, 6, in->packet_life);
+    cs_bits_set(out, 456, 8, in->preference);
+}
+
+void cs_sa_path_record_decode(const uint8_t in[CS_SA_PATH_RECORD_SIZE],
+                              struct cs_sa_path_record *out)
+{
+    memset(out, 0, sizeof *out);
+    out->service_id = cs_bits_get(in, 0, 64);
+    memcpy(out->dgid, in + 8, 16);
+    memcpy(out->sgid, in + 24, 16);
+    out->dlid = (uint16_t)cs_bits_get(in, 320, 16);
+    out->slid = (uint16_t)cs_bits_get(in, 336, 16);
+    out->raw_traffic = (uint8_t)cs_bits_get(in, 352, 1);
+    out->reserved_353 = (uint8_t)cs_bits_get(in, 353, 3);
+    out->flow_label = (uint32_t)cs_bits_get(in, 356, 20);
+    out->hop_limit = (uint8_t)cs_bits_get(in, 376, 8);
+    out->traffic_class = (uint8_t)cs_bits_get(in, 384, 8);
+    out->reversible = (uint8_t)cs_bits_get(in, 392, 1);
+    out->numb_path = (uint8_t)cs_bits_get(in, 393, 7);
+    out->pkey = (uint16_t)cs_bits_get(in, 400, 16);
+    out->qos_class = (uint16_t)cs_bits_get(in, 416, 12);
+    out->sl = (uint8_t)cs_bits_get(in, 428, 4);
+    out->mtu_selector = (uint8_t)cs_bits_get(in, 432, 2);
+    out->mtu = (uint8_t)cs_bits_get(in, 434, 6);
+    out->rate_selector = (uint8_t)cs_bits_get(in, 440, 2);
+    out->rate = (uint8_t)cs_bits_get(in, 442, 6);
+    out->packet_life_selector = (uint8_t)cs_bits_get(in, 448, 2);
+    out->packet_life = (uint8_t)cs_bits_get(in, 450, 6);
+    out->preference = (uint8_t)cs_bits_get(in, 456, 8);
+}
