@@ -10,7 +10,7 @@
  *     queries 20000 answered 20000 errors 0 timeouts 0 seconds 1.234 qps 16207 median_us 210 p99_us
  * 950
  *
- * --malformed sends N broken requests one at a time (a bad class version, an unknown
+ * --malformed sends N broken requests one at a time (an MTU that does not exist, an unknown
  * attribute, a Set of a PathRecord, a Get whose record is random bytes, in turn), then one good
  * query, and prints how many were answered and how many of those carried an error status:
  *
@@ -153,8 +153,9 @@ static int send_malformed(int portid, int agent, unsigned sm_lid, unsigned long 
         mad[0] = 1, mad[1] = SA_CLASS, mad[2] = SA_CLASS_VERSION, mad[3] = 0x01;
         put16(mad + 16, ATTR_PATH_RECORD);
         switch (i % 4) {
-        case 0:
-            mad[2] = 7; /* a class version the SA does not speak */
+        case 0: /* MTU "exactly 0": no such MTU (ibsim drops bad versions before any SM) */
+            put64(mad + 48, (1u << 16) | (1u << 17));
+            mad[SA_DATA + 54] = 2 << 6;
             break;
         case 1:
             put16(mad + 16, 0x1234); /* no such attribute */
@@ -169,6 +170,8 @@ static int send_malformed(int portid, int agent, unsigned sm_lid, unsigned long 
             break;
         }
         int status = ask(portid, agent, sm_lid, sbuf, rbuf, (uint32_t)(0x1000 + i));
+        if (getenv("SA_FLOOD_VERBOSE"))
+            fprintf(stderr, "malformed %lu (kind %lu): status %d\n", i, i % 4, status);
         answered += status >= 0;
         error_status += status > 0;
     }

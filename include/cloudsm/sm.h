@@ -133,8 +133,13 @@ int cs_sm_program_lfts(struct cs_smp_pipe *pipe, struct cs_sm_sweep *s, const st
                        struct cs_lfts *held, const struct cs_sm_log *log,
                        struct cs_sm_lft_counts *counts, struct cs_error *err);
 
+/* OpenSM 3.3.23's default head-of-queue lifetimes (PortInfo HOQLife exponents). */
+#define CS_SM_HOQ_LIFE 18      /* head_of_queue_lifetime: switch ports between switches */
+#define CS_SM_LEAF_HOQ_LIFE 16 /* leaf_head_of_queue_lifetime: switch ports facing CAs */
+
 /* Bring every linked port that is INIT to ARMED, then every ARMED one to ACTIVE (IBA 7.2: a port
  * goes ARMED -> ACTIVE only after its neighbour left INIT, so the two steps are two rounds).
+ * Switch ports get their head-of-queue lifetime with these Sets.
  * *activated = ports now ACTIVE that were not. Returns the failures (logged) or -1. */
 int cs_sm_activate(struct cs_smp_pipe *pipe, struct cs_sm_sweep *s, const struct cs_sm_log *log,
                    unsigned *activated, struct cs_error *err);

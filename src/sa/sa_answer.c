@@ -138,10 +138,12 @@ static void node_record_of(const struct cs_sa_db *db, uint32_t node, uint32_t po
             .system_image_guid = n->sysimg_guid,
             .node_guid = n->guid,
             .device_id = (uint16_t)n->device_id,
-            .local_port_num = cs_node_is_switch(n) ? 0 : p->num,
             .vendor_id = n->vendor_id,
         };
     }
+    /* The record is about its port, whichever port the sweep first arrived through: a switch's
+     * records describe port 0 (OpenSM answers LocalPortNum 0 for them). */
+    r->node_info.local_port_num = cs_node_is_switch(n) ? 0 : p->num;
     r->node_info.port_guid = p->guid;
     memcpy(r->node_description.text, n->desc, sizeof r->node_description.text);
 }

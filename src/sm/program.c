@@ -365,6 +365,14 @@ static int activate_round(struct phase *ph, uint8_t from, struct job *jobs, unsi
         pi.link_width_enabled = 0;
         pi.link_speed_enabled = 0;
         pi.link_speed_ext_enabled = 0;
+        const struct cs_port *port = &f->ports[p];
+        if (cs_node_is_switch(&f->nodes[port->node]) && port->num != 0) {
+            /* Head-of-queue lifetime of switch ports, set on the way up as OpenSM does:
+             * leaf_head_of_queue_lifetime (16) towards a CA, head_of_queue_lifetime (18)
+             * between switches (OpenSM 3.3.23 defaults). */
+            bool to_ca = !cs_node_is_switch(&f->nodes[f->ports[port->peer].node]);
+            pi.hoq_life = to_ca ? CS_SM_LEAF_HOQ_LIFE : CS_SM_HOQ_LIFE;
+        }
         rc = set_port_info(ph, &jobs[p], p, &pi, err);
     }
     if (rc == 0)

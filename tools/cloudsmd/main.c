@@ -261,6 +261,10 @@ static int sweep_and_program(struct run *r, bool first)
     struct cs_error err;
     struct cloudsmd_phase all, ph;
     cloudsmd_phase_begin(&all, first ? "subnet up" : "sweep", r->pipe);
+    /* The SA db points into the sweep and tables this sweep replaces: SA requests that arrive
+     * meanwhile (the transport answers them between SMPs) go unanswered, and clients retry. */
+    cs_sa_db_free(r->sa);
+    r->sa = NULL;
     uint32_t nodes_before = r->sweep.fabric.num_nodes;
 
     cloudsmd_phase_begin(&ph, "discover", r->pipe);
@@ -372,6 +376,8 @@ static int sweep_and_program(struct run *r, bool first)
 /* Route again (the engine of r->engine) and program the blocks that differ. */
 static int reroute(struct run *r, struct cs_sm_lft_counts *lc, struct cs_error *err)
 {
+    cs_sa_db_free(r->sa); /* it points into the tables route() replaces */
+    r->sa = NULL;
     if (route(r, err) < 0 || program_lfts(r, lc, err) < 0)
         return -1;
     return rebuild_sa(r, err);
