@@ -284,10 +284,14 @@ int main(int argc, char **argv)
             if (i < outstanding && slots[i].busy && slots[i].tid == (uint32_t)(tid >> 8)) {
                 slots[i].busy = false;
                 in_flight--;
-                if (get16(mad + 4) == 0)
+                if (get16(mad + 4) == 0) {
                     latency[answered++] = t - slots[i].sent_us;
-                else
+                } else {
+                    if (getenv("SA_FLOOD_VERBOSE") && errors < 10)
+                        fprintf(stderr, "status 0x%04x for SLID %u DLID %u\n", get16(mad + 4),
+                                get16(mad + SA_DATA + 42), get16(mad + SA_DATA + 40));
                     errors++;
+                }
             }
         }
         for (unsigned i = 0; i < outstanding; i++)

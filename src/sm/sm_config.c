@@ -77,7 +77,7 @@ static const struct key keys[] = {
     {"transaction_retries", VALUE_UINT, FIELD(retries), 0, CS_SM_CONFIG_MAX_RETRIES,
      "Resends of an SMP that got no reply"},
     {"sweep_interval", VALUE_UINT, FIELD(sweep_interval), 0, 86400,
-     "Seconds between light sweeps; 0 = none (not used yet: cloudsmd does not sweep again)"},
+     "Seconds between light sweeps; 0 = none (traps and control-socket sweeps only)"},
     {"state_dir", VALUE_PATH, FIELD(state_dir), 0, 0,
      "cloudsm: directory of the state kept across restarts (guid2lid)"},
     {"log_file", VALUE_PATH, FIELD(log_file), 0, 0,

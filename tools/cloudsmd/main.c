@@ -1,10 +1,11 @@
 /* cloudsmd: the cloudsm subnet manager.
  *
- * One run: open the SM port, sweep the fabric, make sure no other master SM is running, give
- * every port a LID (keeping the ones in the state directory's guid2lid), route with the chosen
- * engine, and program the fabric: PortInfo, LinearFDBTop, the LFT blocks that differ, port states
- * to ACTIVE. With -o that is all; otherwise cloudsmd stays master and answers other SMs until
- * SIGTERM/SIGINT (sweeps, SA and the control socket come with the services issue).
+ * Bring-up: open the SM port, sweep the fabric, make sure no other master SM is running, give
+ * every port a LID (keeping the ones in the state directory's guid2lid), program the P_Key
+ * tables, route with the chosen engine, and program the fabric: PortInfo, LinearFDBTop, the LFT
+ * blocks that differ, port states to ACTIVE. With -o that is all; otherwise cloudsmd stays
+ * master until SIGTERM/SIGINT: it answers the SA and other SMs, sweeps on a period and on traps,
+ * re-programs what changed, and takes orders on its control socket. docs/sm/cloudsmd.md.
  */
 #include <errno.h>
 #include <signal.h>
