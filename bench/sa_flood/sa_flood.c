@@ -232,6 +232,7 @@ int main(int argc, char **argv)
     }
     unsigned sm_lid = port.sm_lid;
     int portid = umad_open_port(port.ca_name, port.portnum);
+    umad_release_port(&port);
     int agent = umad_register(portid, SA_CLASS, SA_CLASS_VERSION, 0, NULL);
     if (portid < 0 || agent < 0 || sm_lid == 0) {
         fprintf(stderr, "sa_flood: cannot open the port or find the SM (SM LID %u)\n", sm_lid);
@@ -244,9 +245,13 @@ int main(int argc, char **argv)
     if (!sbuf || !rbuf || !latency || !slots)
         return 1;
     uint64_t rng = seed * 0x9e3779b97f4a7c15ull + 1;
-    if (malformed > 0)
-        return send_malformed(portid, agent, sm_lid, malformed, lids, num_lids, sbuf, rbuf, usize,
-                              &rng);
+    if (malformed > 0) {
+        int rc = send_malformed(portid, agent, sm_lid, malformed, lids, num_lids, sbuf, rbuf, usize,
+                                &rng);
+        free(sbuf), free(rbuf), free(latency), free(slots), free(lids);
+        umad_close_port(portid);
+        return rc;
+    }
     unsigned long sent = 0, answered = 0, errors = 0, timeouts = 0, in_flight = 0;
     uint32_t next_tid = 1;
     double start = now_us();
@@ -308,6 +313,7 @@ int main(int argc, char **argv)
     printf("queries %lu answered %lu errors %lu timeouts %lu seconds %.3f qps %.0f median_us %.0f "
            "p99_us %.0f\n",
            queries, answered, errors, timeouts, seconds, answered / seconds, median, p99);
+    free(sbuf), free(rbuf), free(latency), free(slots), free(lids);
     umad_close_port(portid);
     return timeouts == queries ? 1 : 0;
 }

@@ -76,6 +76,24 @@ uint64_t cs_bits_get(const uint8_t *buf, unsigned bit_offset, unsigned bit_count
 /* Write the low bit_count bits of value into that range, leaving all other bits unchanged. */
 void cs_bits_set(uint8_t *buf, unsigned bit_offset, unsigned bit_count, uint64_t value);
 
+/* The common MAD header (IBA 13.4.2), bytes 0..23 of every MAD: SMPs and GMPs (the SA) alike.
+ * class_specific is bytes 6..7: a directed-route SMP's hop pointer and hop count. */
+#define CS_MAD_HEADER_SIZE 24
+struct cs_mad_header {
+    uint8_t base_version;
+    uint8_t mgmt_class;
+    uint8_t class_version;
+    uint8_t method;
+    uint16_t status;
+    uint16_t class_specific;
+    uint64_t transaction_id;
+    uint16_t attr_id;
+    uint32_t attr_mod;
+};
+/* Write bytes 0..23 (reserved bytes 18..19 zeroed); read them back. */
+void cs_mad_header_encode(const struct cs_mad_header *h, uint8_t out[CS_MAD_HEADER_SIZE]);
+void cs_mad_header_decode(const uint8_t in[CS_MAD_HEADER_SIZE], struct cs_mad_header *h);
+
 /* One SMP. The same struct serves both routings: in a LID-routed SMP (mgmt_class 0x01), bytes
  * 6..7 (hop pointer/count), 32..35 (DR SLID/DLID) and 128..255 (paths) are reserved; they are
  * still carried through so that decode/encode is exact. */

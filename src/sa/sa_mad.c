@@ -5,18 +5,9 @@
 
 #include "cloudsm/sa.h"
 
-/* Byte offsets of the header (IBA 13.4.2 MAD header, 13.6.2.1 RMPP header, 15.2.1.1 SA header).
- * Bytes 18..19 and 46..47 are reserved. */
+/* Byte offsets after the common MAD header (cs_mad_header_encode, IBA 13.4.2): the RMPP header
+ * (13.6.2.1) and the SA header (15.2.1.1). Bytes 46..47 are reserved. */
 enum {
-    OFF_BASE_VERSION = 0,
-    OFF_MGMT_CLASS = 1,
-    OFF_CLASS_VERSION = 2,
-    OFF_METHOD = 3,
-    OFF_STATUS = 4,
-    OFF_CLASS_SPECIFIC = 6,
-    OFF_TRANSACTION_ID = 8,
-    OFF_ATTR_ID = 16,
-    OFF_ATTR_MOD = 20,
     OFF_RMPP_VERSION = 24,
     OFF_RMPP_TYPE = 25,
     OFF_RMPP_TIME_FLAGS = 26, /* RRespTime (5 bits) then RMPPFlags (3 bits) */
@@ -31,15 +22,18 @@ enum {
 void cs_sa_header_encode(const struct cs_sa_header *in, uint8_t out[CS_SA_HEADER_SIZE])
 {
     memset(out, 0, CS_SA_HEADER_SIZE);
-    out[OFF_BASE_VERSION] = in->base_version;
-    out[OFF_MGMT_CLASS] = in->mgmt_class;
-    out[OFF_CLASS_VERSION] = in->class_version;
-    out[OFF_METHOD] = in->method;
-    cs_bits_set(out, OFF_STATUS * 8, 16, in->status);
-    cs_bits_set(out, OFF_CLASS_SPECIFIC * 8, 16, in->class_specific);
-    cs_bits_set(out, OFF_TRANSACTION_ID * 8, 64, in->transaction_id);
-    cs_bits_set(out, OFF_ATTR_ID * 8, 16, in->attr_id);
-    cs_bits_set(out, OFF_ATTR_MOD * 8, 32, in->attr_mod);
+    struct cs_mad_header h = {
+        .base_version = in->base_version,
+        .mgmt_class = in->mgmt_class,
+        .class_version = in->class_version,
+        .method = in->method,
+        .status = in->status,
+        .class_specific = in->class_specific,
+        .transaction_id = in->transaction_id,
+        .attr_id = in->attr_id,
+        .attr_mod = in->attr_mod,
+    };
+    cs_mad_header_encode(&h, out);
     out[OFF_RMPP_VERSION] = in->rmpp_version;
     out[OFF_RMPP_TYPE] = in->rmpp_type;
     cs_bits_set(out, OFF_RMPP_TIME_FLAGS * 8, 5, in->rmpp_resp_time);
@@ -55,15 +49,17 @@ void cs_sa_header_encode(const struct cs_sa_header *in, uint8_t out[CS_SA_HEADER
 void cs_sa_header_decode(const uint8_t in[CS_SA_HEADER_SIZE], struct cs_sa_header *out)
 {
     memset(out, 0, sizeof *out);
-    out->base_version = in[OFF_BASE_VERSION];
-    out->mgmt_class = in[OFF_MGMT_CLASS];
-    out->class_version = in[OFF_CLASS_VERSION];
-    out->method = in[OFF_METHOD];
-    out->status = (uint16_t)cs_bits_get(in, OFF_STATUS * 8, 16);
-    out->class_specific = (uint16_t)cs_bits_get(in, OFF_CLASS_SPECIFIC * 8, 16);
-    out->transaction_id = cs_bits_get(in, OFF_TRANSACTION_ID * 8, 64);
-    out->attr_id = (uint16_t)cs_bits_get(in, OFF_ATTR_ID * 8, 16);
-    out->attr_mod = (uint32_t)cs_bits_get(in, OFF_ATTR_MOD * 8, 32);
+    struct cs_mad_header h;
+    cs_mad_header_decode(in, &h);
+    out->base_version = h.base_version;
+    out->mgmt_class = h.mgmt_class;
+    out->class_version = h.class_version;
+    out->method = h.method;
+    out->status = h.status;
+    out->class_specific = h.class_specific;
+    out->transaction_id = h.transaction_id;
+    out->attr_id = h.attr_id;
+    out->attr_mod = h.attr_mod;
     out->rmpp_version = in[OFF_RMPP_VERSION];
     out->rmpp_type = in[OFF_RMPP_TYPE];
     out->rmpp_resp_time = (uint8_t)cs_bits_get(in, OFF_RMPP_TIME_FLAGS * 8, 5);

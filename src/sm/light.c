@@ -43,7 +43,7 @@ static int info_done(void *arg, enum cs_smp_result result, const struct cs_smp *
     if (!pr->info.port_state_change)
         return 0;
     (*pr->changed)++;
-    cs_sm_logf(pr->log, CS_SM_LOG_INFO,
+    cs_sm_logf(pr->log, CS_SM_LOG_DEBUG,
                "light sweep: switch 0x%016llx \"%s\" reports a port change",
                (unsigned long long)n->guid, n->desc);
     /* Writing 1 clears the flag (IBA 14.2.5.4); every other field is written back as read. */

@@ -46,18 +46,18 @@ void cs_bits_set(uint8_t *buf, unsigned bit_offset, unsigned bit_count, uint64_t
     }
 }
 
-/* Byte offsets of the SMP header (IBA 14.2.1.1 / 14.2.1.2). */
+/* Byte offsets of the common MAD header (IBA 13.4.2) and the rest of an SMP (14.2.1.1 /
+ * 14.2.1.2). */
 enum {
-    SMP_OFF_BASE_VERSION = 0,
-    SMP_OFF_MGMT_CLASS = 1,
-    SMP_OFF_CLASS_VERSION = 2,
-    SMP_OFF_METHOD = 3,
-    SMP_OFF_STATUS = 4,
-    SMP_OFF_HOP_POINTER = 6,
-    SMP_OFF_HOP_COUNT = 7,
-    SMP_OFF_TRANSACTION_ID = 8,
-    SMP_OFF_ATTR_ID = 16,
-    SMP_OFF_ATTR_MOD = 20, /* bytes 18..19 are reserved */
+    MAD_OFF_BASE_VERSION = 0,
+    MAD_OFF_MGMT_CLASS = 1,
+    MAD_OFF_CLASS_VERSION = 2,
+    MAD_OFF_METHOD = 3,
+    MAD_OFF_STATUS = 4,
+    MAD_OFF_CLASS_SPECIFIC = 6, /* an SMP's hop pointer (6) and hop count (7) */
+    MAD_OFF_TRANSACTION_ID = 8,
+    MAD_OFF_ATTR_ID = 16,
+    MAD_OFF_ATTR_MOD = 20, /* bytes 18..19 are reserved */
     SMP_OFF_M_KEY = 24,
     SMP_OFF_DR_SLID = 32,
     SMP_OFF_DR_DLID = 34, /* bytes 36..63 are reserved */
@@ -66,19 +66,48 @@ enum {
     SMP_OFF_RETURN_PATH = 192,
 };
 
+void cs_mad_header_encode(const struct cs_mad_header *h, uint8_t out[CS_MAD_HEADER_SIZE])
+{
+    memset(out, 0, CS_MAD_HEADER_SIZE);
+    out[MAD_OFF_BASE_VERSION] = h->base_version;
+    out[MAD_OFF_MGMT_CLASS] = h->mgmt_class;
+    out[MAD_OFF_CLASS_VERSION] = h->class_version;
+    out[MAD_OFF_METHOD] = h->method;
+    cs_bits_set(out, MAD_OFF_STATUS * 8, 16, h->status);
+    cs_bits_set(out, MAD_OFF_CLASS_SPECIFIC * 8, 16, h->class_specific);
+    cs_bits_set(out, MAD_OFF_TRANSACTION_ID * 8, 64, h->transaction_id);
+    cs_bits_set(out, MAD_OFF_ATTR_ID * 8, 16, h->attr_id);
+    cs_bits_set(out, MAD_OFF_ATTR_MOD * 8, 32, h->attr_mod);
+}
+
+void cs_mad_header_decode(const uint8_t in[CS_MAD_HEADER_SIZE], struct cs_mad_header *h)
+{
+    h->base_version = in[MAD_OFF_BASE_VERSION];
+    h->mgmt_class = in[MAD_OFF_MGMT_CLASS];
+    h->class_version = in[MAD_OFF_CLASS_VERSION];
+    h->method = in[MAD_OFF_METHOD];
+    h->status = (uint16_t)cs_bits_get(in, MAD_OFF_STATUS * 8, 16);
+    h->class_specific = (uint16_t)cs_bits_get(in, MAD_OFF_CLASS_SPECIFIC * 8, 16);
+    h->transaction_id = cs_bits_get(in, MAD_OFF_TRANSACTION_ID * 8, 64);
+    h->attr_id = (uint16_t)cs_bits_get(in, MAD_OFF_ATTR_ID * 8, 16);
+    h->attr_mod = (uint32_t)cs_bits_get(in, MAD_OFF_ATTR_MOD * 8, 32);
+}
+
 void cs_smp_encode(const struct cs_smp *smp, uint8_t wire[CS_SMP_SIZE])
 {
     memset(wire, 0, CS_SMP_SIZE);
-    wire[SMP_OFF_BASE_VERSION] = smp->base_version;
-    wire[SMP_OFF_MGMT_CLASS] = smp->mgmt_class;
-    wire[SMP_OFF_CLASS_VERSION] = smp->class_version;
-    wire[SMP_OFF_METHOD] = smp->method;
-    cs_bits_set(wire, SMP_OFF_STATUS * 8, 16, smp->status);
-    wire[SMP_OFF_HOP_POINTER] = smp->hop_pointer;
-    wire[SMP_OFF_HOP_COUNT] = smp->hop_count;
-    cs_bits_set(wire, SMP_OFF_TRANSACTION_ID * 8, 64, smp->transaction_id);
-    cs_bits_set(wire, SMP_OFF_ATTR_ID * 8, 16, smp->attr_id);
-    cs_bits_set(wire, SMP_OFF_ATTR_MOD * 8, 32, smp->attr_mod);
+    struct cs_mad_header h = {
+        .base_version = smp->base_version,
+        .mgmt_class = smp->mgmt_class,
+        .class_version = smp->class_version,
+        .method = smp->method,
+        .status = smp->status,
+        .class_specific = (uint16_t)(smp->hop_pointer << 8 | smp->hop_count),
+        .transaction_id = smp->transaction_id,
+        .attr_id = smp->attr_id,
+        .attr_mod = smp->attr_mod,
+    };
+    cs_mad_header_encode(&h, wire);
     cs_bits_set(wire, SMP_OFF_M_KEY * 8, 64, smp->m_key);
     cs_bits_set(wire, SMP_OFF_DR_SLID * 8, 16, smp->dr_slid);
     cs_bits_set(wire, SMP_OFF_DR_DLID * 8, 16, smp->dr_dlid);
@@ -90,16 +119,18 @@ void cs_smp_encode(const struct cs_smp *smp, uint8_t wire[CS_SMP_SIZE])
 void cs_smp_decode(const uint8_t wire[CS_SMP_SIZE], struct cs_smp *smp)
 {
     memset(smp, 0, sizeof *smp);
-    smp->base_version = wire[SMP_OFF_BASE_VERSION];
-    smp->mgmt_class = wire[SMP_OFF_MGMT_CLASS];
-    smp->class_version = wire[SMP_OFF_CLASS_VERSION];
-    smp->method = wire[SMP_OFF_METHOD];
-    smp->status = (uint16_t)cs_bits_get(wire, SMP_OFF_STATUS * 8, 16);
-    smp->hop_pointer = wire[SMP_OFF_HOP_POINTER];
-    smp->hop_count = wire[SMP_OFF_HOP_COUNT];
-    smp->transaction_id = cs_bits_get(wire, SMP_OFF_TRANSACTION_ID * 8, 64);
-    smp->attr_id = (uint16_t)cs_bits_get(wire, SMP_OFF_ATTR_ID * 8, 16);
-    smp->attr_mod = (uint32_t)cs_bits_get(wire, SMP_OFF_ATTR_MOD * 8, 32);
+    struct cs_mad_header h;
+    cs_mad_header_decode(wire, &h);
+    smp->base_version = h.base_version;
+    smp->mgmt_class = h.mgmt_class;
+    smp->class_version = h.class_version;
+    smp->method = h.method;
+    smp->status = h.status;
+    smp->hop_pointer = (uint8_t)(h.class_specific >> 8);
+    smp->hop_count = (uint8_t)h.class_specific;
+    smp->transaction_id = h.transaction_id;
+    smp->attr_id = h.attr_id;
+    smp->attr_mod = h.attr_mod;
     smp->m_key = cs_bits_get(wire, SMP_OFF_M_KEY * 8, 64);
     smp->dr_slid = (uint16_t)cs_bits_get(wire, SMP_OFF_DR_SLID * 8, 16);
     smp->dr_dlid = (uint16_t)cs_bits_get(wire, SMP_OFF_DR_DLID * 8, 16);

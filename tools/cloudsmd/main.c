@@ -537,6 +537,15 @@ static int on_request(void *arg, const struct cs_smp *mad, struct cs_smp *answer
     return cs_sm_answer_sminfo(&r->me, mad, answer);
 }
 
+/* After a heavy sweep: the PortStateChange flags and traps raised until now are the sweep's own
+ * (ports it brought up) or older than what it saw; clear them so that the next light sweep
+ * reports only what changes from here on. */
+static int settle(struct run *r, struct cs_error *err)
+{
+    r->trap_seen = false;
+    return cs_sm_light_sweep(r->pipe, &r->sweep, &r->sink, err) < 0 ? -1 : 0;
+}
+
 /* Stay master until a signal: every sweep_interval seconds (and at once after a trap) a light
  * sweep asks the switches whether a port changed; if one did, a heavy sweep re-routes and
  * programs what changed. Between sweeps other SMs and SA clients are answered. */
@@ -553,6 +562,8 @@ static int serve(struct run *r)
         return fail_run(r, &err);
     r->control.log = r->sink;
     if (umad_sm_port_serve_sa(&r->port, answer_sa, r, &err) < 0)
+        return fail_run(r, &err);
+    if (settle(r, &err) < 0)
         return fail_run(r, &err);
     unsigned interval = r->cfg->sweep_interval;
     cloudsmd_logf(&r->log, CS_SM_LOG_INFO,
@@ -577,6 +588,8 @@ static int serve(struct run *r)
                           "%s; light sweep: %d switch%s changed or silent: heavy sweep",
                           trapped ? "trap received" : "no trap", changed, changed == 1 ? "" : "es");
             sweep_and_program(r, false);
+            if (settle(r, &err) < 0)
+                return fail_run(r, &err);
         }
         next_light = cs_clock_ms() + interval * 1000.0;
     }
