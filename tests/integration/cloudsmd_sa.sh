@@ -62,11 +62,13 @@ start_ibsim tree.topo
 : >plain.conf
 start_cloudsmd plain.conf
 queries ours.sa
+# PortInfo:LocalPortNum is the port the SM's own PortInfo Get came in through: it depends on
+# each SM's discovery path (OpenSM's varies from run to run), not on the SA. Left out.
 records=0 differing=0
 for f in osm.sa/*; do
   name=$(basename "$f")
   records=$((records + $(grep -c "dump:" "$f")))
-  if ! cmp -s "$f" "ours.sa/$name"; then
+  if ! cmp -s <(grep -v LocalPort "$f") <(grep -v LocalPort "ours.sa/$name"); then
     differing=$((differing + 1))
     echo "--- $name differs:"; diff "$f" "ours.sa/$name" | head -8
   fi

@@ -571,6 +571,7 @@ static int serve(struct run *r)
                   (unsigned long long)r->port.port_guid, interval,
                   interval ? "" : " (off: traps only)");
     double next_light = cs_clock_ms() + interval * 1000.0;
+    bool retry = false; /* the last heavy sweep had failures: sweep again when due */
     while (!stop_requested) {
         if (cs_smp_pipe_idle(r->pipe, 100, &err) < 0 ||
             cs_sm_control_serve(&r->control, 0, on_control, r, &err) < 0)
@@ -583,11 +584,14 @@ static int serve(struct run *r)
         int changed = cs_sm_light_sweep(r->pipe, &r->sweep, &r->sink, &err);
         if (changed < 0)
             return fail_run(r, &err);
-        if (changed > 0 || trapped) {
+        if (changed > 0 || trapped || retry) {
             cloudsmd_logf(&r->log, CS_SM_LOG_INFO,
                           "%s; light sweep: %d switch%s changed or silent: heavy sweep",
-                          trapped ? "trap received" : "no trap", changed, changed == 1 ? "" : "es");
-            sweep_and_program(r, false);
+                          trapped ? "trap received"
+                          : retry ? "last sweep failed"
+                                  : "no trap",
+                          changed, changed == 1 ? "" : "es");
+            retry = sweep_and_program(r, false) != EXIT_OK; /* as OpenSM: until clean */
             if (settle(r, &err) < 0)
                 return fail_run(r, &err);
         }
