@@ -286,6 +286,11 @@ static int wait_ms_until(uint64_t deadline_us)
 int cs_smp_pipe_run(struct cs_smp_pipe *pipe, struct cs_error *err)
 {
     int rc = 0;
+    /* Replies already waiting are taken before anything is declared lost: a process that was
+     * descheduled past a deadline must not retry requests whose answers sit in its queue. The
+     * deadlines are still checked at least once per window of replies, so that steady traffic
+     * from others cannot hold a lost request forever. */
+    unsigned since_expire = 0;
     for (;;) {
         if (start_queued(pipe, err) < 0) {
             rc = -1;
@@ -297,7 +302,14 @@ int cs_smp_pipe_run(struct cs_smp_pipe *pipe, struct cs_error *err)
         uint16_t slid = 0;
         int got = pipe->transport.recv(pipe->transport.ctx, wire, &slid,
                                        wait_ms_until(pipe->slots[pipe->oldest].deadline_us), err);
-        if (got < 0 || (got == 1 && handle(pipe, wire, slid, err) < 0) || expire(pipe, err) < 0) {
+        if (got < 0 || (got == 1 && handle(pipe, wire, slid, err) < 0)) {
+            rc = -1;
+            break;
+        }
+        if (got == 1 && ++since_expire < pipe->opt.window)
+            continue;
+        since_expire = 0;
+        if (expire(pipe, err) < 0) {
             rc = -1;
             break;
         }
