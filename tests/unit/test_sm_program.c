@@ -519,12 +519,6 @@ static void test_restart_reads_only_at_or_below_top(void **state)
     cs_fabric_free(&src);
 }
 
-/* Tracked mode: the caller holds what the switches hold, so nothing is read and exactly the
- * blocks that differ are written. Changed entries (4-ary-3-tree, blocks 0..1):
- *   switch 0: LIDs 3 and 10 (block 0, one block) and LID 100 (block 1)
- *   switch 5: LID 64 (block 1)
- *   switch 7: LID 7 "changed" to the value it has (no block)
- * = 3 blocks. */
 /* Light sweep: the flags ibsim (and the model) raise when ports are linked are all reported
  * and cleared once; a quiet fabric then reports nothing; a pulled cable is reported by the
  * switches at both ends; a switch that stops answering counts as a change too. */
@@ -609,6 +603,12 @@ static void test_carry_held(void **state)
     cs_fabric_free(&f);
 }
 
+/* Tracked mode: the caller holds what the switches hold, so nothing is read and exactly the
+ * blocks that differ are written. Changed entries (4-ary-3-tree, blocks 0..1):
+ *   switch 0: LIDs 3 and 10 (block 0, one block) and LID 100 (block 1)
+ *   switch 5: LID 64 (block 1)
+ *   switch 7: LID 7 "changed" to the value it has (no block)
+ * = 3 blocks. */
 static void test_tracked_lfts(void **state)
 {
     (void)state;
