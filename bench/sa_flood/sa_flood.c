@@ -16,7 +16,7 @@
  *
  *     malformed 40 answered 40 error_status 30 then_good 1
  *
- * Like the seeds' SA Flooder (spec/sa-path-caching.md 2.3) but asynchronous: W > 1 keeps the
+ * Like Paper I's SA Flooder (docs/references.md) but asynchronous: W > 1 keeps the
  * SA busy the way many synchronous flooder instances do. Latency is per query, from umad_send
  * to its reply. Talks libibumad directly, so it runs on hardware and under umad2sim alike.
  */

@@ -1,6 +1,6 @@
 /* CPU demand traces: free, native CSV read/write, PlanetLab/CoMon directories, the synthetic
  * UiO-like generator and the cleaning filter. Formats and modelling choices are documented in
- * docs/formats/trace.md; spec references are to shared/spec/workload-delay.md.
+ * docs/formats/trace.md, after Paper VI (docs/references.md).
  */
 #include "cloudsm/trace.h"
 

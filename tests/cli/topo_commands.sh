@@ -16,7 +16,7 @@ check "hosts_per_leaf in JSON" grep -q '"min": 4' "$WORK/info.json"
 "$CLOUDSM" topo gen kary 4 3 | "$CLOUDSM" topo info /dev/stdin >"$WORK/info.txt" || fail "pipe"
 check "text summary" grep -q "^switches *48 in 3 levels" "$WORK/info.txt"
 
-# Seed topologies (spec/slimupdate-metabase-vswitch-routing.md, Table 3 derivations).
+# The papers' topologies (Paper V, Table 3 derivations; docs/references.md).
 "$CLOUDSM" topo gen xgft "2;18,18;1,18" | "$CLOUDSM" topo info --json /dev/stdin >"$WORK/x.json"
 expect_eq "XGFT(2;18,18;1,18) hosts" 324 "$(json_get "$WORK/x.json" cas)"
 expect_eq "XGFT(2;18,18;1,18) switches" 36 "$(json_get "$WORK/x.json" switches)"

@@ -192,7 +192,7 @@ static void record_hop(void *ctx, uint32_t from, uint32_t to)
     p->nodes[p->len++] = to;
 }
 
-/* spec/vswitch-and-hybrid-reconfiguration.md §5.3 (Fig. 2, 12 switches: leaves 1-4, middle 5-8,
+/* Paper III (docs/references.md), Fig. 2 (12 switches: leaves 1-4, middle 5-8,
  * roots 9-12, nodes a..h): f -> a takes 3,7,9,5,1 and f -> b takes 3,8,10,6,1. The figure's tree
  * is XGFT(3;2,2,2;1,2,2). Switch numbers map to the generator's levels in index order (1-4 =
  * level 1 index 0-3, 5-8 = level 2, 9-12 = level 3); with that mapping the figure's cables exist

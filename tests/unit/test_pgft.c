@@ -94,9 +94,9 @@ static void expect_tree(const char *text, bool with_parallel, uint64_t hosts, ui
 
 /* --- counts from the seeds --- */
 
-/* The four trees of the vSwitch paper (spec/slimupdate-metabase-vswitch-routing.md Table 2,
- * lines 630-633, and spec/vswitch-and-hybrid-reconfiguration.md §4.3, lines 295-298), and the
- * 4-level tree of Table 3 (slimupdate spec line 657: 6912 switches / 20736 nodes). */
+/* The four trees of the vSwitch papers (Paper V, Table 2, also used in Paper II; see
+ * docs/references.md), and the 4-level tree of Paper V's Table 3 (6912 switches / 20736
+ * nodes). */
 static void test_counts_vswitch_paper(void **state)
 {
     (void)state;
@@ -117,9 +117,8 @@ static void test_counts_vswitch_paper(void **state)
     assert_int_equal(c.switch_ports, 36); /* built from 36-port switches (vswitch spec l. 291) */
 }
 
-/* Table I of the hybrid-reconfiguration paper (spec/vswitch-and-hybrid-reconfiguration.md §5.6,
- * lines 460-469): k-3-x-half = XGFT(3; x*k, k, k; 1, k, k), k-3-x-full = XGFT(3; x*k, k, 2k;
- * 1, k, k). */
+/* Table I of the hybrid-reconfiguration paper (Paper III, docs/references.md): k-3-x-half = XGFT(3;
+ * x*k, k, k; 1, k, k), k-3-x-full = XGFT(3; x*k, k, 2k; 1, k, k). */
 static void test_counts_hybrid_table_1(void **state)
 {
     (void)state;
@@ -144,8 +143,8 @@ static void test_counts_hybrid_table_1(void **state)
     }
 }
 
-/* Table 4 of the vSwitch simulation (spec/slimupdate-metabase-vswitch-routing.md lines 666-673),
- * rewritten in the standard notation (the paper lists the tuples top-down). */
+/* Table 4 of the vSwitch simulation (Paper V, docs/references.md), rewritten in the standard
+ * notation (the paper lists the tuples top-down). */
 static void test_counts_vswitch_simulation_table_4(void **state)
 {
     (void)state;
@@ -164,8 +163,8 @@ static void test_kary_spec(void **state)
     struct cs_pgft_counts c;
     assert_int_equal(cs_pgft_kary(&s, 16, 3, NULL), 0);
     assert_int_equal(cs_pgft_count(&s, &c, NULL), 0);
-    /* 16-ary-3-tree: 4096 hosts, 768 switches of 32 ports (spec/anchors-opensm-ibsim-orcs.md
-     * §6, line 421). */
+    /* 16-ary-3-tree: 4096 hosts, 768 switches of 32 ports (the OpenSM speed anchor of
+     * docs/routing/ftree.md). */
     assert_int_equal(c.hosts, 4096);
     assert_int_equal(c.switches, 768);
     assert_int_equal(c.switch_ports, 32);

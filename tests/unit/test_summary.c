@@ -34,8 +34,8 @@ static void generate(struct cs_fabric *f, const char *text, bool with_parallel,
         fail_msg("generate %s: %s", text, err.msg);
 }
 
-/* The four vSwitch-paper trees with the LIDs and minimum LFT blocks of its Table 2
- * (spec/slimupdate-metabase-vswitch-routing.md lines 628-633: LIDs = nodes + switches). */
+/* The four vSwitch-paper trees with the LIDs and minimum LFT blocks of Paper V's Table 2
+ * (docs/references.md; LIDs = nodes + switches). */
 static void test_seed_trees_lids_and_blocks(void **state)
 {
     (void)state;
@@ -71,8 +71,7 @@ static void test_seed_trees_lids_and_blocks(void **state)
     }
 }
 
-/* 16-ary-3-tree: 4864 LIDs, so a full LFT is 4864/64 + 1 = 77 blocks
- * (spec/anchors-opensm-ibsim-orcs.md §6, lines 421-423). */
+/* 16-ary-3-tree: 4864 LIDs, so a full LFT is 4864/64 + 1 = 77 blocks. */
 static void test_16_ary_3_tree(void **state)
 {
     (void)state;

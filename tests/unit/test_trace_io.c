@@ -1,5 +1,5 @@
 /* CPU demand traces (cloudsm/trace.h): native CSV, PlanetLab directories, the synthetic UiO-like
- * generator and the cleaning filter. Spec: shared/spec/workload-delay.md (§2, F1, F2, F11). */
+ * generator and the cleaning filter, after Paper VI (docs/references.md; docs/formats/trace.md). */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <setjmp.h>
