@@ -213,22 +213,20 @@ int cs_sm_assign_lids(struct cs_sm_sweep *s, const struct cs_guid2lid *guid2lid,
         cs_key_index_free(&ports);
         return -1;
     }
-    /* Stored or held LIDs that could not be kept, now that the new ones are known. */
-    for (uint32_t p = 0; p < f->num_port_slots; p++) {
-        if (!cs_port_needs_lid(f, p))
-            continue;
-        uint16_t holds = s->port_info_valid[p] ? s->port_info[p].lid : 0;
-        if (holds > limit && holds <= CS_LID_UCAST_MAX && !reassign)
-            cs_sm_logf(log, CS_SM_LOG_WARN,
-                       "lids: port %u of 0x%016llx (GUID 0x%016llx) holds LID 0x%04x, beyond %s "
-                       "(0x%04x): re-assigned LID 0x%04x",
-                       f->ports[p].num, (unsigned long long)f->nodes[f->ports[p].node].guid,
-                       (unsigned long long)f->ports[p].guid, holds, why, limit, f->ports[p].lid);
+    /* Stored or held LIDs that could not be kept, now that the new ones are known (a port with
+     * a stored entry is named once, for that entry). */
+    bool *named = cs_calloc_array(f->num_port_slots ? f->num_port_slots : 1, sizeof(bool), err);
+    if (named == NULL) {
+        cs_key_index_free(&ports);
+        return -1;
     }
     for (uint32_t i = 0; i < count; i++) {
         const struct cs_guid2lid_entry *e = &guid2lid->entries[i];
         uint32_t p = cs_key_index_find(&ports, e->guid);
-        if (p == CS_NONE || f->ports[p].lid == e->min_lid)
+        if (p == CS_NONE)
+            continue;
+        named[p] = true;
+        if (f->ports[p].lid == e->min_lid)
             continue;
         const char *what = e->max_lid > limit ? "beyond the LIDs every switch can forward"
                            : !stored_range_usable(e, limit) ? "not an aligned LID range"
@@ -239,6 +237,18 @@ int cs_sm_assign_lids(struct cs_sm_sweep *s, const struct cs_guid2lid *guid2lid,
                    (unsigned long long)e->guid, e->min_lid, e->max_lid, what, why, limit,
                    f->ports[p].lid);
     }
+    for (uint32_t p = 0; p < f->num_port_slots; p++) {
+        uint16_t holds = s->port_info_valid[p] ? s->port_info[p].lid : 0;
+        if (!cs_port_needs_lid(f, p) || named[p] || reassign || holds <= limit ||
+            holds > CS_LID_UCAST_MAX)
+            continue;
+        cs_sm_logf(log, CS_SM_LOG_WARN,
+                   "lids: port %u of 0x%016llx (GUID 0x%016llx) holds LID 0x%04x, beyond %s "
+                   "(0x%04x): re-assigned LID 0x%04x",
+                   f->ports[p].num, (unsigned long long)f->nodes[f->ports[p].node].guid,
+                   (unsigned long long)f->ports[p].guid, holds, why, limit, f->ports[p].lid);
+    }
+    free(named);
     cs_key_index_free(&ports);
     int changed = 0;
     for (uint32_t p = 0; p < f->num_port_slots; p++)
