@@ -68,6 +68,7 @@ struct cs_sm_sweep {
     struct cs_dr_path *path;
     uint32_t sm_node;              /* node index of the SM's own node (a CA) */
     uint32_t sm_port;              /* port slot index of the SM port */
+    bool sm_port_down;             /* the SM port was not up: the sweep is the SM's node alone */
     unsigned problems;             /* inconsistent answers, unreachable nodes: each was logged */
     struct cs_smp_pipe_stats smps; /* SMPs of this sweep */
     double ms;                     /* wall time of the sweep */
@@ -88,17 +89,49 @@ void cs_sm_sweep_free(struct cs_sm_sweep *s);
 int cs_sm_discover(struct cs_smp_pipe *pipe, const struct cs_sm_log *log, struct cs_sm_sweep *out,
                    struct cs_error *err);
 
+/* Whether fresh saw less than the fabric because of the SM's own link: its port was not up, or it
+ * reached only the SM's node where previous reached more (the neighbour is silent). Such a sweep
+ * must not replace previous: the nodes it misses are not gone, the SM just cannot see them. */
+bool cs_sm_sweep_lost_fabric(const struct cs_sm_sweep *fresh, const struct cs_sm_sweep *previous);
+
+/* The PortInfo of the SM's own port (s->sm_port), from the local agent: a directed-route Get
+ * with hop count 0, which needs no link. 1 with *out filled, 0 when it did not answer (logged at
+ * DEBUG), -1 on a transport failure. */
+int cs_sm_own_port_info(struct cs_smp_pipe *pipe, const struct cs_sm_sweep *s,
+                        const struct cs_sm_log *log, struct cs_smp_port_info *out,
+                        struct cs_error *err);
+
 /* The directed route that reaches port slot p itself (so that a PortInfo Set lands on that port):
  * a switch port through its switch, a CA port through the switch port it is cabled to (the SM's
  * own port with the empty path). False when the sweep has no route to it. */
 bool cs_sm_port_path(const struct cs_sm_sweep *s, uint32_t p, struct cs_dr_path *path);
 
-/* Give every port that needs a LID one: from guid2lid (may be NULL) first, then the LID the port
- * already holds when it is valid and free (an SM restart or another SM's assignment is not undone),
- * then the lowest free ones (lid.h's deterministic rule). Writes the LIDs into s->fabric. Returns
- * the number of ports whose LID is new or changed compared to what they hold, or -1. */
-int cs_sm_assign_lids(struct cs_sm_sweep *s, const struct cs_guid2lid *guid2lid,
+/* The highest LID every switch of the sweep can forward: min(LinearFDBCap - 1) over the switches
+ * that answered SwitchInfo (LinearFDBCap is the number of LFT entries, LIDs 0..cap-1), and never
+ * above CS_LID_UCAST_MAX. *limiting_node (may be NULL) is the switch that sets it, or CS_NONE. */
+uint16_t cs_sm_lid_limit(const struct cs_sm_sweep *s, uint32_t *limiting_node);
+
+/* Give every port that needs a LID one, within 1..cs_sm_lid_limit:
+ *   1. its guid2lid entry (guid2lid may be NULL);
+ *   2. the LID it already holds when it is valid and free (an SM restart or another SM's
+ *      assignment is not undone);
+ *   3. the lowest free LIDs (lid.h's deterministic rule).
+ * guid2lid entries of ports that are not in the sweep (absent: unplugged, switched off) are held:
+ * no other port takes their LIDs while free LIDs remain, so that a port that comes back gets its
+ * LID again. When the LIDs run out, held ones are handed out lowest first (each logged at WARN).
+ * A stored or held LID beyond the limit (or a stored range that is not aligned, or taken) is
+ * re-assigned, logged at WARN with the port GUID and the old and new LIDs. reassign: ignore
+ * guid2lid and the LIDs ports hold, and number everything afresh (OpenSM's reassign_lids).
+ * Writes the LIDs into s->fabric. Returns the number of ports whose LID is new or changed
+ * compared to what they hold, or -1. */
+int cs_sm_assign_lids(struct cs_sm_sweep *s, const struct cs_guid2lid *guid2lid, bool reassign,
                       const struct cs_sm_log *log, struct cs_error *err);
+
+/* The guid2lid to keep after cs_sm_assign_lids: the LIDs of s->fabric's ports (fabric order),
+ * then the entries of stored (may be NULL) whose ports are absent and whose LIDs are still
+ * held (within cs_sm_lid_limit, not given to a port of the sweep). out is overwritten. */
+int cs_sm_guid2lid_update(const struct cs_sm_sweep *s, const struct cs_guid2lid *stored,
+                          struct cs_guid2lid *out, struct cs_error *err);
 
 /* What the SM writes into the PortInfo of CA ports and switch port 0. */
 struct cs_sm_port_settings {

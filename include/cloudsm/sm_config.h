@@ -66,7 +66,8 @@ struct cs_sm_config {
     char cn_guid_file[CS_SM_CONFIG_PATH_MAX];   /* cn_guid_file */
     char log_file[CS_SM_CONFIG_PATH_MAX];       /* log_file: "" = standard error */
     char state_dir[CS_SM_CONFIG_PATH_MAX];      /* state_dir (cloudsm's): holds guid2lid */
-    enum cs_sm_log_level log_level;             /* log_level (cloudsm's): error|warn|info|debug */
+    bool reassign_lids; /* reassign_lids (OpenSM -r): ignore guid2lid and held LIDs at start */
+    enum cs_sm_log_level log_level; /* log_level (cloudsm's): error|warn|info|debug */
 };
 
 /* What the parser did not use. Each message starts with "name:line: ". */

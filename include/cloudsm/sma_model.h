@@ -34,7 +34,7 @@
  *                    (a switch answers its port 0 GUID). Set: 0x08, data still filled.
  *   NodeDescription  Get. Set: 0x08.
  *   SwitchInfo       Get, Set of LinearFDBTop, LifeTimeValue and PortStateChange (write 1 to
- *                    clear). On a CA: 0x0c.
+ *                    clear); a LinearFDBTop at or above LinearFDBCap: 0x1c. On a CA: 0x0c.
  *   PortInfo         Get, Set (modifier = port number; on a CA port 0 means the arrival port).
  *                    A Set on a CA port other than the arrival port: 0x1c. A Set stores LID,
  *                    MasterSMLID, LMC, subnet prefix, M_Key, M_Key protect bits and lease period,
@@ -47,7 +47,8 @@
  *                    |state - new| == 1, else 0x1c; anything above 4, or above 1 on an unlinked
  *                    port, is 0x1c. Unlike ibsim, a rejected Set changes nothing.
  *                    LocalPortNum reads 0 on a switch and the port's own number on a CA (ibsim).
- *   LinearFwdTable   Get, Set of one 64-entry block (modifier 0..767, else 0x1c). On a CA: 0x0c.
+ *   LinearFwdTable   Get, Set of one 64-entry block (modifier 0..767 whose first LID is below
+ *                    LinearFDBCap, else 0x1c, as ibsim). On a CA: 0x0c.
  *   P_KeyTable       Get, Set of a 32-entry block of the port's table (switch: port = modifier
  *                    bits 16..23; block beyond the table or port beyond the switch: 0x1c). A
  *                    Set of a table's last, partial block stores what fits; a Get reads 0 past
@@ -135,6 +136,11 @@ struct cs_sma_model_partition_caps {
  * 0). The switch fields are ignored on a CA. Fails on a node index out of range. */
 int cs_sma_model_set_partition_caps(struct cs_sma_model *m, uint32_t node,
                                     const struct cs_sma_model_partition_caps *caps,
+                                    struct cs_error *err);
+
+/* Give switch `node` a LinearFDBCap of cap entries (1..49152): LFT blocks from LID cap on and a
+ * LinearFDBTop of cap or more are refused from now on. Fails on a node that is not a switch. */
+int cs_sma_model_set_linear_fdb_cap(struct cs_sma_model *m, uint32_t node, uint16_t cap,
                                     struct cs_error *err);
 
 /* What arrived, for tests that count SMPs. */

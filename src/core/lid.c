@@ -175,6 +175,14 @@ static bool range_free(const uint32_t *owner, uint32_t base, uint32_t size)
 
 int cs_lids_assign(struct cs_fabric *f, unsigned lmc, struct cs_error *err)
 {
+    return cs_lids_assign_within(f, lmc, NULL, CS_LID_UCAST_MAX, err);
+}
+
+int cs_lids_assign_within(struct cs_fabric *f, unsigned lmc, const uint8_t *reserved,
+                          uint16_t max_lid, struct cs_error *err)
+{
+    if (max_lid > CS_LID_UCAST_MAX)
+        max_lid = CS_LID_UCAST_MAX;
     if (lmc > LMC_MAX)
         return cs_fail(err, "LMC %u is not possible (0 to %d)", lmc, LMC_MAX);
     uint32_t *owner = malloc(LID_SPACE * sizeof *owner);
@@ -192,6 +200,14 @@ int cs_lids_assign(struct cs_fabric *f, unsigned lmc, struct cs_error *err)
     uint32_t claimed = 0;
     if (claim_existing(f, owner, &claimed, err) < 0)
         goto done;
+    /* Reserved LIDs (held for ports that are away) and everything above max_lid are owned by
+     * nobody in particular: out of reach for new ranges. */
+    for (uint32_t lid = 1; lid < LID_SPACE; lid++) {
+        if (owner[lid] != CS_NONE || (lid <= max_lid && !(reserved && reserved[lid])))
+            continue;
+        owner[lid] = f->num_port_slots;
+        claimed++;
+    }
 
     /* Ports are visited in order and always take the lowest free range of their size. Owned
      * LIDs stay owned, so the search for each size never has to look below the last range it
@@ -206,15 +222,15 @@ int cs_lids_assign(struct cs_fabric *f, unsigned lmc, struct cs_error *err)
         unsigned port_lmc = port_gets_lmc(f, i) ? lmc : 0;
         uint32_t size = 1u << port_lmc;
         uint32_t *cursor = &next[port_lmc];
-        while (*cursor + size - 1 <= CS_LID_UCAST_MAX && !range_free(owner, *cursor, size))
+        while (*cursor + size - 1 <= max_lid && !range_free(owner, *cursor, size))
             *cursor += size;
-        if (*cursor + size - 1 > CS_LID_UCAST_MAX) {
+        if (*cursor + size - 1 > max_lid) {
             uint32_t missing = 0;
             for (uint32_t j = i; j < f->num_port_slots; j++)
                 missing += !f->ports[j].lid && cs_port_needs_lid(f, j);
             cs_fail(err,
                     "out of LIDs: %u more port%s need%s LIDs (LMC %u) and no free aligned range "
-                    "of %u is left (%u of the %u unicast LIDs are taken)",
+                    "of %u is left (%u of the %u unicast LIDs are taken or out of reach)",
                     missing, missing == 1 ? "" : "s", missing == 1 ? "s" : "", lmc, size, claimed,
                     CS_LID_UCAST_MAX);
             goto done;

@@ -621,10 +621,12 @@ static int sweep(struct discovery *d)
     for (bool first = true; d->num_level > 0 || d->num_ca_reads > 0; first = false) {
         if (read_level(d) < 0)
             return -1;
-        if (first && !port_says_up(d, d->out->sm_port))
+        if (first && !port_says_up(d, d->out->sm_port)) {
+            d->out->sm_port_down = true;
             cs_sm_logf(d->log, CS_SM_LOG_WARN,
                        "the SM port (port %u) is not up: the fabric is this node alone",
                        d->out->fabric.ports[d->out->sm_port].num);
+        }
         if (probe_level(d) < 0)
             return -1;
         uint32_t *swap = d->level;
@@ -669,4 +671,9 @@ int cs_sm_discover(struct cs_smp_pipe *pipe, const struct cs_sm_log *log, struct
                out->fabric.num_nodes, switches, links, out->smps.sent, out->smps.retries,
                out->smps.timeouts, out->problems, out->ms);
     return 0;
+}
+
+bool cs_sm_sweep_lost_fabric(const struct cs_sm_sweep *fresh, const struct cs_sm_sweep *previous)
+{
+    return (fresh->sm_port_down || fresh->fabric.num_nodes <= 1) && previous->fabric.num_nodes > 1;
 }

@@ -1,9 +1,11 @@
 /* Light sweep (include/cloudsm/sm.h): one SwitchInfo per switch, as OpenSM's light sweep reads
- * PortStateChange, and the flags cleared for the next round. */
+ * PortStateChange, and the flags cleared for the next round; and the SM's own PortInfo, which
+ * cloudsmd polls while its port is down. */
 #include <stdlib.h>
 
 #include "cloudsm/sm.h"
 #include "core/grow.h"
+#include "sm/phase.h"
 
 struct probe {
     struct cs_smp_pipe *pipe;
@@ -78,4 +80,40 @@ int cs_sm_light_sweep(struct cs_smp_pipe *pipe, const struct cs_sm_sweep *s,
         rc = cs_smp_pipe_run(pipe, err);
     free(probes);
     return rc < 0 ? -1 : changed;
+}
+
+/* ---- the SM's own port ---- */
+
+struct own_port {
+    struct cs_smp_port_info *info;
+    bool answered;
+};
+
+static int own_port_done(void *arg, enum cs_smp_result result, const struct cs_smp *req,
+                         const struct cs_smp *reply, struct cs_error *err)
+{
+    (void)req;
+    (void)err;
+    struct own_port *op = arg;
+    if (result != CS_SMP_OK)
+        return 0;
+    cs_smp_port_info_decode(reply->data, op->info);
+    op->answered = true;
+    return 0;
+}
+
+int cs_sm_own_port_info(struct cs_smp_pipe *pipe, const struct cs_sm_sweep *s,
+                        const struct cs_sm_log *log, struct cs_smp_port_info *out,
+                        struct cs_error *err)
+{
+    struct own_port op = {.info = out};
+    struct cs_dr_path here = {.hops = 0};
+    if (cs_sm_submit_dr(pipe, CS_SMP_METHOD_GET, CS_SMP_ATTR_PORT_INFO,
+                        s->fabric.ports[s->sm_port].num, &here, NULL, own_port_done, &op,
+                        err) < 0 ||
+        cs_smp_pipe_run(pipe, err) < 0)
+        return -1;
+    if (!op.answered)
+        cs_sm_logf(log, CS_SM_LOG_DEBUG, "the SM port's own PortInfo did not answer");
+    return op.answered ? 1 : 0;
 }

@@ -4,6 +4,7 @@
  * always full. Each request carries a small job (which port, which switch and block) through the
  * pipe's callback argument; a phase's jobs live in one array for the length of the phase.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -41,7 +42,88 @@ bool cs_sm_port_path(const struct cs_sm_sweep *s, uint32_t p, struct cs_dr_path 
 
 /* ---- LIDs ---- */
 
-int cs_sm_assign_lids(struct cs_sm_sweep *s, const struct cs_guid2lid *guid2lid,
+#define LID_SPACE (CS_LID_UCAST_MAX + 1)
+#define LMC_MAX 7
+
+uint16_t cs_sm_lid_limit(const struct cs_sm_sweep *s, uint32_t *limiting_node)
+{
+    uint16_t limit = CS_LID_UCAST_MAX;
+    if (limiting_node != NULL)
+        *limiting_node = CS_NONE;
+    for (uint32_t n = 0; n < s->fabric.num_nodes; n++) {
+        uint16_t cap = s->switch_info[n].linear_fdb_cap; /* 0: a CA, or SwitchInfo not read */
+        if (!cs_node_is_switch(&s->fabric.nodes[n]) || cap == 0 || cap - 1 >= limit)
+            continue;
+        limit = (uint16_t)(cap - 1);
+        if (limiting_node != NULL)
+            *limiting_node = n;
+    }
+    return limit;
+}
+
+/* A stored range the SM can give back: an aligned range of 2^LMC LIDs within 1..limit. */
+static bool stored_range_usable(const struct cs_guid2lid_entry *e, uint16_t limit)
+{
+    uint32_t size = (uint32_t)e->max_lid - e->min_lid + 1;
+    return e->min_lid != 0 && e->max_lid >= e->min_lid && e->max_lid <= limit &&
+           (size & (size - 1)) == 0 && size <= (1u << LMC_MAX) && e->min_lid % size == 0;
+}
+
+static bool range_taken(const uint8_t *used, const struct cs_guid2lid_entry *e)
+{
+    for (uint32_t lid = e->min_lid; lid <= e->max_lid; lid++)
+        if (used[lid])
+            return true;
+    return false;
+}
+
+static void mark_range(uint8_t *used, const struct cs_guid2lid_entry *e, uint8_t mark)
+{
+    for (uint32_t lid = e->min_lid; lid <= e->max_lid; lid++)
+        used[lid] = mark;
+}
+
+static uint8_t lmc_of(const struct cs_guid2lid_entry *e)
+{
+    uint8_t lmc = 0;
+    while ((UINT32_C(1) << lmc) < (uint32_t)e->max_lid - e->min_lid + 1)
+        lmc++;
+    return lmc;
+}
+
+/* Ports that get a LID (cs_port_needs_lid), by port GUID. */
+static int index_lid_ports(const struct cs_fabric *f, bool with_lid_only, struct cs_key_index *ix,
+                           struct cs_error *err)
+{
+    cs_key_index_init(ix);
+    for (uint32_t p = 0; p < f->num_port_slots; p++) {
+        if (!cs_port_needs_lid(f, p) || f->ports[p].guid == 0 ||
+            (with_lid_only && f->ports[p].lid == 0))
+            continue;
+        if (cs_key_index_add(ix, f->ports[p].guid, p, err) < 0) {
+            cs_key_index_free(ix);
+            return -1;
+        }
+    }
+    cs_key_index_sort(ix);
+    return 0;
+}
+
+static const char *limit_reason(const struct cs_sm_sweep *s, uint32_t node, char *buf, size_t size)
+{
+    if (node == CS_NONE)
+        snprintf(buf, size, "the highest unicast LID");
+    else
+        snprintf(buf, size, "LinearFDBCap %u of switch 0x%016llx",
+                 s->switch_info[node].linear_fdb_cap,
+                 (unsigned long long)s->fabric.nodes[node].guid);
+    return buf;
+}
+
+/* Marks of the LID table while assigning. */
+enum { LID_FREE = 0, LID_PRESENT, LID_HELD };
+
+int cs_sm_assign_lids(struct cs_sm_sweep *s, const struct cs_guid2lid *guid2lid, bool reassign,
                       const struct cs_sm_log *log, struct cs_error *err)
 {
     struct cs_fabric *f = &s->fabric;
@@ -49,40 +131,175 @@ int cs_sm_assign_lids(struct cs_sm_sweep *s, const struct cs_guid2lid *guid2lid,
         f->ports[p].lid = 0;
         f->ports[p].lmc = 0;
     }
-    if (guid2lid != NULL && cs_guid2lid_apply(guid2lid, f, err) < 0)
+    if (reassign)
+        guid2lid = NULL;
+    uint32_t limiting;
+    uint16_t limit = cs_sm_lid_limit(s, &limiting);
+    char why[96];
+    limit_reason(s, limiting, why, sizeof(why));
+    struct cs_key_index ports;
+    if (index_lid_ports(f, false, &ports, err) < 0)
         return -1;
+    uint8_t *used = cs_calloc_array(LID_SPACE, 1, err);
+    if (used == NULL) {
+        cs_key_index_free(&ports);
+        return -1;
+    }
+    uint32_t count = guid2lid != NULL ? guid2lid->count : 0;
+    /* Stored LIDs of the ports that are here first, then those held for ports that are away
+     * (never handed to another port while free LIDs remain). */
+    for (uint32_t i = 0; i < count; i++) {
+        const struct cs_guid2lid_entry *e = &guid2lid->entries[i];
+        uint32_t p = cs_key_index_find(&ports, e->guid);
+        if (p == CS_NONE || f->ports[p].lid != 0)
+            continue;
+        if (!stored_range_usable(e, limit) || range_taken(used, e))
+            continue; /* logged with its new LID below */
+        f->ports[p].lid = e->min_lid;
+        f->ports[p].lmc = lmc_of(e);
+        mark_range(used, e, LID_PRESENT);
+    }
+    uint32_t held = 0;
+    for (uint32_t i = 0; i < count; i++) {
+        const struct cs_guid2lid_entry *e = &guid2lid->entries[i];
+        if (cs_key_index_find(&ports, e->guid) != CS_NONE)
+            continue;
+        if (!stored_range_usable(e, limit) || range_taken(used, e)) {
+            cs_sm_logf(log, CS_SM_LOG_WARN,
+                       "lids: absent port 0x%016llx: its stored LIDs 0x%04x-0x%04x are beyond %s "
+                       "(0x%04x) or taken: forgotten",
+                       (unsigned long long)e->guid, e->min_lid, e->max_lid, why, limit);
+            continue;
+        }
+        mark_range(used, e, LID_HELD);
+        held++;
+    }
     /* Keep a LID a port already holds when nobody else claims it: a restarted SM (or one taking
      * over from another) must not renumber a running fabric. */
-    uint8_t *used = cs_calloc_array(CS_LID_UCAST_MAX + 1, 1, err);
-    if (used == NULL)
-        return -1;
-    for (uint32_t p = 0; p < f->num_port_slots; p++) {
-        if (f->ports[p].lid == 0)
+    for (uint32_t p = 0; p < f->num_port_slots && !reassign; p++) {
+        uint16_t holds = s->port_info_valid[p] ? s->port_info[p].lid : 0;
+        if (f->ports[p].lid != 0 || !cs_port_needs_lid(f, p) || holds == 0 || holds > limit ||
+            used[holds])
             continue;
-        /* A guid2lid range (LMC > 0, e.g. from OpenSM) claims all of its LIDs, not its base. */
-        uint32_t end = (uint32_t)f->ports[p].lid + (UINT32_C(1) << (f->ports[p].lmc & 15));
-        for (uint32_t lid = f->ports[p].lid; lid < end && lid <= CS_LID_UCAST_MAX; lid++)
-            used[lid] = 1;
+        f->ports[p].lid = holds;
+        used[holds] = LID_PRESENT;
     }
-    for (uint32_t p = 0; p < f->num_port_slots; p++) {
-        uint16_t held = s->port_info_valid[p] ? s->port_info[p].lid : 0;
-        if (f->ports[p].lid != 0 || !cs_port_needs_lid(f, p) || held == 0 ||
-            held > CS_LID_UCAST_MAX || used[held])
+    /* The aging rule: an absent port's LID is held until the LIDs within reach run out; then
+     * the lowest held ones go to the ports that need them. */
+    uint32_t needed = 0, free_lids = 0;
+    for (uint32_t p = 0; p < f->num_port_slots; p++)
+        needed += cs_port_needs_lid(f, p) && f->ports[p].lid == 0;
+    for (uint32_t lid = 1; lid <= limit; lid++)
+        free_lids += used[lid] == LID_FREE;
+    for (uint32_t lid = 1; lid <= limit && needed > free_lids; lid++) {
+        if (used[lid] != LID_HELD)
             continue;
-        f->ports[p].lid = held;
-        used[held] = 1;
+        const struct cs_guid2lid_entry *e = NULL; /* the held range that covers lid */
+        for (uint32_t i = 0; i < count && e == NULL; i++)
+            if (lid >= guid2lid->entries[i].min_lid && lid <= guid2lid->entries[i].max_lid)
+                e = &guid2lid->entries[i];
+        if (e == NULL)
+            continue;
+        cs_sm_logf(log, CS_SM_LOG_WARN,
+                   "lids: out of free LIDs: LID 0x%04x of absent port 0x%016llx goes to a new port",
+                   e->min_lid, (unsigned long long)e->guid);
+        mark_range(used, e, LID_FREE);
+        free_lids += (uint32_t)e->max_lid - e->min_lid + 1;
+        held--;
     }
+    int rc = cs_lids_assign_within(f, 0, used, limit, err);
     free(used);
-    if (cs_lids_assign(f, 0, err) < 0)
+    if (rc < 0) {
+        cs_key_index_free(&ports);
         return -1;
+    }
+    /* Stored or held LIDs that could not be kept, now that the new ones are known (a port with
+     * a stored entry is named once, for that entry). */
+    bool *named = cs_calloc_array(f->num_port_slots ? f->num_port_slots : 1, sizeof(bool), err);
+    if (named == NULL) {
+        cs_key_index_free(&ports);
+        return -1;
+    }
+    for (uint32_t i = 0; i < count; i++) {
+        const struct cs_guid2lid_entry *e = &guid2lid->entries[i];
+        uint32_t p = cs_key_index_find(&ports, e->guid);
+        if (p == CS_NONE)
+            continue;
+        named[p] = true;
+        if (f->ports[p].lid == e->min_lid)
+            continue;
+        const char *what = e->max_lid > limit ? "beyond the LIDs every switch can forward"
+                           : !stored_range_usable(e, limit) ? "not an aligned LID range"
+                                                            : "taken by another port";
+        cs_sm_logf(log, CS_SM_LOG_WARN,
+                   "lids: port GUID 0x%016llx: stored LIDs 0x%04x-0x%04x are %s (%s: 0x%04x): "
+                   "re-assigned LID 0x%04x",
+                   (unsigned long long)e->guid, e->min_lid, e->max_lid, what, why, limit,
+                   f->ports[p].lid);
+    }
+    for (uint32_t p = 0; p < f->num_port_slots; p++) {
+        uint16_t holds = s->port_info_valid[p] ? s->port_info[p].lid : 0;
+        if (!cs_port_needs_lid(f, p) || named[p] || reassign || holds <= limit ||
+            holds > CS_LID_UCAST_MAX)
+            continue;
+        cs_sm_logf(log, CS_SM_LOG_WARN,
+                   "lids: port %u of 0x%016llx (GUID 0x%016llx) holds LID 0x%04x, beyond %s "
+                   "(0x%04x): re-assigned LID 0x%04x",
+                   f->ports[p].num, (unsigned long long)f->nodes[f->ports[p].node].guid,
+                   (unsigned long long)f->ports[p].guid, holds, why, limit, f->ports[p].lid);
+    }
+    free(named);
+    cs_key_index_free(&ports);
     int changed = 0;
     for (uint32_t p = 0; p < f->num_port_slots; p++)
         if (cs_port_needs_lid(f, p) &&
             (!s->port_info_valid[p] || s->port_info[p].lid != f->ports[p].lid))
             changed++;
-    cs_sm_logf(log, CS_SM_LOG_DEBUG, "lids: %d port%s get a new LID, max LID %u", changed,
-               changed == 1 ? "" : "s", cs_fabric_max_lid(f));
+    cs_sm_logf(log, CS_SM_LOG_DEBUG,
+               "lids: %d port%s get a new LID, max LID %u (limit 0x%04x), %u held for absent ports",
+               changed, changed == 1 ? "" : "s", cs_fabric_max_lid(f), limit, held);
     return changed;
+}
+
+int cs_sm_guid2lid_update(const struct cs_sm_sweep *s, const struct cs_guid2lid *stored,
+                          struct cs_guid2lid *out, struct cs_error *err)
+{
+    const struct cs_fabric *f = &s->fabric;
+    if (cs_guid2lid_from_fabric(out, f, err) < 0)
+        return -1;
+    uint32_t count = stored != NULL ? stored->count : 0;
+    struct cs_key_index present;
+    uint8_t *used = cs_calloc_array(LID_SPACE, 1, err);
+    if (used == NULL || index_lid_ports(f, true, &present, err) < 0)
+        goto fail_used;
+    struct cs_guid2lid_entry *grown =
+        realloc(out->entries, ((size_t)out->count + count + 1) * sizeof(*grown));
+    if (grown == NULL) {
+        cs_fail(err, "out of memory for guid2lid");
+        goto fail;
+    }
+    out->entries = grown;
+    out->capacity = out->count + count;
+    for (uint32_t i = 0; i < out->count; i++)
+        mark_range(used, &out->entries[i], LID_PRESENT);
+    uint16_t limit = cs_sm_lid_limit(s, NULL);
+    for (uint32_t i = 0; i < count; i++) {
+        const struct cs_guid2lid_entry *e = &stored->entries[i];
+        if (cs_key_index_find(&present, e->guid) != CS_NONE || !stored_range_usable(e, limit) ||
+            range_taken(used, e))
+            continue;
+        mark_range(used, e, LID_HELD);
+        out->entries[out->count++] = *e;
+    }
+    cs_key_index_free(&present);
+    free(used);
+    return 0;
+fail:
+    cs_key_index_free(&present);
+fail_used:
+    free(used);
+    cs_guid2lid_free(out);
+    return -1;
 }
 
 /* ---- shared job machinery ---- */
@@ -279,6 +496,23 @@ static int switch_info_done(void *arg, enum cs_smp_result result, const struct c
     return 0;
 }
 
+/* The LinearFDBTop switch sw gets: the tables' highest LID, at most its LinearFDBCap - 1. */
+static uint16_t switch_top(const struct cs_sm_sweep *s, const struct cs_lfts *want, uint32_t sw)
+{
+    uint16_t cap = s->switch_info[switch_node(want, sw)].linear_fdb_cap;
+    return cap != 0 && want->max_lid > cap - 1 ? (uint16_t)(cap - 1) : want->max_lid;
+}
+
+/* Whether switch sw's table routes a LID above top. */
+static bool beyond_cap_routed(const struct cs_lfts *want, uint32_t sw, uint16_t top)
+{
+    const uint8_t *table = cs_lfts_table(want, sw);
+    for (uint32_t lid = (uint32_t)top + 1; lid <= want->max_lid; lid++)
+        if (table[lid] != CS_LFT_NO_ROUTE)
+            return true;
+    return false;
+}
+
 int cs_sm_program_lfts(struct cs_smp_pipe *pipe, struct cs_sm_sweep *s, const struct cs_lfts *want,
                        struct cs_lfts *held, const struct cs_sm_log *log,
                        struct cs_sm_lft_counts *counts, struct cs_error *err)
@@ -299,13 +533,25 @@ int cs_sm_program_lfts(struct cs_smp_pipe *pipe, struct cs_sm_sweep *s, const st
     if (jobs == NULL)
         return -1;
     int rc = 0;
-    /* SwitchInfo first: a switch ignores LIDs above LinearFDBTop. The reads keep the old top. */
+    /* SwitchInfo first: a switch ignores LIDs above LinearFDBTop. The reads keep the old top.
+     * A switch's top is never above its own LinearFDBCap - 1: a LID there would be routed into
+     * an entry the switch does not have (LIDs are assigned below every switch's cap, so this
+     * only happens with tables made elsewhere: counted as a failure). */
     for (uint32_t sw = 0; sw < want->num_switches && rc == 0; sw++) {
         uint32_t node = switch_node(want, sw);
         struct cs_smp_switch_info si = s->switch_info[node];
-        if (si.linear_fdb_top == top)
+        uint16_t sw_top = switch_top(s, want, sw);
+        if (sw_top < top && beyond_cap_routed(want, sw, sw_top)) {
+            ph.failures++;
+            cs_sm_logf(log, CS_SM_LOG_ERROR,
+                       "switch 0x%016llx \"%s\": LinearFDBCap %u, yet the tables route LIDs up to "
+                       "%u: those LIDs are unreachable through it",
+                       (unsigned long long)s->fabric.nodes[node].guid, s->fabric.nodes[node].desc,
+                       si.linear_fdb_cap, top);
+        }
+        if (si.linear_fdb_top == sw_top)
             continue;
-        si.linear_fdb_top = top;
+        si.linear_fdb_top = sw_top;
         si.port_state_change = 0; /* writing 1 would clear the flag the light sweep reads */
         uint8_t data[CS_SMP_DATA_SIZE];
         cs_smp_switch_info_encode(&si, data);
@@ -320,6 +566,8 @@ int cs_sm_program_lfts(struct cs_smp_pipe *pipe, struct cs_sm_sweep *s, const st
     for (uint32_t b = 0; b < blocks && rc == 0; b++) {
         for (uint32_t sw = 0; sw < want->num_switches && rc == 0; sw++) {
             uint32_t node = switch_node(want, sw);
+            if (b * CS_LFT_BLOCK > switch_top(s, want, sw))
+                continue; /* beyond the switch's table */
             struct job *job = &jobs[(uint64_t)sw * (blocks + 1) + b];
             *job = (struct job){&ph, sw, b};
             uint16_t old_top = s->switch_info[node].linear_fdb_top;

@@ -78,6 +78,8 @@ static const struct key keys[] = {
      "Resends of an SMP that got no reply"},
     {"sweep_interval", VALUE_UINT, FIELD(sweep_interval), 0, 86400,
      "Seconds between light sweeps; 0 = none (traps and control-socket sweeps only)"},
+    {"reassign_lids", VALUE_BOOL, FIELD(reassign_lids), 0, 0,
+     "Forget guid2lid and the LIDs ports hold at start: number every port afresh (OpenSM -r)"},
     {"state_dir", VALUE_PATH, FIELD(state_dir), 0, 0,
      "cloudsm: directory of the state kept across restarts (guid2lid)"},
     {"log_file", VALUE_PATH, FIELD(log_file), 0, 0,
@@ -310,7 +312,8 @@ bool cs_sm_config_equal(const struct cs_sm_config *a, const struct cs_sm_config 
            a->sweep_interval == b->sweep_interval &&
            strcmp(a->root_guid_file, b->root_guid_file) == 0 &&
            strcmp(a->cn_guid_file, b->cn_guid_file) == 0 && strcmp(a->log_file, b->log_file) == 0 &&
-           strcmp(a->state_dir, b->state_dir) == 0 && a->log_level == b->log_level;
+           strcmp(a->state_dir, b->state_dir) == 0 && a->log_level == b->log_level &&
+           a->reassign_lids == b->reassign_lids;
 }
 
 void cs_sm_config_warnings_free(struct cs_sm_config_warnings *w)

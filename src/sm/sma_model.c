@@ -303,6 +303,18 @@ int cs_sma_model_set_partition_caps(struct cs_sma_model *m, uint32_t node,
     return 0;
 }
 
+int cs_sma_model_set_linear_fdb_cap(struct cs_sma_model *m, uint32_t node, uint16_t cap,
+                                    struct cs_error *err)
+{
+    if (node >= m->fabric.num_nodes || !is_switch(m, node))
+        return cs_fail(err, "set_linear_fdb_cap: node index %u is not a switch", node);
+    if (cap == 0 || cap > SWITCH_LINEAR_FDB_CAP)
+        return cs_fail(err, "set_linear_fdb_cap: %u is not a capacity (1..%u)", cap,
+                       SWITCH_LINEAR_FDB_CAP);
+    m->switches[node].info.linear_fdb_cap = cap;
+    return 0;
+}
+
 uint16_t cs_sma_model_pkey(const struct cs_sma_model *m, uint32_t port, unsigned index)
 {
     if (port >= m->fabric.num_port_slots || index >= pkey_capacity(m, port))
@@ -451,6 +463,9 @@ static uint16_t do_switch_info(struct cs_sma_model *m, struct at at, uint8_t met
     if (method == CS_SMP_METHOD_SET) {
         struct cs_smp_switch_info in;
         cs_smp_switch_info_decode(data, &in);
+        /* A top the table cannot hold is refused, and the Set changes nothing. */
+        if (in.linear_fdb_top >= si->linear_fdb_cap)
+            return CS_SMP_STATUS_INVALID_FIELD;
         if (in.port_state_change)
             si->port_state_change = 0;
         si->linear_fdb_top = in.linear_fdb_top;
@@ -579,9 +594,9 @@ static uint16_t do_lft(struct cs_sma_model *m, struct at at, uint8_t method, uin
 {
     if (!is_switch(m, at.node))
         return CS_SMP_STATUS_ATTR_UNSUPPORTED;
-    if (block > LFT_MAX_BLOCK)
-        return CS_SMP_STATUS_INVALID_FIELD;
     struct model_switch *sw = &m->switches[at.node];
+    if (block > LFT_MAX_BLOCK || block * CS_LFT_PORTS_PER_BLOCK >= sw->info.linear_fdb_cap)
+        return CS_SMP_STATUS_INVALID_FIELD;
     uint32_t first = block * CS_LFT_PORTS_PER_BLOCK;
     struct cs_smp_lft_block b;
     if (method == CS_SMP_METHOD_SET) {

@@ -83,7 +83,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     cs_sm_sweep_init(&sweep);
     struct cs_sm_log quiet = {0};
     if (cs_sm_discover(pipe, &quiet, &sweep, &err) == 0 &&
-        cs_sm_assign_lids(&sweep, NULL, &quiet, &err) >= 0) {
+        cs_sm_assign_lids(&sweep, NULL, false, &quiet, &err) >= 0) {
         struct cs_sm_port_settings settings = {
             .sm_lid = sweep.fabric.ports[sweep.sm_port].lid,
             .subnet_prefix = 0xfe80000000000000ull,

@@ -486,6 +486,64 @@ static void test_unlinked_cables(void **state)
     free(lc.text);
 }
 
+/* The SM's own link: with the cable pulled the sweep is the SM's node alone and says that its
+ * port is down; with the neighbour silent (ibsim's Error on the leaf) it is the node alone with
+ * the port up. Either way it lost the fabric compared with a full sweep, and must not replace
+ * it; the SM port's own PortInfo still answers (hop 0) and tells the two apart. */
+static void test_sm_port_down(void **state)
+{
+    (void)state;
+    struct cs_fabric src;
+    gen_pgft(&src);
+    struct cs_error err;
+    struct cs_sma_model *m = cs_sma_model_create(&src, 0, 1, &err);
+    struct log_capture lc = {0};
+    struct run r = {.window = 8, .timeout_ms = 1, .retries = 0};
+    struct cs_sm_sweep full, alone, nothing;
+    cs_sm_sweep_init(&full);
+    cs_sm_sweep_init(&alone);
+    cs_sm_sweep_init(&nothing);
+    assert_int_equal(discover(m, &r, &lc, &full, &err), 0);
+    assert_false(full.sm_port_down);
+    assert_false(cs_sm_sweep_lost_fabric(&full, &nothing)); /* a first sweep */
+
+    struct cs_smp_transport t = cs_sma_model_transport(m);
+    struct cs_smp_pipe_options opt = {.window = 1, .timeout_ms = 1, .retries = 0};
+    struct cs_smp_pipe *pipe = cs_smp_pipe_create(&t, &opt, &err);
+    assert_non_null(pipe);
+    struct cs_sm_log log = {capture_log, &lc};
+    struct cs_smp_port_info pi;
+
+    /* The leaf next to the SM stops answering: the SM port is up, the sweep sees one node. */
+    uint32_t leaf = src.ports[src.ports[cs_fabric_port(&src, 0, 1)].peer].node;
+    cs_sma_model_set_unresponsive(m, leaf, true);
+    assert_int_equal(discover(m, &r, &lc, &alone, &err), 0);
+    assert_int_equal(alone.fabric.num_nodes, 1);
+    assert_false(alone.sm_port_down);
+    assert_true(cs_sm_sweep_lost_fabric(&alone, &full));
+    assert_int_equal(cs_sm_own_port_info(pipe, &full, &log, &pi, &err), 1);
+    assert_true(pi.port_state > CS_SMP_PORT_STATE_DOWN);
+    cs_sma_model_set_unresponsive(m, leaf, false);
+
+    /* The SM's cable pulled: the port is down, and says so when polled. */
+    assert_int_equal(cs_sma_model_unlink(m, cs_fabric_port(&src, 0, 1), &err), 0);
+    assert_int_equal(discover(m, &r, &lc, &alone, &err), 0);
+    assert_int_equal(alone.fabric.num_nodes, 1);
+    assert_true(alone.sm_port_down);
+    assert_int_equal(log_count(&lc, "is not up: the fabric is this node alone"), 1);
+    assert_true(cs_sm_sweep_lost_fabric(&alone, &full));
+    assert_false(cs_sm_sweep_lost_fabric(&full, &alone));
+    assert_int_equal(cs_sm_own_port_info(pipe, &full, &log, &pi, &err), 1);
+    assert_int_equal(pi.port_state, CS_SMP_PORT_STATE_DOWN);
+
+    cs_smp_pipe_destroy(pipe);
+    cs_sm_sweep_free(&full);
+    cs_sm_sweep_free(&alone);
+    cs_sma_model_destroy(m);
+    cs_fabric_free(&src);
+    free(lc.text);
+}
+
 /* Lost requests and lost replies, retried by the pipe: the sweep still sees everything. */
 static void test_random_drops(void **state)
 {
@@ -636,9 +694,9 @@ int main(void)
         cmocka_unit_test(test_pgft_exact),         cmocka_unit_test(test_kary_exact),
         cmocka_unit_test(test_order_independent),  cmocka_unit_test(test_dead_leaf),
         cmocka_unit_test(test_dead_middle_switch), cmocka_unit_test(test_own_node_dead),
-        cmocka_unit_test(test_unlinked_cables),    cmocka_unit_test(test_random_drops),
-        cmocka_unit_test(test_contradictions),     cmocka_unit_test(test_sm_on_switch),
-        cmocka_unit_test(test_path_format),
+        cmocka_unit_test(test_unlinked_cables),    cmocka_unit_test(test_sm_port_down),
+        cmocka_unit_test(test_random_drops),       cmocka_unit_test(test_contradictions),
+        cmocka_unit_test(test_sm_on_switch),       cmocka_unit_test(test_path_format),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -141,7 +141,7 @@ static void rig_model(struct rig *r, const struct cs_fabric *f)
     struct cs_sm_log log = {0};
     if (cs_sm_discover(r->pipe, &log, &r->s, &err) != 0)
         fail_msg("discover: %s", err.msg);
-    assert_true(cs_sm_assign_lids(&r->s, NULL, &log, &err) >= 0);
+    assert_true(cs_sm_assign_lids(&r->s, NULL, false, &log, &err) >= 0);
     struct cs_sm_port_settings set = {
         .sm_lid = r->s.fabric.ports[r->s.sm_port].lid,
         .subnet_prefix = LINK_LOCAL,

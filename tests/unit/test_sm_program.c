@@ -197,7 +197,7 @@ static void bring_up(struct rig *r, const struct cs_guid2lid *guid2lid, struct b
     struct cs_error err;
     discover(r);
     b->discover = phase_smps(r);
-    b->changed = cs_sm_assign_lids(&r->s, guid2lid, &r->log, &err);
+    b->changed = cs_sm_assign_lids(&r->s, guid2lid, false, &r->log, &err);
     assert_true(b->changed >= 0);
     struct cs_sm_port_settings settings = settings_of(r);
     b->lid_failures = cs_sm_set_lids(r->pipe, &r->s, &settings, &r->log, &err);
@@ -713,7 +713,7 @@ static void test_assign_lids_rules(void **state)
     struct cs_guid2lid_entry entries[] = {
         {f->ports[needs[0]].guid, 40, 40}, /* A: holds 7, guid2lid says 40 */
         {f->ports[needs[6]].guid, 9, 9},   /* G: holds 9 too */
-        {UINT64_C(0x0badc0ffee), 12, 12},  /* a port that is gone: ignored, 12 stays free */
+        {UINT64_C(0x0badc0ffee), 12, 12},  /* a port that is away: 12 is held for it */
     };
     struct cs_guid2lid g = {entries, 3, 3};
     set_held(s, needs[0], 7);      /* A -> 40 (changed) */
@@ -729,20 +729,20 @@ static void test_assign_lids_rules(void **state)
     /* 7 is free again once A leaves it: the lowest-free order hands it out. */
 
     struct cs_error err;
-    int changed = cs_sm_assign_lids(s, &g, &r.log, &err);
+    int changed = cs_sm_assign_lids(s, &g, false, &r.log, &err);
     assert_int_equal(f->ports[needs[0]].lid, 40);
     assert_int_equal(f->ports[needs[2]].lid, 33);
     assert_int_equal(f->ports[needs[3]].lid, 50);
     assert_int_equal(f->ports[needs[6]].lid, 9);
     assert_int_equal(f->ports[needs[7]].lid, 3);
-    /* Lowest free in fabric order, around {3, 9, 33, 40, 50}: B 1, E 2, F 4, K 5, then 6, 7, 8,
-     * 10, 11, 12, ... */
+    /* Lowest free in fabric order, around {3, 9, 12 (held), 33, 40, 50}: B 1, E 2, F 4, K 5,
+     * then 6, 7, 8, 10, 11, 13, ... */
     assert_int_equal(f->ports[needs[1]].lid, 1);
     assert_int_equal(f->ports[needs[4]].lid, 2);
     assert_int_equal(f->ports[needs[5]].lid, 4);
     assert_int_equal(f->ports[needs[8]].lid, 5);
-    static const uint16_t rest[] = {6,  7,  8,  10, 11, 12, 13, 14, 15, 16,
-                                    17, 18, 19, 20, 21, 22, 23, 24, 25};
+    static const uint16_t rest[] = {6,  7,  8,  10, 11, 13, 14, 15, 16, 17,
+                                    18, 19, 20, 21, 22, 23, 24, 25, 26};
     for (unsigned i = 9; i < 28; i++)
         assert_int_equal(f->ports[needs[i]].lid, rest[i - 9]);
     /* New or changed: A, B, E, F, K and the 19 that held nothing = 24; kept: C, D, G, H. */
@@ -755,12 +755,12 @@ static void test_assign_lids_rules(void **state)
     uint16_t first[64];
     for (unsigned i = 0; i < 28; i++)
         first[i] = f->ports[needs[i]].lid;
-    assert_int_equal(cs_sm_assign_lids(s, &g, &r.log, &err), 24);
+    assert_int_equal(cs_sm_assign_lids(s, &g, false, &r.log, &err), 24);
     for (unsigned i = 0; i < 28; i++)
         assert_int_equal(f->ports[needs[i]].lid, first[i]);
 
     /* Without guid2lid: A keeps 7, B keeps 40. */
-    assert_int_equal(cs_sm_assign_lids(s, NULL, &r.log, &err), 24 - 2);
+    assert_int_equal(cs_sm_assign_lids(s, NULL, false, &r.log, &err), 24 - 2);
     assert_int_equal(f->ports[needs[0]].lid, 7);
     assert_int_equal(f->ports[needs[1]].lid, 40);
     rig_close(&r);
@@ -783,7 +783,7 @@ static void test_assign_lids_guid2lid_range(void **state)
     struct cs_guid2lid g = {entries, 1, 1};
     set_held(&r.s, needs[1], 45);
     struct cs_error err = {""};
-    int changed = cs_sm_assign_lids(&r.s, &g, &r.log, &err);
+    int changed = cs_sm_assign_lids(&r.s, &g, false, &r.log, &err);
     if (changed < 0)
         fail_msg("assign_lids failed: %s", err.msg);
     assert_int_equal(r.s.fabric.ports[needs[0]].lid, 44);
@@ -835,7 +835,7 @@ static void test_unresponsive_switch(void **state)
     rig_open(&r, &src, 0, 1, 0);
     struct cs_error err;
     discover(&r);
-    assert_true(cs_sm_assign_lids(&r.s, NULL, &r.log, &err) >= 0);
+    assert_true(cs_sm_assign_lids(&r.s, NULL, false, &r.log, &err) >= 0);
     struct cs_sm_port_settings settings = settings_of(&r);
     assert_int_equal(cs_sm_set_lids(r.pipe, &r.s, &settings, &r.log, &err), 0);
     route(&r);
@@ -905,7 +905,7 @@ static void test_refused_state_set(void **state)
     rig_open(&r, &src, 0, 1, 1);
     discover(&r);
     struct cs_error err;
-    assert_true(cs_sm_assign_lids(&r.s, NULL, &r.log, &err) >= 0);
+    assert_true(cs_sm_assign_lids(&r.s, NULL, false, &r.log, &err) >= 0);
     struct cs_sm_port_settings settings = settings_of(&r);
     assert_int_equal(cs_sm_set_lids(r.pipe, &r.s, &settings, &r.log, &err), 0);
     uint32_t host = CS_NONE;
@@ -1085,7 +1085,7 @@ static void test_port_path_odd_cabling(void **state)
     assert_int_equal(guid, 0x400);
     assert_int_equal(arrival, 1);
     /* And a bring-up works there: two LIDs, one link ACTIVE at both ends. */
-    assert_int_equal(cs_sm_assign_lids(&r.s, NULL, &r.log, &err), 2);
+    assert_int_equal(cs_sm_assign_lids(&r.s, NULL, false, &r.log, &err), 2);
     struct cs_sm_port_settings settings = settings_of(&r);
     assert_int_equal(cs_sm_set_lids(r.pipe, &r.s, &settings, &r.log, &err), 0);
     unsigned activated = 0;
@@ -1336,6 +1336,206 @@ static void test_answer_sminfo(void **state)
     cs_fabric_free(&src);
 }
 
+/* ---- LIDs of ports that are away, and switches with a small LinearFDBCap ---- */
+
+/* A sweep by a freshly started SM (the ports hold no LIDs: ibsim's Clear) of src with the hosts
+ * in `away` unplugged, given the stored guid2lid `in`; the guid2lid to keep goes to out. */
+static void sweep_with_map(const struct cs_fabric *src, const uint32_t *away, unsigned num_away,
+                           const struct cs_guid2lid *in, struct cs_guid2lid *out, struct rig *r)
+{
+    struct cs_error err;
+    rig_open(r, src, 0, 1, 0);
+    for (unsigned i = 0; i < num_away; i++)
+        assert_int_equal(cs_sma_model_unlink(r->m, cs_fabric_port(src, away[i], 1), &err), 0);
+    discover(r);
+    assert_true(cs_sm_assign_lids(&r->s, in, false, &r->log, &err) >= 0);
+    assert_int_equal(cs_sm_guid2lid_update(&r->s, in, out, &err), 0);
+}
+
+static uint16_t lid_of(const struct cs_fabric *f, uint64_t guid)
+{
+    for (uint32_t p = 0; p < f->num_port_slots; p++)
+        if (f->ports[p].guid == guid && cs_port_needs_lid(f, p))
+            return f->ports[p].lid;
+    return 0;
+}
+
+static uint16_t stored_lid(const struct cs_guid2lid *g, uint64_t guid)
+{
+    for (uint32_t i = 0; i < g->count; i++)
+        if (g->entries[i].guid == guid)
+            return g->entries[i].min_lid;
+    return 0;
+}
+
+/* Hosts 5 and 7 go away holding LIDs 1 and 2: no other port takes those (free LIDs remain), the
+ * guid2lid kept still holds them, and when the hosts come back one at a time, in the other
+ * order, each gets its own LID again. */
+static void test_assign_lids_absent_ports(void **state)
+{
+    (void)state;
+    struct cs_fabric src;
+    gen_pgft(&src);
+    uint64_t guid5 = src.ports[cs_fabric_port(&src, 5, 1)].guid;
+    uint64_t guid7 = src.ports[cs_fabric_port(&src, 7, 1)].guid;
+    struct cs_guid2lid_entry entries[] = {{guid5, 1, 1}, {guid7, 2, 2}};
+    struct cs_guid2lid stored = {entries, 2, 2}, kept_both, kept_one, kept_none;
+    struct rig r;
+
+    uint32_t both[] = {5, 7};
+    sweep_with_map(&src, both, 2, &stored, &kept_both, &r);
+    const struct cs_fabric *f = &r.s.fabric;
+    for (uint32_t p = 0; p < f->num_port_slots; p++)
+        if (cs_port_needs_lid(f, p)) {
+            assert_int_not_equal(f->ports[p].lid, 1);
+            assert_int_not_equal(f->ports[p].lid, 2);
+        }
+    assert_int_equal(cs_fabric_max_lid(f), 28); /* 26 ports on 3..28 */
+    assert_int_equal(kept_both.count, 26 + 2);
+    assert_int_equal(stored_lid(&kept_both, guid5), 1);
+    assert_int_equal(stored_lid(&kept_both, guid7), 2);
+    rig_close(&r);
+
+    /* Host 7 comes back first: LID 2; 5's LID stays held. */
+    uint32_t only5[] = {5};
+    sweep_with_map(&src, only5, 1, &kept_both, &kept_one, &r);
+    assert_int_equal(lid_of(&r.s.fabric, guid7), 2);
+    assert_int_equal(kept_one.count, 27 + 1);
+    assert_int_equal(stored_lid(&kept_one, guid5), 1);
+    rig_close(&r);
+
+    /* Then host 5: LID 1; nobody else moved. */
+    sweep_with_map(&src, NULL, 0, &kept_one, &kept_none, &r);
+    assert_int_equal(lid_of(&r.s.fabric, guid5), 1);
+    assert_int_equal(lid_of(&r.s.fabric, guid7), 2);
+    assert_int_equal(kept_none.count, 28);
+    for (uint32_t i = 0; i < kept_one.count; i++)
+        assert_int_equal(lid_of(&r.s.fabric, kept_one.entries[i].guid),
+                         kept_one.entries[i].min_lid);
+    assert_int_equal(r.lc.warnings, 0);
+
+    /* reassign: the stored map and what ports hold are ignored, numbering starts afresh. */
+    struct cs_error err;
+    assert_int_equal(cs_sm_assign_lids(&r.s, &kept_one, true, &r.log, &err), 28);
+    assert_int_equal(cs_fabric_max_lid(&r.s.fabric), 28);
+    assert_int_not_equal(lid_of(&r.s.fabric, guid5), 1); /* host 5 is not the first port */
+    rig_close(&r);
+    cs_guid2lid_free(&kept_both);
+    cs_guid2lid_free(&kept_one);
+    cs_guid2lid_free(&kept_none);
+    cs_fabric_free(&src);
+}
+
+/* The aging rule: held LIDs go to new ports only when the LIDs within reach run out, lowest
+ * first, each with a WARN. Every switch can forward LIDs up to 29 (LinearFDBCap 30); 26 ports
+ * and two held LIDs fit, 28 ports do not: the lower held LID goes. */
+static void test_assign_lids_held_until_full(void **state)
+{
+    (void)state;
+    struct cs_fabric src;
+    gen_pgft(&src);
+    struct cs_error err;
+    uint64_t away1 = UINT64_C(0x0badc0ffee000001), away2 = UINT64_C(0x0badc0ffee000002);
+    struct cs_guid2lid_entry entries[] = {{away2, 17, 17}, {away1, 9, 9}};
+    struct cs_guid2lid stored = {entries, 2, 2}, kept;
+    struct rig r;
+    rig_open(&r, &src, 0, 1, 0);
+    for (uint32_t n = 12; n < src.num_nodes; n++)
+        assert_int_equal(cs_sma_model_set_linear_fdb_cap(r.m, n, 30, &err), 0);
+    discover(&r);
+    assert_int_equal(cs_sm_lid_limit(&r.s, NULL), 29);
+    assert_int_equal(cs_sm_assign_lids(&r.s, &stored, false, &r.log, &err), 28);
+    assert_int_equal(cs_fabric_max_lid(&r.s.fabric), 29);
+    assert_int_equal(log_count(&r.lc, "LID 0x0009 of absent port 0x0badc0ffee000001 goes to"), 1);
+    assert_int_equal(r.lc.warnings, 1);
+    assert_int_equal(cs_sm_guid2lid_update(&r.s, &stored, &kept, &err), 0);
+    assert_int_equal(kept.count, 29);
+    assert_int_equal(stored_lid(&kept, away2), 17);
+    assert_int_equal(stored_lid(&kept, away1), 0);
+    for (uint32_t p = 0; p < r.s.fabric.num_port_slots; p++)
+        assert_int_not_equal(r.s.fabric.ports[p].lid, 17);
+    cs_guid2lid_free(&kept);
+    rig_close(&r);
+    cs_fabric_free(&src);
+}
+
+/* issue 12's ibsim case on the model: guid2lid holds LIDs 0xbfb4.. and the switches forward
+ * fewer LIDs (one of them only 0..1023). Every LID is re-assigned below the smallest cap with a
+ * WARN naming the port, LinearFDBTop stays below every cap, and the tables work (every LID
+ * answers LID-routed). */
+static void test_lids_within_linear_fdb_cap(void **state)
+{
+    (void)state;
+    struct cs_fabric src;
+    gen_pgft(&src);
+    struct cs_error err;
+    struct rig r;
+    rig_open(&r, &src, 0, 1, 1);
+    for (uint32_t n = 12; n < src.num_nodes; n++)
+        assert_int_equal(cs_sma_model_set_linear_fdb_cap(r.m, n, n == 20 ? 1024 : 30720, &err), 0);
+    struct cs_guid2lid_entry entries[28];
+    uint32_t count = 0;
+    for (uint32_t p = 0; p < src.num_port_slots; p++)
+        if (cs_port_needs_lid(&src, p)) {
+            uint16_t lid = (uint16_t)(0xbfb4 + count);
+            entries[count++] = (struct cs_guid2lid_entry){src.ports[p].guid, lid, lid};
+        }
+    assert_int_equal(count, 28);
+    struct cs_guid2lid stored = {entries, count, count};
+    struct bring_up b;
+    bring_up(&r, &stored, &b);
+    assert_int_equal(cs_sm_lid_limit(&r.s, NULL), 1023);
+    assert_int_equal(cs_fabric_max_lid(&r.s.fabric), 28);
+    assert_int_equal(log_count(&r.lc, "re-assigned LID"), 28);
+    assert_int_equal(log_count(&r.lc, "LinearFDBCap 1024 of switch 0x"), 28);
+    char first[64];
+    snprintf(first, sizeof(first), "port GUID 0x%016llx: stored LIDs 0xbfb4-0xbfb4",
+             (unsigned long long)entries[0].guid);
+    assert_int_equal(log_count(&r.lc, first), 1);
+    assert_int_equal(b.lid_failures, 0);
+    assert_int_equal(b.lft.failures, 0);
+    assert_int_equal(b.activate_failures, 0);
+    assert_lfts(&r);
+    assert_lid_routed_reachable(&r);
+    struct cs_guid2lid kept;
+    assert_int_equal(cs_sm_guid2lid_update(&r.s, &stored, &kept, &err), 0);
+    assert_int_equal(kept.count, 28);
+    for (uint32_t i = 0; i < kept.count; i++)
+        assert_true(kept.entries[i].max_lid <= 28);
+    cs_guid2lid_free(&kept);
+    rig_close(&r);
+    cs_fabric_free(&src);
+}
+
+/* A switch that refuses its tables is a failure, logged with the switch: here one whose
+ * LinearFDBCap shrank after the sweep read it (the SwitchInfo Set of LinearFDBTop 28 and the
+ * blocks beyond 15 are refused). */
+static void test_refused_lft_is_a_failure(void **state)
+{
+    (void)state;
+    struct cs_fabric src;
+    gen_pgft(&src);
+    struct cs_error err;
+    struct rig r;
+    rig_open(&r, &src, 0, 1, 0);
+    discover(&r);
+    assert_true(cs_sm_assign_lids(&r.s, NULL, false, &r.log, &err) >= 0);
+    struct cs_sm_port_settings settings = settings_of(&r);
+    assert_int_equal(cs_sm_set_lids(r.pipe, &r.s, &settings, &r.log, &err), 0);
+    route(&r);
+    assert_int_equal(cs_sma_model_set_linear_fdb_cap(r.m, 20, 16, &err), 0);
+    struct cs_sm_lft_counts lc;
+    assert_int_equal(cs_sm_program_lfts(r.pipe, &r.s, &r.lfts, NULL, &r.log, &lc, &err), 0);
+    assert_int_equal(lc.failures, 1);
+    char sw[32];
+    snprintf(sw, sizeof(sw), "0x%016llx", (unsigned long long)src.nodes[20].guid);
+    assert_int_equal(log_count(&r.lc, "Set SwitchInfo"), 1);
+    assert_true(strstr(strstr(r.lc.text, "Set SwitchInfo"), sw) != NULL);
+    assert_int_equal(cs_sma_model_lft_top(r.m, 20), 0);
+    rig_close(&r);
+    cs_fabric_free(&src);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1348,6 +1548,10 @@ int main(void)
         cmocka_unit_test(test_carry_held),
         cmocka_unit_test(test_assign_lids_rules),
         cmocka_unit_test(test_assign_lids_guid2lid_range),
+        cmocka_unit_test(test_assign_lids_absent_ports),
+        cmocka_unit_test(test_assign_lids_held_until_full),
+        cmocka_unit_test(test_lids_within_linear_fdb_cap),
+        cmocka_unit_test(test_refused_lft_is_a_failure),
         cmocka_unit_test(test_unresponsive_switch),
         cmocka_unit_test(test_refused_state_set),
         cmocka_unit_test(test_port_path_fat_tree),

@@ -61,6 +61,9 @@ struct run {
     double last_sweep_ms; /* when the last heavy sweep ended (cs_clock_ms), its length and SMPs */
     double last_sweep_took_ms;
     uint64_t last_sweep_smps;
+    int last_sweep_failures;
+    double sm_port_down_ms; /* when a sweep found the SM port down (cs_clock_ms); 0: it is up */
+    uint8_t sm_port_state;  /* the SM port's PortState when last polled while down */
     struct cs_sm_control control;
     struct cs_partitions partitions; /* the configuration, read once at start */
     struct cs_partition_set pset;    /* resolved against the current sweep */
@@ -102,6 +105,11 @@ static int load_guid2lid(struct run *r, struct cs_error *err)
     if (mkdir(dir, 0755) < 0 && errno != EEXIST)
         return cs_fail(err, "cannot create state directory %s: %s", dir, strerror(errno));
     snprintf(r->guid2lid_path, sizeof(r->guid2lid_path), "%s/guid2lid", dir);
+    if (r->cfg->reassign_lids) {
+        cloudsmd_logf(&r->log, CS_SM_LOG_INFO, "reassign_lids: ignoring %s, every LID is new",
+                      r->guid2lid_path);
+        return 0;
+    }
     struct stat st;
     if (stat(r->guid2lid_path, &st) < 0) {
         cloudsmd_logf(&r->log, CS_SM_LOG_INFO, "no %s: every LID is new", r->guid2lid_path);
@@ -255,6 +263,35 @@ static int program_lfts(struct run *r, struct cs_sm_lft_counts *lc, struct cs_er
     return rc;
 }
 
+/* Whether to throw fresh away and keep the last sweep, its tables, guid2lid and SA view: it saw
+ * less than the fabric because of the SM's own link (cs_sm_sweep_lost_fabric). Also keeps track
+ * of the SM port being down, which serve() polls until it comes back. */
+static bool keep_last_view(struct run *r, struct cs_sm_sweep *fresh)
+{
+    bool lost = cs_sm_sweep_lost_fabric(fresh, &r->sweep);
+    if (!lost && !fresh->sm_port_down) {
+        if (r->sm_port_down_ms != 0)
+            cloudsmd_logf(&r->log, CS_SM_LOG_INFO, "SM port back after %.1f s",
+                          (cs_clock_ms() - r->sm_port_down_ms) / 1000.0);
+        r->sm_port_down_ms = 0;
+        return false;
+    }
+    if (r->sm_port_down_ms == 0)
+        r->sm_port_down_ms = cs_clock_ms();
+    /* A port that is up with a silent neighbour is not "back" when polled: the periodic sweeps
+     * (the switches of the kept view do not answer the light sweep) retry until it answers. */
+    r->sm_port_state = fresh->sm_port_down ? CS_SMP_PORT_STATE_DOWN : CS_SMP_PORT_STATE_INIT;
+    if (!lost)
+        return false; /* nothing better to keep: the first sweep */
+    cloudsmd_logf(&r->log, CS_SM_LOG_WARN,
+                  "SM port down%s: keeping the last fabric view (%u nodes); polling the port",
+                  fresh->sm_port_down ? "" : " (its neighbour does not answer)",
+                  r->sweep.fabric.num_nodes);
+    cs_sm_sweep_free(fresh);
+    r->last_sweep_failures = 1;
+    return true;
+}
+
 /* One heavy sweep and everything after it: discover, (the first time) make sure no other master
  * runs, assign LIDs, route, program, activate. Returns an exit code. */
 static int sweep_and_program(struct run *r, bool first)
@@ -262,16 +299,22 @@ static int sweep_and_program(struct run *r, bool first)
     struct cs_error err;
     struct cloudsmd_phase all, ph;
     cloudsmd_phase_begin(&all, first ? "subnet up" : "sweep", r->pipe);
-    /* The SA db points into the sweep and tables this sweep replaces: SA requests that arrive
-     * meanwhile (the transport answers them between SMPs) go unanswered, and clients retry. */
-    cs_sa_db_free(r->sa);
-    r->sa = NULL;
     uint32_t nodes_before = r->sweep.fabric.num_nodes;
 
     cloudsmd_phase_begin(&ph, "discover", r->pipe);
-    if (cs_sm_discover(r->pipe, &r->sink, &r->sweep, &err) < 0)
+    struct cs_sm_sweep fresh;
+    cs_sm_sweep_init(&fresh);
+    if (cs_sm_discover(r->pipe, &r->sink, &fresh, &err) < 0)
         return fail_run(r, &err);
     r->sweeps++;
+    if (keep_last_view(r, &fresh))
+        return EXIT_FAILED;
+    /* The SA db points into the sweep and tables this sweep replaces: SA requests that arrive
+     * from here on (the transport answers them between SMPs) go unanswered, and clients retry. */
+    cs_sa_db_free(r->sa);
+    r->sa = NULL;
+    cs_sm_sweep_free(&r->sweep);
+    r->sweep = fresh;
     const struct cs_fabric *f = &r->sweep.fabric;
     uint32_t switches = 0, links = 0;
     for (uint32_t n = 0; n < f->num_nodes; n++)
@@ -305,16 +348,25 @@ static int sweep_and_program(struct run *r, bool first)
     cloudsmd_phase_begin(&ph, "lids", r->pipe);
     if (first && load_guid2lid(r, &err) < 0)
         return fail_run(r, &err);
-    int changed = cs_sm_assign_lids(&r->sweep, &r->guid2lid, &r->sink, &err);
+    /* reassign_lids numbers the first sweep afresh; later sweeps keep what it gave. */
+    int changed =
+        cs_sm_assign_lids(&r->sweep, &r->guid2lid, first && r->cfg->reassign_lids, &r->sink, &err);
     if (changed < 0)
         return fail_run(r, &err);
+    struct cs_guid2lid kept;
+    if (cs_sm_guid2lid_update(&r->sweep, &r->guid2lid, &kept, &err) < 0)
+        return fail_run(r, &err);
     cs_guid2lid_free(&r->guid2lid);
-    if (cs_guid2lid_from_fabric(&r->guid2lid, f, &err) < 0 ||
-        cs_guid2lid_write_file(r->guid2lid_path, &r->guid2lid, &err) < 0)
+    r->guid2lid = kept;
+    if (cs_guid2lid_write_file(r->guid2lid_path, &r->guid2lid, &err) < 0)
         return fail_run(r, &err);
     uint16_t sm_lid = f->ports[r->sweep.sm_port].lid;
-    cloudsmd_logf(&r->log, CS_SM_LOG_INFO, "lids: %u ports, %d new or changed, SM LID %u",
-                  r->guid2lid.count, changed, sm_lid);
+    uint32_t present = 0;
+    for (uint32_t p = 0; p < f->num_port_slots; p++)
+        present += f->ports[p].lid != 0;
+    cloudsmd_logf(&r->log, CS_SM_LOG_INFO,
+                  "lids: %u ports, %u held for absent ports, %d new or changed, SM LID %u", present,
+                  r->guid2lid.count - present, changed, sm_lid);
     struct cs_sm_port_settings settings = {
         .sm_lid = sm_lid,
         .subnet_prefix = r->cfg->subnet_prefix,
@@ -366,6 +418,7 @@ static int sweep_and_program(struct run *r, bool first)
     r->last_sweep_took_ms = cloudsmd_phase_end(&r->log, &all);
     r->last_sweep_ms = cs_clock_ms();
     r->last_sweep_smps = total.sent;
+    r->last_sweep_failures = failures;
     cloudsmd_logf(&r->log, failures ? CS_SM_LOG_WARN : CS_SM_LOG_INFO,
                   "%s: %llu SMPs sent (%llu retries, %llu timeouts), %d failure%s",
                   first ? "subnet up" : "sweep done", (unsigned long long)total.sent,
@@ -411,6 +464,10 @@ static void reply_status(struct run *r, bool as_json, FILE *out)
         json_double(&j, "last_sweep_ago_s", (now - r->last_sweep_ms) / 1000.0);
         json_double(&j, "last_sweep_ms", r->last_sweep_took_ms);
         json_u64(&j, "last_sweep_smps", r->last_sweep_smps);
+        json_u64(&j, "last_sweep_failures", (uint64_t)r->last_sweep_failures);
+        json_bool(&j, "sm_port_down", r->sm_port_down_ms != 0);
+        if (r->sm_port_down_ms != 0)
+            json_double(&j, "sm_port_down_s", (now - r->sm_port_down_ms) / 1000.0);
         json_u64(&j, "nodes", f->num_nodes);
         json_u64(&j, "switches", sum.switches);
         json_u64(&j, "cas", sum.cas);
@@ -429,9 +486,13 @@ static void reply_status(struct run *r, bool as_json, FILE *out)
             (unsigned long long)r->port.port_guid, lid);
     fprintf(out, "uptime          %.0f s, %u heavy sweep%s\n", (now - r->started_ms) / 1000.0,
             r->sweeps, r->sweeps == 1 ? "" : "s");
-    fprintf(out, "last sweep      %.1f s ago, took %.1f ms, %llu SMPs\n",
+    fprintf(out, "last sweep      %.1f s ago, took %.1f ms, %llu SMPs, %d failure%s\n",
             (now - r->last_sweep_ms) / 1000.0, r->last_sweep_took_ms,
-            (unsigned long long)r->last_sweep_smps);
+            (unsigned long long)r->last_sweep_smps, r->last_sweep_failures,
+            r->last_sweep_failures == 1 ? "" : "s");
+    if (r->sm_port_down_ms != 0)
+        fprintf(out, "SM port         down since %.1f s ago: keeping the last fabric view\n",
+                (now - r->sm_port_down_ms) / 1000.0);
     fprintf(out, "fabric          %u nodes (%u switches, %u CAs), %u links\n", f->num_nodes,
             sum.switches, sum.cas, sum.links);
     fprintf(out, "routing         %s", r->route.engine);
@@ -546,6 +607,21 @@ static int settle(struct run *r, struct cs_error *err)
     return cs_sm_light_sweep(r->pipe, &r->sweep, &r->sink, err) < 0 ? -1 : 0;
 }
 
+/* While the SM port is down: poll its PortInfo (the local agent answers without a link). 1 when
+ * its link has just come back (PortState went from DOWN to INIT or better): sweep now. */
+static int sm_port_back(struct run *r, struct cs_error *err)
+{
+    if (r->sm_port_down_ms == 0 || r->sweep.sm_port == CS_NONE)
+        return 0;
+    struct cs_smp_port_info pi;
+    int answered = cs_sm_own_port_info(r->pipe, &r->sweep, &r->sink, &pi, err);
+    if (answered <= 0)
+        return answered;
+    uint8_t was = r->sm_port_state;
+    r->sm_port_state = pi.port_state;
+    return was == CS_SMP_PORT_STATE_DOWN && pi.port_state > CS_SMP_PORT_STATE_DOWN;
+}
+
 /* Stay master until a signal: every sweep_interval seconds (and at once after a trap) a light
  * sweep asks the switches whether a port changed; if one did, a heavy sweep re-routes and
  * programs what changed. Between sweeps other SMs and SA clients are answered. */
@@ -576,20 +652,24 @@ static int serve(struct run *r)
         if (cs_smp_pipe_idle(r->pipe, 100, &err) < 0 ||
             cs_sm_control_serve(&r->control, 0, on_control, r, &err) < 0)
             return fail_run(r, &err);
+        int port_back = sm_port_back(r, &err);
+        if (port_back < 0)
+            return fail_run(r, &err);
         bool due = interval > 0 && cs_clock_ms() >= next_light;
-        if (!due && !r->trap_seen)
+        if (!due && !r->trap_seen && !port_back)
             continue;
         bool trapped = r->trap_seen;
         r->trap_seen = false;
         int changed = cs_sm_light_sweep(r->pipe, &r->sweep, &r->sink, &err);
         if (changed < 0)
             return fail_run(r, &err);
-        if (changed > 0 || trapped || retry) {
+        if (changed > 0 || trapped || retry || port_back) {
             cloudsmd_logf(&r->log, CS_SM_LOG_INFO,
                           "%s; light sweep: %d switch%s changed or silent: heavy sweep",
-                          trapped ? "trap received"
-                          : retry ? "last sweep failed"
-                                  : "no trap",
+                          port_back ? "SM port up again"
+                          : trapped ? "trap received"
+                          : retry   ? "last sweep failed"
+                                    : "no trap",
                           changed, changed == 1 ? "" : "es");
             retry = sweep_and_program(r, false) != EXIT_OK; /* as OpenSM: until clean */
             if (settle(r, &err) < 0)

@@ -35,6 +35,7 @@ static const struct option long_options[] = {
     {"root-guids", required_argument, NULL, OPT_ROOT_GUIDS},
     {"cn-guids", required_argument, NULL, OPT_CN_GUIDS},
     {"connect-roots", no_argument, NULL, 'z'},
+    {"reassign-lids", no_argument, NULL, 'r'},
     {"dump-config", no_argument, NULL, OPT_DUMP_CONFIG},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, OPT_VERSION},
@@ -42,7 +43,7 @@ static const struct option long_options[] = {
 };
 
 /* ':' first: a missing value comes back as ':' so that we word the message ourselves. */
-static const char short_options[] = ":c:oR:g:p:d:f:zh";
+static const char short_options[] = ":c:oR:g:p:d:f:zrh";
 
 /* A flag that sets a configuration key: the key, and the flag's name for messages. */
 struct flag_key {
@@ -65,6 +66,7 @@ static const struct flag_key flag_keys[] = {
     {OPT_ROOT_GUIDS, "--root-guids", "root_guid_file", NULL},
     {OPT_CN_GUIDS, "--cn-guids", "cn_guid_file", NULL},
     {'z', "--connect-roots", "connect_roots", "TRUE"},
+    {'r', "--reassign-lids", "reassign_lids", "TRUE"},
 };
 
 static const struct flag_key *find_flag(int option)
@@ -120,6 +122,8 @@ void cloudsmd_print_help(FILE *out)
             "detect)\n"
             "      --cn-guids FILE        compute node port GUIDs (default: every CA port)\n"
             "  -z, --connect-roots        route root switches' LIDs between roots too\n"
+            "  -r, --reassign-lids        forget guid2lid and the LIDs ports hold: number\n"
+            "                             every port afresh (OpenSM -r)\n"
             "      --log-level LEVEL      error, warn, info or debug (default %s)\n"
             "  -f, --log-file FILE        append the log to FILE (default: standard error)\n"
             "      --dump-config          print the effective configuration (defaults, file,\n"
