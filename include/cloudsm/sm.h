@@ -222,10 +222,11 @@ struct cs_sm_decision {
 struct cs_sm_decision cs_sm_decide(const struct cs_sm_identity *me, const struct cs_sm_peer *peers,
                                    unsigned num_peers);
 
-/* SubnGet(SMInfo) to every other SM (see above). *peers (freed by the caller, NULL when none)
- * gets one entry per SM that answered, distinct GUIDs; each answer is logged (INFO), each SM that
- * did not answer or refused too (DEBUG). Returns the number of entries, or -1 on a transport
- * failure. */
+/* SubnGet(SMInfo) to every other SM (see above; an asker on the route of an IsSM port is asked
+ * once). *peers (freed by the caller, NULL when none) gets one entry per SM that answered,
+ * distinct GUIDs; each answer is logged (INFO, DEBUG when we are master: a master polls on every
+ * sweep), each SM that did not answer or refused too (DEBUG). Returns the number of entries, or -1
+ * on a transport failure. */
 int cs_sm_poll_sms(struct cs_smp_pipe *pipe, const struct cs_sm_sweep *s, struct cs_sm_identity *me,
                    const struct cs_sm_log *log, struct cs_sm_peer **peers, struct cs_error *err);
 

@@ -73,6 +73,11 @@ struct cs_sm_decision cs_sm_decide(const struct cs_sm_identity *me, const struct
     return (struct cs_sm_decision){CS_SM_CLAIM, -1, "no other master takes precedence"};
 }
 
+static bool same_path(const struct cs_dr_path *a, const struct cs_dr_path *b)
+{
+    return a->hops == b->hops && memcmp(a->port + 1, b->port + 1, a->hops) == 0;
+}
+
 int cs_sm_answer_sminfo(void *arg, const struct cs_smp *mad, struct cs_smp *answer)
 {
     struct cs_sm_identity *me = arg;
@@ -92,7 +97,7 @@ int cs_sm_answer_sminfo(void *arg, const struct cs_smp *mad, struct cs_smp *answ
         }
         bool known = false;
         for (unsigned i = 0; i < me->num_askers && !known; i++)
-            known = memcmp(&me->askers[i], &back, sizeof back) == 0;
+            known = same_path(&me->askers[i], &back);
         if (filled && !known)
             me->askers[me->num_askers++] = back;
     }
@@ -120,7 +125,8 @@ int cs_sm_answer_sminfo(void *arg, const struct cs_smp *mad, struct cs_smp *answ
 struct probe {
     const struct cs_sm_sweep *s;
     const struct cs_sm_log *log;
-    uint32_t port; /* port slot, or CS_NONE for an asker */
+    uint32_t port;              /* port slot, or CS_NONE for an asker */
+    enum cs_sm_log_level level; /* of an answer */
     struct cs_sm_peer peer;
     bool answered;
 };
@@ -144,8 +150,7 @@ static int sminfo_done(void *arg, enum cs_smp_result result, const struct cs_smp
     }
     cs_smp_sm_info_decode(reply->data, &pr->peer.info);
     pr->answered = true;
-    cs_sm_logf(pr->log, CS_SM_LOG_INFO,
-               "SM on port 0x%016llx \"%s\": state %s, priority %u, DR path %s",
+    cs_sm_logf(pr->log, pr->level, "SM on port 0x%016llx \"%s\": state %s, priority %u, DR path %s",
                (unsigned long long)pr->peer.info.guid, desc, state_name(pr->peer.info.sm_state),
                pr->peer.info.priority, path);
     return 0;
@@ -156,6 +161,9 @@ int cs_sm_poll_sms(struct cs_smp_pipe *pipe, const struct cs_sm_sweep *s, struct
 {
     *peers = NULL;
     const struct cs_fabric *f = &s->fabric;
+    /* A master polls on every sweep: its answers are routine. */
+    enum cs_sm_log_level level =
+        me->state == CS_SMP_SM_STATE_MASTER ? CS_SM_LOG_DEBUG : CS_SM_LOG_INFO;
     unsigned candidates = me->num_askers;
     for (uint32_t p = 0; p < f->num_port_slots; p++)
         if (p != s->sm_port && s->port_info_valid[p] &&
@@ -171,16 +179,23 @@ int cs_sm_poll_sms(struct cs_smp_pipe *pipe, const struct cs_sm_sweep *s, struct
         if (p == s->sm_port || !s->port_info_valid[p] ||
             !(s->port_info[p].capability_mask & CS_SMP_PORT_CAP_IS_SM))
             continue;
-        probes[k] = (struct probe){.s = s, .log = log, .port = p};
+        probes[k] = (struct probe){.s = s, .log = log, .port = p, .level = level};
         if (cs_sm_port_path(s, p, &probes[k].peer.path))
             k++;
     }
-    unsigned first_asker = k;
-    /* Copied: answering SMInfo while this poll runs may add askers. */
+    /* An asker whose route is that of an IsSM port is asked once; asker_probe[i] says where.
+     * Copied: answering SMInfo while this poll runs may add askers. */
     unsigned num_askers = me->num_askers;
-    for (unsigned i = 0; i < num_askers; i++)
-        probes[k++] =
-            (struct probe){.s = s, .log = log, .port = CS_NONE, .peer.path = me->askers[i]};
+    unsigned asker_probe[CS_SM_ASKERS_MAX];
+    for (unsigned i = 0; i < num_askers; i++) {
+        unsigned j = 0;
+        while (j < k && !same_path(&probes[j].peer.path, &me->askers[i]))
+            j++;
+        if (j == k)
+            probes[k++] = (struct probe){
+                .s = s, .log = log, .port = CS_NONE, .level = level, .peer.path = me->askers[i]};
+        asker_probe[i] = j;
+    }
     int rc = 0;
     for (unsigned i = 0; i < k && rc == 0; i++) {
         struct cs_smp smp;
@@ -200,7 +215,7 @@ int cs_sm_poll_sms(struct cs_smp_pipe *pipe, const struct cs_sm_sweep *s, struct
      * added during the poll stay. */
     unsigned kept = 0;
     for (unsigned i = 0; i < me->num_askers; i++)
-        if (i >= num_askers || probes[first_asker + i].answered)
+        if (i >= num_askers || probes[asker_probe[i]].answered)
             me->askers[kept++] = me->askers[i];
     me->num_askers = kept;
     /* One entry per SM: an asker is often also an IsSM port of the sweep. */
