@@ -218,29 +218,23 @@ int cs_sm_poll_sms(struct cs_smp_pipe *pipe, const struct cs_sm_sweep *s, struct
         if (i >= num_askers || probes[asker_probe[i]].answered)
             me->askers[kept++] = me->askers[i];
     me->num_askers = kept;
-    /* One entry per SM: an asker is often also an IsSM port of the sweep. */
+    /* One entry per SM (by GUID): an SM may answer on more than one route. */
+    struct cs_sm_peer *out = cs_calloc_array(k, sizeof(*out), err);
     unsigned n = 0;
-    for (unsigned i = 0; i < k; i++) {
-        if (!probes[i].answered)
-            continue;
-        bool seen = false;
+    for (unsigned i = 0; i < k && out != NULL; i++) {
+        bool seen = !probes[i].answered;
         for (unsigned j = 0; j < n && !seen; j++)
-            seen = probes[j].peer.info.guid == probes[i].peer.info.guid;
+            seen = out[j].info.guid == probes[i].peer.info.guid;
         if (!seen)
-            probes[n++].peer = probes[i].peer;
+            out[n++] = probes[i].peer;
     }
-    if (n == 0) {
-        free(probes);
-        return 0;
-    }
-    struct cs_sm_peer *out = cs_calloc_array(n, sizeof(*out), err);
-    if (out != NULL)
-        for (unsigned i = 0; i < n; i++)
-            out[i] = probes[i].peer;
     free(probes);
     if (out == NULL)
         return -1;
-    *peers = out;
+    if (n == 0)
+        free(out);
+    else
+        *peers = out;
     return (int)n;
 }
 
