@@ -7,6 +7,8 @@
 #   sminfo from a third host and SMInfo of both SM ports: one MASTER, the winner;
 #   every port's SM LID is the winner's LID, and ibnetdiscover sees one consistent assignment
 #   (no duplicate LID, no port without one; the winner's guid2lid).
+# Then two masters after all (one was frozen while the other started): the one of lower
+# precedence finds the other at its next sweep and stops.
 # MASTER_TRIALS (default 20) sets the number of trials.
 source "$(dirname "$0")/../lib/common.sh"
 require_oracles ibsim ibnetdiscover smpquery sminfo
@@ -120,4 +122,40 @@ for trial in $(seq 1 "$TRIALS"); do
   fi
 done
 echo "precedence decided $((trial - first_come)) of $trial trials; in $first_come the first master stayed"
+
+# Two masters after all, resolved during a sweep: A is master but frozen (SIGSTOP) when B, of
+# higher priority, starts; B's SMInfo Gets to A time out (logged, ignored) and B claims. Thawed,
+# A polls the SMs at its next sweep (B's PortInfo Sets raise a trap, or the light sweep period
+# comes), finds a master of higher precedence and stops; B stays.
+start_ibsim k2n2.topo
+rm -rf sa sb
+start_sm sa "$HOST_A" 0
+pid_a=$!
+SIM_PIDS+=("$pid_a")
+for _ in $(seq 1 300); do grep -q "waiting for SIGTERM" sa/sm.log 2>/dev/null && break; sleep 0.1; done
+kill -STOP "$pid_a"
+start_sm sb "$HOST_B" 1
+pid_b=$!
+SIM_PIDS+=("$pid_b")
+for _ in $(seq 1 300); do grep -q "waiting for SIGTERM" sb/sm.log 2>/dev/null && break; sleep 0.1; done
+kill -CONT "$pid_a"
+check "B became master next to a frozen A" grep -q "waiting for SIGTERM" sb/sm.log
+for _ in $(seq 1 300); do kill -0 "$pid_a" 2>/dev/null || break; sleep 0.1; done
+wait "$pid_a"
+expect_eq "A stops when it finds B master (exit status)" 1 $?
+check "A names B and the rule" grep -q \
+  "another SM wins: port GUID $GUID_B, priority 1, master, .*: two masters: higher priority" sa/sm.log
+check "A leaves the fabric to B" grep -q "not master: stopping; the fabric is left to the winner" sa/sm.log
+sleep 1.5 # B's light sweeps go on (one per second)
+check "B keeps running" kill -0 "$pid_b"
+SIM_HOST=$OBSERVER sim ibnetdiscover >found.topo 2>/dev/null || fail "ibnetdiscover"
+"$CLOUDSM" topo lids found.topo -o seen.guid2lid || fail "topo lids"
+b_lid=$(awk -v g="$GUID_B" '$1 == g {print $2}' seen.guid2lid)
+info=$(SIM_HOST=$OBSERVER sim sminfo 2>&1)
+check "sminfo finds B master" \
+  grep -qE "sm lid $((b_lid)) sm guid $(printf 0x%x "$GUID_B"),.*SMINFO_MASTER" <<<"$info"
+kill "$pid_b"
+wait "$pid_b"
+expect_eq "B stops cleanly on SIGTERM" 0 $?
+expect_eq "nothing on standard error (sanitizers)" "" "$(cat sa/stderr sb/stderr)"
 finish

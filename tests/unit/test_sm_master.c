@@ -155,7 +155,9 @@ static void rig_open(struct rig *r)
     r->m = cs_sma_model_create(&r->src, 0, 1, &err);
     assert_non_null(r->m);
     struct cs_smp_transport t = cs_sma_model_transport(r->m);
-    struct cs_smp_pipe_options opt = {.window = 16, .timeout_ms = 2, .retries = 0};
+    /* A generous timeout: the model answers at once, but a loaded machine may deschedule us
+     * between send and receive. One SMP is lost on purpose (test_poll_sms): 100 ms. */
+    struct cs_smp_pipe_options opt = {.window = 16, .timeout_ms = 100, .retries = 0};
     r->pipe = cs_smp_pipe_create(&t, &opt, &err);
     assert_non_null(r->pipe);
     r->log = (struct cs_sm_log){capture_log, &r->lc};
