@@ -170,9 +170,10 @@ int cs_sm_light_sweep(struct cs_smp_pipe *pipe, const struct cs_sm_sweep *s,
  *
  * "Every other SM" is every port the sweep saw advertising IsSM, plus every SM that asked us for
  * our SMInfo (directed route; polled back along the reverse of the route its request took): an SM
- * that started while our sweep passed its port is not IsSM in our sweep, but it asks us, so two
- * SMs that start together always see each other. An SM that does not answer is logged and left
- * out of this decision, not forever (the next poll asks again).
+ * that started while our sweep passed its port is not IsSM in our sweep, but it sweeps after
+ * opening its port, so it sees ours and asks us: of two SMs that start together, each polls the
+ * other (unless SMPs are lost). An SM that does not answer is logged and left out of this
+ * decision, not forever (the next poll asks again).
  */
 
 /* Our SMInfo, as we answer other SMs' SubnGet(SMInfo), and the SMs that asked for it. */
