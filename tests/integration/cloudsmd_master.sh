@@ -141,6 +141,7 @@ for _ in $(seq 1 300); do grep -q "waiting for SIGTERM" sb/sm.log 2>/dev/null &&
 kill -CONT "$pid_a"
 check "B became master next to a frozen A" grep -q "waiting for SIGTERM" sb/sm.log
 for _ in $(seq 1 300); do kill -0 "$pid_a" 2>/dev/null || break; sleep 0.1; done
+kill -KILL "$pid_a" 2>/dev/null # still running after 30 s: killed, and the status says so
 wait "$pid_a"
 expect_eq "A stops when it finds B master (exit status)" 1 $?
 check "A names B and the rule" grep -q \
