@@ -191,12 +191,26 @@ int cs_sm_carry_held(const struct cs_lfts *old, const struct cs_lfts *want, stru
 int cs_sm_light_sweep(struct cs_smp_pipe *pipe, const struct cs_sm_sweep *s,
                       const struct cs_sm_log *log, struct cs_error *err);
 
-/* Master SM. Ask every other port that advertises IsSM for its SMInfo. Returns 1 (logged, with
- * its GUID and path) when one of them is already MASTER, 0 otherwise, -1 on a transport failure. */
-int cs_sm_find_master(struct cs_smp_pipe *pipe, const struct cs_sm_sweep *s,
-                      const struct cs_sm_log *log, uint64_t *master_guid, struct cs_error *err);
+/* ---- Master SM election (src/sm/master.c) ---------------------------------------------------
+ *
+ * IBA 14.4.1's discovery rule, restricted to what cloudsmd builds (no STANDBY, no handover):
+ *
+ *   precedence   the higher priority wins; on equal priority the lower port GUID
+ *   DISCOVERING  after the sweep, ask every other SM for its SMInfo. Another MASTER, or a
+ *                DISCOVERING or STANDBY SM of higher precedence, wins: we do not claim
+ *   MASTER       a MASTER of higher precedence wins (two masters: the precedence picks one);
+ *                a DISCOVERING SM of higher precedence has not decided yet: wait for it
+ *
+ * "Every other SM" is every port the sweep saw advertising IsSM, plus every SM that asked us for
+ * our SMInfo (directed route; polled back along the reverse of the route its request took): an SM
+ * that started while our sweep passed its port is not IsSM in our sweep, but it sweeps after
+ * opening its port, so it sees ours and asks us: of two SMs that start together, each polls the
+ * other (unless SMPs are lost). An SM that does not answer is logged and left out of this
+ * decision, not forever (the next poll asks again).
+ */
 
-/* Our SMInfo, as we answer other SMs' SubnGet(SMInfo). */
+/* Our SMInfo, as we answer other SMs' SubnGet(SMInfo), and the SMs that asked for it. */
+#define CS_SM_ASKERS_MAX 16
 struct cs_sm_identity {
     uint64_t guid; /* the SM port GUID */
     uint64_t sm_key;
@@ -204,10 +218,63 @@ struct cs_sm_identity {
     uint8_t priority;
     uint8_t state;                  /* CS_SMP_SM_STATE_* */
     const struct cs_smp_pipe *pipe; /* ActCount = SMPs sent so far */
+    /* Directed routes to the SMs that asked (filled by cs_sm_answer_sminfo, distinct; one that
+     * no longer answers a poll is dropped by cs_sm_poll_sms). */
+    struct cs_dr_path askers[CS_SM_ASKERS_MAX];
+    unsigned num_askers;
 };
-/* A cs_smp_unsolicited_fn (arg = struct cs_sm_identity *): answers SMInfo Gets, ignores the rest.
- */
+
+/* A cs_smp_unsolicited_fn (arg = struct cs_sm_identity *): answers SMInfo Gets (and notes who
+ * asked, directed route), ignores the rest. */
 int cs_sm_answer_sminfo(void *arg, const struct cs_smp *mad, struct cs_smp *answer);
+
+/* True when an SM with (priority, guid) takes precedence over one with (other_priority,
+ * other_guid). */
+bool cs_sm_precedes(uint8_t priority, uint64_t guid, uint8_t other_priority, uint64_t other_guid);
+
+/* Another SM, as it answered SMInfo. */
+struct cs_sm_peer {
+    struct cs_smp_sm_info info;
+    struct cs_dr_path path; /* the route it answered on */
+};
+
+enum cs_sm_verdict {
+    CS_SM_CLAIM, /* become (or stay) master */
+    CS_SM_WAIT,  /* we are master, but an SM of higher precedence is still discovering */
+    CS_SM_YIELD, /* another SM wins */
+};
+
+struct cs_sm_decision {
+    enum cs_sm_verdict verdict;
+    int peer;        /* index of the winner (YIELD) or of the undecided SM (WAIT); -1 for CLAIM */
+    const char *why; /* the rule that decided, for the log */
+};
+
+/* The rule above for our identity (me->state DISCOVERING or MASTER) and the answers of the other
+ * SMs. Pure: no SMPs, no state changes. Answers carrying our own GUID and NOT_ACTIVE SMs are
+ * ignored. When several SMs win, the one of highest precedence is named. */
+struct cs_sm_decision cs_sm_decide(const struct cs_sm_identity *me, const struct cs_sm_peer *peers,
+                                   unsigned num_peers);
+
+/* SubnGet(SMInfo) to every other SM (see above; an asker on the route of an IsSM port is asked
+ * once). *peers (freed by the caller, NULL when none) gets one entry per SM that answered,
+ * distinct GUIDs; each answer is logged (INFO, DEBUG when we are master: a master polls on every
+ * sweep), each SM that did not answer or refused too (DEBUG). Returns the number of entries, or -1
+ * on a transport failure. */
+int cs_sm_poll_sms(struct cs_smp_pipe *pipe, const struct cs_sm_sweep *s, struct cs_sm_identity *me,
+                   const struct cs_sm_log *log, struct cs_sm_peer **peers, struct cs_error *err);
+
+/* The election, polling with cs_sm_poll_sms and deciding with cs_sm_decide. DISCOVERING: poll;
+ * on CLAIM, me->state becomes MASTER and the MASTER step follows at once (it closes the window in
+ * which two SMs both saw the other still discovering). MASTER: poll; while an SM of higher
+ * precedence is still discovering, answer SMInfo for up to wait_ms (in 50 ms steps between
+ * polls) and poll again; past that, or with wait_ms 0, stay master (logged). On YIELD the winner
+ * is logged as an ERROR (GUID, priority, state, DR path and the rule), copied to *winner (may be
+ * NULL), and me->state becomes NOT_ACTIVE. Returns 1 (we are master), 0 (yielded), -1 on a
+ * transport failure. */
+int cs_sm_elect(struct cs_smp_pipe *pipe, const struct cs_sm_sweep *s, struct cs_sm_identity *me,
+                const struct cs_sm_log *log, int wait_ms, struct cs_sm_peer *winner,
+                struct cs_error *err);
 
 /* ---- Partitions: P_Key tables and partition enforcement (src/sm/pkeys.c) ----------------------
  *

@@ -55,7 +55,8 @@
  *                    the table's end (ibsim).
  *   SMInfo           Only where cs_sma_model_set_sm put an SM that answers (on a CA the port
  *                    the SMP arrived on, on a switch port 0): Get returns the SMInfo given
- *                    there; Set: 0x08 (no handover). Elsewhere: 0x0c, as ibsim (no SM in it).
+ *                    there (or, after cs_sma_model_set_sm_next's count of Gets, the next one);
+ *                    Set: 0x08 (no handover). Elsewhere: 0x0c, as ibsim (no SM in it).
  * M_Keys are stored but not enforced.
  *
  * Faults for tests: unlink a cable, make a node unresponsive, and drop each request and each
@@ -122,6 +123,14 @@ void cs_sma_model_set_drop(struct cs_sma_model *m, double probability, uint64_t 
  * port index out of range or an external switch port. */
 int cs_sma_model_set_sm(struct cs_sma_model *m, uint32_t port, const struct cs_smp_sm_info *info,
                         struct cs_error *err);
+
+/* The SM on port `port` (put there by cs_sma_model_set_sm) changes its state on its own, as a
+ * competing SM does between two of our polls: after `gets` more SMInfo Gets answered as now
+ * (with its SMInfo, or 0x0c if it did not answer), it answers with *next; next NULL: it stops
+ * answering (0x0c: its process ended, IsSM left set). A later cs_sma_model_set_sm cancels the
+ * change. Fails on a port that does not advertise IsSM. */
+int cs_sma_model_set_sm_next(struct cs_sma_model *m, uint32_t port, unsigned gets,
+                             const struct cs_smp_sm_info *next, struct cs_error *err);
 
 /* Partition capabilities of a node, for tests of full P_Key tables and of enforcement. */
 struct cs_sma_model_partition_caps {

@@ -1,92 +1,106 @@
-/* Master SM election, the part cloudsmd needs before it may program a fabric (IBA 14.4): find
- * another MASTER, and answer other SMs' SMInfo queries so that they find us. */
+/* Master SM election (IBA 14.4.1, without STANDBY and handover): who may program the fabric.
+ * The rule and why it needs the SMs that asked us are in include/cloudsm/sm.h. */
 #include <stdlib.h>
 #include <string.h>
 
+#include "cloudsm/clock.h"
 #include "cloudsm/sm.h"
 #include "core/grow.h"
 
-struct probe {
-    const struct cs_sm_sweep *s;
-    const struct cs_sm_log *log;
-    uint32_t port;
-    uint64_t *master_guid;
-    int found;
-};
+#define ELECT_POLL_STEP_MS 50 /* between polls while an SM of higher precedence is undecided */
 
-static int sminfo_done(void *arg, enum cs_smp_result result, const struct cs_smp *req,
-                       const struct cs_smp *reply, struct cs_error *err)
+static const char *state_name(uint8_t state)
 {
-    (void)req;
-    (void)err;
-    struct probe *pr = arg;
-    const struct cs_fabric *f = &pr->s->fabric;
-    const struct cs_port *port = &f->ports[pr->port];
-    if (result != CS_SMP_OK) {
-        /* IsSM without an answering SM: a port whose SM died. Nothing to yield to. */
-        cs_sm_logf(pr->log, CS_SM_LOG_DEBUG, "port 0x%016llx advertises IsSM but %s SMInfo",
-                   (unsigned long long)port->guid,
-                   result == CS_SMP_TIMEOUT ? "does not answer" : "refuses");
-        return 0;
-    }
-    struct cs_smp_sm_info info;
-    cs_smp_sm_info_decode(reply->data, &info);
-    cs_sm_logf(pr->log, CS_SM_LOG_INFO, "SM on port 0x%016llx \"%s\": state %u, priority %u",
-               (unsigned long long)info.guid, f->nodes[port->node].desc, info.sm_state,
-               info.priority);
-    if (info.sm_state == CS_SMP_SM_STATE_MASTER) {
-        pr->found = 1;
-        *pr->master_guid = info.guid;
-    }
-    return 0;
+    static const char *const names[] = {"not active", "discovering", "standby", "master"};
+    return state < 4 ? names[state] : "unknown";
 }
 
-int cs_sm_find_master(struct cs_smp_pipe *pipe, const struct cs_sm_sweep *s,
-                      const struct cs_sm_log *log, uint64_t *master_guid, struct cs_error *err)
+bool cs_sm_precedes(uint8_t priority, uint64_t guid, uint8_t other_priority, uint64_t other_guid)
 {
-    const struct cs_fabric *f = &s->fabric;
-    unsigned candidates = 0;
-    for (uint32_t p = 0; p < f->num_port_slots; p++)
-        if (p != s->sm_port && s->port_info_valid[p] &&
-            (s->port_info[p].capability_mask & CS_SMP_PORT_CAP_IS_SM))
-            candidates++;
-    if (candidates == 0)
-        return 0;
-    struct probe *probes = cs_calloc_array(candidates, sizeof(*probes), err);
-    if (probes == NULL)
-        return -1;
-    int found = 0;
-    unsigned k = 0;
-    int rc = 0;
-    for (uint32_t p = 0; p < f->num_port_slots && rc == 0; p++) {
-        if (p == s->sm_port || !s->port_info_valid[p] ||
-            !(s->port_info[p].capability_mask & CS_SMP_PORT_CAP_IS_SM))
+    return priority != other_priority ? priority > other_priority : guid < other_guid;
+}
+
+static bool peer_precedes(const struct cs_sm_peer *a, const struct cs_sm_peer *b)
+{
+    return cs_sm_precedes(a->info.priority, a->info.guid, b->info.priority, b->info.guid);
+}
+
+struct cs_sm_decision cs_sm_decide(const struct cs_sm_identity *me, const struct cs_sm_peer *peers,
+                                   unsigned num_peers)
+{
+    bool discovering = me->state != CS_SMP_SM_STATE_MASTER;
+    int master = -1;    /* the other master of highest precedence */
+    int higher = -1;    /* the SM of highest precedence above ours that is not master */
+    int undecided = -1; /* MASTER: the discovering SM of highest precedence above ours */
+    for (unsigned i = 0; i < num_peers; i++) {
+        const struct cs_sm_peer *p = &peers[i];
+        uint8_t state = p->info.sm_state;
+        if (p->info.guid == me->guid || state == CS_SMP_SM_STATE_NOT_ACTIVE ||
+            state > CS_SMP_SM_STATE_MASTER)
             continue;
-        struct cs_dr_path path;
-        if (!cs_sm_port_path(s, p, &path))
-            continue;
-        probes[k] = (struct probe){s, log, p, master_guid, 0};
-        struct cs_smp smp;
-        rc = cs_smp_init_directed(&smp, CS_SMP_METHOD_GET, CS_SMP_ATTR_SM_INFO, 0, path.port,
-                                  path.hops, 0, err);
-        if (rc == 0)
-            rc =
-                cs_smp_pipe_submit(pipe, &smp, CS_SMP_PERMISSIVE_LID, sminfo_done, &probes[k], err);
-        k++;
+        bool above = cs_sm_precedes(p->info.priority, p->info.guid, me->priority, me->guid);
+        if (state == CS_SMP_SM_STATE_MASTER) {
+            if ((discovering || above) && (master < 0 || peer_precedes(p, &peers[master])))
+                master = (int)i;
+        } else if (above) {
+            if (higher < 0 || peer_precedes(p, &peers[higher]))
+                higher = (int)i;
+            if (state == CS_SMP_SM_STATE_DISCOVERING &&
+                (undecided < 0 || peer_precedes(p, &peers[undecided])))
+                undecided = (int)i;
+        }
     }
-    if (rc == 0)
-        rc = cs_smp_pipe_run(pipe, err);
-    for (unsigned i = 0; i < k; i++)
-        found |= probes[i].found;
-    free(probes);
-    return rc < 0 ? -1 : found;
+    if (discovering) {
+        if (master >= 0)
+            return (struct cs_sm_decision){CS_SM_YIELD, master,
+                                           "it is already master (an SM that finds a master does "
+                                           "not claim)"};
+        if (higher >= 0)
+            return (struct cs_sm_decision){CS_SM_YIELD, higher,
+                                           peers[higher].info.priority > me->priority
+                                               ? "higher priority"
+                                               : "same priority, lower port GUID"};
+        return (struct cs_sm_decision){CS_SM_CLAIM, -1, "no other SM takes precedence"};
+    }
+    if (master >= 0)
+        return (struct cs_sm_decision){CS_SM_YIELD, master,
+                                       peers[master].info.priority > me->priority
+                                           ? "two masters: higher priority"
+                                           : "two masters: same priority, lower port GUID"};
+    if (undecided >= 0)
+        return (struct cs_sm_decision){CS_SM_WAIT, undecided,
+                                       "an SM of higher precedence is still discovering"};
+    return (struct cs_sm_decision){CS_SM_CLAIM, -1, "no other master takes precedence"};
+}
+
+static bool same_path(const struct cs_dr_path *a, const struct cs_dr_path *b)
+{
+    return a->hops == b->hops && memcmp(a->port + 1, b->port + 1, a->hops) == 0;
 }
 
 int cs_sm_answer_sminfo(void *arg, const struct cs_smp *mad, struct cs_smp *answer)
 {
-    const struct cs_sm_identity *me = arg;
+    struct cs_sm_identity *me = arg;
     if (mad->attr_id != CS_SMP_ATTR_SM_INFO || mad->method != CS_SMP_METHOD_GET)
         return 0;
+    /* Note a directed-route asker: the route back to it is its request's return path reversed
+     * (ReturnPath[h] is the port the request entered hop h by, the last one ours). A path the
+     * transport did not fill in (a 0 port) cannot be polled back. */
+    unsigned hops = mad->hop_count;
+    if (mad->mgmt_class == CS_SMP_CLASS_DIRECTED_ROUTE && hops > 0 && hops < CS_SMP_PATH_SIZE &&
+        me->num_askers < CS_SM_ASKERS_MAX) {
+        struct cs_dr_path back = {.hops = (uint8_t)hops};
+        bool filled = true;
+        for (unsigned h = 1; h <= hops; h++) {
+            back.port[h] = mad->return_path[hops + 1 - h];
+            filled &= back.port[h] != 0;
+        }
+        bool known = false;
+        for (unsigned i = 0; i < me->num_askers && !known; i++)
+            known = same_path(&me->askers[i], &back);
+        if (filled && !known)
+            me->askers[me->num_askers++] = back;
+    }
     /* A response is the request turned around: same transaction id and paths, GetResp, and in a
      * directed-route SMP the direction bit set. */
     *answer = *mad;
@@ -105,4 +119,170 @@ int cs_sm_answer_sminfo(void *arg, const struct cs_smp *mad, struct cs_smp *answ
     };
     cs_smp_sm_info_encode(&info, answer->data);
     return 1;
+}
+
+/* One SMInfo Get of a poll: to an IsSM port of the sweep (port set) or to an asker. */
+struct probe {
+    const struct cs_sm_sweep *s;
+    const struct cs_sm_log *log;
+    uint32_t port;              /* port slot, or CS_NONE for an asker */
+    enum cs_sm_log_level level; /* of an answer */
+    struct cs_sm_peer peer;
+    bool answered;
+};
+
+static int sminfo_done(void *arg, enum cs_smp_result result, const struct cs_smp *req,
+                       const struct cs_smp *reply, struct cs_error *err)
+{
+    (void)req;
+    (void)err;
+    struct probe *pr = arg;
+    const struct cs_fabric *f = &pr->s->fabric;
+    const char *desc = pr->port == CS_NONE ? "(asked us)" : f->nodes[f->ports[pr->port].node].desc;
+    char path[4 * CS_SMP_PATH_SIZE];
+    cs_dr_path_format(&pr->peer.path, path, sizeof path);
+    if (result != CS_SMP_OK) {
+        /* IsSM without an answering SM (its SM died, or is too busy): nothing to yield to now;
+         * the next poll asks again. */
+        cs_sm_logf(pr->log, CS_SM_LOG_DEBUG, "SM at DR path %s \"%s\" %s SMInfo", path, desc,
+                   result == CS_SMP_TIMEOUT ? "does not answer" : "refuses");
+        return 0;
+    }
+    cs_smp_sm_info_decode(reply->data, &pr->peer.info);
+    pr->answered = true;
+    cs_sm_logf(pr->log, pr->level, "SM on port 0x%016llx \"%s\": state %s, priority %u, DR path %s",
+               (unsigned long long)pr->peer.info.guid, desc, state_name(pr->peer.info.sm_state),
+               pr->peer.info.priority, path);
+    return 0;
+}
+
+int cs_sm_poll_sms(struct cs_smp_pipe *pipe, const struct cs_sm_sweep *s, struct cs_sm_identity *me,
+                   const struct cs_sm_log *log, struct cs_sm_peer **peers, struct cs_error *err)
+{
+    *peers = NULL;
+    const struct cs_fabric *f = &s->fabric;
+    /* A master polls on every sweep: its answers are routine. */
+    enum cs_sm_log_level level =
+        me->state == CS_SMP_SM_STATE_MASTER ? CS_SM_LOG_DEBUG : CS_SM_LOG_INFO;
+    unsigned candidates = me->num_askers;
+    for (uint32_t p = 0; p < f->num_port_slots; p++)
+        if (p != s->sm_port && s->port_info_valid[p] &&
+            (s->port_info[p].capability_mask & CS_SMP_PORT_CAP_IS_SM))
+            candidates++;
+    if (candidates == 0)
+        return 0;
+    struct probe *probes = cs_calloc_array(candidates, sizeof(*probes), err);
+    if (probes == NULL)
+        return -1;
+    unsigned k = 0;
+    for (uint32_t p = 0; p < f->num_port_slots; p++) {
+        if (p == s->sm_port || !s->port_info_valid[p] ||
+            !(s->port_info[p].capability_mask & CS_SMP_PORT_CAP_IS_SM))
+            continue;
+        probes[k] = (struct probe){.s = s, .log = log, .port = p, .level = level};
+        if (cs_sm_port_path(s, p, &probes[k].peer.path))
+            k++;
+    }
+    /* An asker whose route is that of an IsSM port is asked once; asker_probe[i] says where.
+     * Copied: answering SMInfo while this poll runs may add askers. */
+    unsigned num_askers = me->num_askers;
+    unsigned asker_probe[CS_SM_ASKERS_MAX];
+    for (unsigned i = 0; i < num_askers; i++) {
+        unsigned j = 0;
+        while (j < k && !same_path(&probes[j].peer.path, &me->askers[i]))
+            j++;
+        if (j == k)
+            probes[k++] = (struct probe){
+                .s = s, .log = log, .port = CS_NONE, .level = level, .peer.path = me->askers[i]};
+        asker_probe[i] = j;
+    }
+    int rc = 0;
+    for (unsigned i = 0; i < k && rc == 0; i++) {
+        struct cs_smp smp;
+        rc = cs_smp_init_directed(&smp, CS_SMP_METHOD_GET, CS_SMP_ATTR_SM_INFO, 0,
+                                  probes[i].peer.path.port, probes[i].peer.path.hops, 0, err);
+        if (rc == 0)
+            rc =
+                cs_smp_pipe_submit(pipe, &smp, CS_SMP_PERMISSIVE_LID, sminfo_done, &probes[i], err);
+    }
+    if (rc == 0)
+        rc = cs_smp_pipe_run(pipe, err);
+    if (rc < 0) {
+        free(probes);
+        return -1;
+    }
+    /* An asker that no longer answers is forgotten (it asks again if it comes back); the ones
+     * added during the poll stay. */
+    unsigned kept = 0;
+    for (unsigned i = 0; i < me->num_askers; i++)
+        if (i >= num_askers || probes[asker_probe[i]].answered)
+            me->askers[kept++] = me->askers[i];
+    me->num_askers = kept;
+    /* One entry per SM (by GUID): an SM may answer on more than one route. */
+    struct cs_sm_peer *out = cs_calloc_array(k, sizeof(*out), err);
+    unsigned n = 0;
+    for (unsigned i = 0; i < k && out != NULL; i++) {
+        bool seen = !probes[i].answered;
+        for (unsigned j = 0; j < n && !seen; j++)
+            seen = out[j].info.guid == probes[i].peer.info.guid;
+        if (!seen)
+            out[n++] = probes[i].peer;
+    }
+    free(probes);
+    if (out == NULL)
+        return -1;
+    if (n == 0)
+        free(out);
+    else
+        *peers = out;
+    return (int)n;
+}
+
+static void log_peer(const struct cs_sm_log *log, enum cs_sm_log_level level, const char *what,
+                     const struct cs_sm_peer *p, const char *why)
+{
+    char path[4 * CS_SMP_PATH_SIZE];
+    cs_sm_logf(log, level, "%s: port GUID 0x%016llx, priority %u, %s, DR path %s: %s", what,
+               (unsigned long long)p->info.guid, p->info.priority, state_name(p->info.sm_state),
+               cs_dr_path_format(&p->path, path, sizeof path), why);
+}
+
+int cs_sm_elect(struct cs_smp_pipe *pipe, const struct cs_sm_sweep *s, struct cs_sm_identity *me,
+                const struct cs_sm_log *log, int wait_ms, struct cs_sm_peer *winner,
+                struct cs_error *err)
+{
+    double deadline = cs_clock_ms() + wait_ms;
+    for (;;) {
+        struct cs_sm_peer *peers;
+        int n = cs_sm_poll_sms(pipe, s, me, log, &peers, err);
+        if (n < 0)
+            return -1;
+        struct cs_sm_decision d = cs_sm_decide(me, peers, (unsigned)n);
+        struct cs_sm_peer other = d.peer >= 0 ? peers[d.peer] : (struct cs_sm_peer){0};
+        free(peers);
+        if (d.verdict == CS_SM_YIELD) {
+            log_peer(log, CS_SM_LOG_ERROR, "another SM wins", &other, d.why);
+            if (winner != NULL)
+                *winner = other;
+            me->state = CS_SMP_SM_STATE_NOT_ACTIVE;
+            return 0;
+        }
+        if (d.verdict == CS_SM_CLAIM && me->state != CS_SMP_SM_STATE_MASTER) {
+            /* Claimed: answer MASTER from now on, and look once more before acting as one. */
+            cs_sm_logf(log, CS_SM_LOG_INFO, "master: %s (%d other SM%s answered)", d.why, n,
+                       n == 1 ? "" : "s");
+            me->state = CS_SMP_SM_STATE_MASTER;
+            continue;
+        }
+        if (d.verdict == CS_SM_CLAIM)
+            return 1;
+        if (cs_clock_ms() >= deadline) {
+            log_peer(log, wait_ms > 0 ? CS_SM_LOG_WARN : CS_SM_LOG_INFO, "staying master", &other,
+                     wait_ms > 0 ? "still discovering after the wait; it will find us master"
+                                 : "still discovering; it will find us master");
+            return 1;
+        }
+        if (cs_smp_pipe_idle(pipe, ELECT_POLL_STEP_MS, err) < 0)
+            return -1;
+    }
 }

@@ -39,6 +39,9 @@ struct model_port {
                                      the table rounded up to whole blocks */
     bool sm_answers;              /* an SM on this port answers SMInfo with sm (set_sm) */
     struct cs_smp_sm_info sm;
+    unsigned sm_gets_left; /* set_sm_next: Gets (answered or refused) before next takes over */
+    bool sm_changes, sm_next_answers;
+    struct cs_smp_sm_info sm_next;
 };
 
 struct model_switch {
@@ -338,6 +341,22 @@ int cs_sma_model_set_sm(struct cs_sma_model *m, uint32_t port, const struct cs_s
     mp->sm_answers = info != NULL;
     if (info != NULL)
         mp->sm = *info;
+    mp->sm_changes = false;
+    return 0;
+}
+
+int cs_sma_model_set_sm_next(struct cs_sma_model *m, uint32_t port, unsigned gets,
+                             const struct cs_smp_sm_info *next, struct cs_error *err)
+{
+    if (port >= m->fabric.num_port_slots ||
+        !(m->ports[port].info.capability_mask & CS_SMP_PORT_CAP_IS_SM))
+        return cs_fail(err, "set_sm_next: no SM on port index %u", port);
+    struct model_port *mp = &m->ports[port];
+    mp->sm_changes = true;
+    mp->sm_gets_left = gets;
+    mp->sm_next_answers = next != NULL;
+    if (next != NULL)
+        mp->sm_next = *next;
     return 0;
 }
 
@@ -481,11 +500,20 @@ static uint16_t do_sm_info(struct cs_sma_model *m, struct at at, uint8_t method,
     /* An SM on a CA listens on its own port; a switch's SM sits on port 0, whatever port the
      * SMP came in by. */
     uint32_t slot = is_switch(m, at.node) ? port_slot(m, at.node, 0) : at.port;
-    const struct model_port *p = &m->ports[slot];
+    struct model_port *p = &m->ports[slot];
+    if (p->sm_changes && method == CS_SMP_METHOD_GET) {
+        if (p->sm_gets_left > 0) {
+            p->sm_gets_left--;
+        } else {
+            p->sm_changes = false;
+            p->sm_answers = p->sm_next_answers;
+            p->sm = p->sm_next;
+        }
+    }
     if (!p->sm_answers)
         return CS_SMP_STATUS_ATTR_UNSUPPORTED;
     if (method != CS_SMP_METHOD_GET)
-        return CS_SMP_STATUS_METHOD_UNSUPPORTED; /* no handover: the model's SMs never change */
+        return CS_SMP_STATUS_METHOD_UNSUPPORTED; /* no handover: nobody tells the SMs to change */
     cs_smp_sm_info_encode(&p->sm, data);
     return 0;
 }

@@ -40,7 +40,7 @@ check "OpenSM came up as master" grep -q "Entering MASTER state" osm2.log
 timeout -s KILL 60 env LD_PRELOAD="$UMAD2SIM" "$CLOUDSMD" -o --state-dir state --log-file refuse.log
 expect_eq "cloudsmd refuses to be a second master (exit status)" 1 $?
 check "the refusal names OpenSM's port" \
-  grep -q "another master SM is running (port GUID 0x0010000000000301)" refuse.log
+  grep -q "another SM wins: port GUID 0x0010000000000301, priority 0, master" refuse.log
 check "and programs nothing" absent "lfts:" refuse.log
 kill "$osm"; wait "$osm" 2>/dev/null
 

@@ -1,7 +1,8 @@
-/* Programming a fabric (src/sm/program.c) and master SM checks (src/sm/master.c), driven the way
- * cloudsmd's bring_up drives them: discover, assign LIDs, set them, route, program the LFTs,
- * activate. The fabric is the in-process SMA model; every assertion reads the model's own state
- * back, and SMP counts are taken both from the model (what arrived) and from the pipe. */
+/* Programming a fabric (src/sm/program.c) and our SMInfo answers (src/sm/master.c; the election
+ * is tested in test_sm_master.c), driven the way cloudsmd's bring_up drives them: discover,
+ * assign LIDs, set them, route, program the LFTs, activate. The fabric is the in-process SMA
+ * model; every assertion reads the model's own state back, and SMP counts are taken both from
+ * the model (what arrived) and from the pipe. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -1106,78 +1107,6 @@ static void set_sm(struct cs_sma_model *m, uint32_t port, uint64_t guid, uint8_t
     assert_int_equal(cs_sma_model_set_sm(m, port, &info, &err), 0);
 }
 
-/* PGFT, our SM on host 0. Other SMs: host 5 STANDBY, host 9 MASTER, root 24 (port 0) advertises
- * IsSM but its SM does not answer; our own port advertises IsSM too and is not asked. 3 SMInfo
- * Gets, master found. */
-static void test_find_master(void **state)
-{
-    (void)state;
-    struct cs_fabric src;
-    gen_pgft(&src);
-    struct rig r;
-    rig_open(&r, &src, 0, 1, 0);
-    struct cs_error err;
-    set_sm(r.m, cs_fabric_port(&src, 0, 1), src.nodes[0].guid + 1, CS_SMP_SM_STATE_MASTER);
-    set_sm(r.m, cs_fabric_port(&src, 5, 1), src.nodes[5].guid + 1, CS_SMP_SM_STATE_STANDBY);
-    set_sm(r.m, cs_fabric_port(&src, 9, 1), src.nodes[9].guid + 1, CS_SMP_SM_STATE_MASTER);
-    assert_int_equal(cs_sma_model_set_sm(r.m, cs_fabric_port(&src, 24, 0), NULL, &err), 0);
-    assert_int_equal(cs_sma_model_set_sm(r.m, cs_fabric_port(&src, 24, 1), NULL, &err), -1);
-    discover(&r);
-    phase_smps(&r);
-    uint64_t master = 0;
-    assert_int_equal(cs_sm_find_master(r.pipe, &r.s, &r.log, &master, &err), 1);
-    assert_int_equal(master, src.nodes[9].guid + 1);
-    struct smps p = phase_smps(&r);
-    assert_int_equal(p.sm_info_get, 3);
-    assert_int_equal(p.gets, 3);
-    assert_int_equal(p.sets, 0);
-    char line[128];
-    snprintf(line, sizeof line, "SM on port 0x%016llx", (unsigned long long)src.nodes[9].guid + 1);
-    assert_int_equal(log_count(&r.lc, line), 1);
-    assert_int_equal(log_count(&r.lc, "state 3"), 1);
-    assert_int_equal(log_count(&r.lc, "state 2"), 1);
-    assert_int_equal(log_count(&r.lc, "advertises IsSM but refuses SMInfo"), 1);
-    rig_close(&r);
-    cs_fabric_free(&src);
-}
-
-/* No master among the others: a STANDBY, an IsSM port whose SM refuses SMInfo (0x0c), and one
- * that died after the sweep (no answer). 0, master untouched. */
-static void test_find_master_none(void **state)
-{
-    (void)state;
-    struct cs_fabric src;
-    gen_pgft(&src);
-    struct rig r;
-    rig_open(&r, &src, 0, 1, 0);
-    struct cs_error err;
-    set_sm(r.m, cs_fabric_port(&src, 3, 1), 0x33, CS_SMP_SM_STATE_STANDBY);
-    assert_int_equal(cs_sma_model_set_sm(r.m, cs_fabric_port(&src, 7, 1), NULL, &err), 0);
-    set_sm(r.m, cs_fabric_port(&src, 11, 1), 0x11, CS_SMP_SM_STATE_MASTER);
-    discover(&r);
-    cs_sma_model_set_unresponsive(r.m, 11, true);
-    phase_smps(&r);
-    uint64_t master = 0x77;
-    assert_int_equal(cs_sm_find_master(r.pipe, &r.s, &r.log, &master, &err), 0);
-    assert_int_equal(master, 0x77);
-    struct smps p = phase_smps(&r);
-    assert_int_equal(p.sm_info_get, 3);
-    assert_int_equal(p.timeouts, 1);
-    assert_int_equal(log_count(&r.lc, "advertises IsSM but refuses SMInfo"), 1);
-    assert_int_equal(log_count(&r.lc, "advertises IsSM but does not answer SMInfo"), 1);
-    assert_int_equal(r.lc.warnings, 0);
-    rig_close(&r);
-
-    /* Nobody advertises IsSM: not a single SMP. */
-    rig_open(&r, &src, 0, 1, 0);
-    discover(&r);
-    phase_smps(&r);
-    assert_int_equal(cs_sm_find_master(r.pipe, &r.s, &r.log, &master, &err), 0);
-    assert_int_equal(phase_smps(&r).requests, 0);
-    rig_close(&r);
-    cs_fabric_free(&src);
-}
-
 /* The model's SMInfo: only where an SM was put, Get only. */
 static void test_model_sm_info(void **state)
 {
@@ -1556,8 +1485,6 @@ int main(void)
         cmocka_unit_test(test_refused_state_set),
         cmocka_unit_test(test_port_path_fat_tree),
         cmocka_unit_test(test_port_path_odd_cabling),
-        cmocka_unit_test(test_find_master),
-        cmocka_unit_test(test_find_master_none),
         cmocka_unit_test(test_model_sm_info),
         cmocka_unit_test(test_answer_sminfo),
     };

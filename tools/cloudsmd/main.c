@@ -292,8 +292,21 @@ static bool keep_last_view(struct run *r, struct cs_sm_sweep *fresh)
     return true;
 }
 
-/* One heavy sweep and everything after it: discover, (the first time) make sure no other master
- * runs, assign LIDs, route, program, activate. Returns an exit code. */
+/* How long a new master waits for an SM of higher precedence that is still discovering to
+ * decide (it finds us master and stops, or claims and we stop) before programming anyway. */
+#define CLAIM_WAIT_MS 5000
+
+/* Another SM won the election: stop, and leave the fabric to it. */
+static int stepped_down(struct run *r, bool first)
+{
+    cloudsmd_logf(&r->log, CS_SM_LOG_ERROR, "not master: %s (standby mode comes later)",
+                  first ? "exiting without programming the fabric"
+                        : "stopping; the fabric is left to the winner");
+    return EXIT_FAILED;
+}
+
+/* One heavy sweep and everything after it: discover, make sure no other SM takes precedence,
+ * assign LIDs, route, program, activate. Returns an exit code. */
 static int sweep_and_program(struct run *r, bool first)
 {
     struct cs_error err;
@@ -330,20 +343,14 @@ static int sweep_and_program(struct run *r, bool first)
                       f->num_nodes);
     cloudsmd_phase_end(&r->log, &ph);
 
-    if (first) {
-        uint64_t master = 0;
-        int other = cs_sm_find_master(r->pipe, &r->sweep, &r->sink, &master, &err);
-        if (other < 0)
-            return fail_run(r, &err);
-        if (other > 0) {
-            cloudsmd_logf(&r->log, CS_SM_LOG_ERROR,
-                          "another master SM is running (port GUID 0x%016llx): refusing to "
-                          "become a second master; stop it first (standby mode comes later)",
-                          (unsigned long long)master);
-            return EXIT_FAILED;
-        }
-        r->me.state = CS_SMP_SM_STATE_MASTER;
-    }
+    /* Before anything is programmed: claim master the first time, and on later sweeps look for
+     * an SM that came up since (src/sm/master.c; its ERROR line names the winner and the rule). */
+    int master =
+        cs_sm_elect(r->pipe, &r->sweep, &r->me, &r->sink, first ? CLAIM_WAIT_MS : 0, NULL, &err);
+    if (master < 0)
+        return fail_run(r, &err);
+    if (master == 0) /* serve() stops on the state NOT_ACTIVE */
+        return first ? stepped_down(r, true) : EXIT_FAILED;
 
     cloudsmd_phase_begin(&ph, "lids", r->pipe);
     if (first && load_guid2lid(r, &err) < 0)
@@ -648,7 +655,7 @@ static int serve(struct run *r)
                   interval ? "" : " (off: traps only)");
     double next_light = cs_clock_ms() + interval * 1000.0;
     bool retry = false; /* the last heavy sweep had failures: sweep again when due */
-    while (!stop_requested) {
+    while (!stop_requested && r->me.state == CS_SMP_SM_STATE_MASTER) {
         if (cs_smp_pipe_idle(r->pipe, 100, &err) < 0 ||
             cs_sm_control_serve(&r->control, 0, on_control, r, &err) < 0)
             return fail_run(r, &err);
@@ -660,6 +667,11 @@ static int serve(struct run *r)
             continue;
         bool trapped = r->trap_seen;
         r->trap_seen = false;
+        int master = cs_sm_elect(r->pipe, &r->sweep, &r->me, &r->sink, 0, NULL, &err);
+        if (master < 0)
+            return fail_run(r, &err);
+        if (master == 0)
+            break;
         int changed = cs_sm_light_sweep(r->pipe, &r->sweep, &r->sink, &err);
         if (changed < 0)
             return fail_run(r, &err);
@@ -677,6 +689,8 @@ static int serve(struct run *r)
         }
         next_light = cs_clock_ms() + interval * 1000.0;
     }
+    if (r->me.state != CS_SMP_SM_STATE_MASTER) /* another SM won a sweep's election */
+        return stepped_down(r, false);
     cloudsmd_logf(&r->log, CS_SM_LOG_INFO, "signal %d: stopping", (int)stop_requested);
     return EXIT_OK;
 }
