@@ -317,3 +317,23 @@ void cloudsmd_options_free(struct cloudsmd_options *o)
 {
     cs_sm_config_warnings_free(&o->warnings);
 }
+
+int cloudsmd_options_reparse(int argc, char **argv, struct cloudsmd_options *o,
+                             struct cs_error *err)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *messages = open_memstream(&text, &len);
+    if (!messages)
+        return cs_fail(err, "out of memory reading the configuration");
+    int rc = cloudsmd_options_parse(argc, argv, o, messages, messages);
+    fclose(messages);
+    if (rc != EXIT_OK) {
+        const char *msg = text && strncmp(text, "cloudsmd: ", 10) == 0 ? text + 10 : text;
+        size_t line = msg ? strcspn(msg, "\n") : 0;
+        cs_fail(err, "%.*s", (int)(line < 1000 ? line : 1000), msg ? msg : "");
+        cloudsmd_options_free(o);
+    }
+    free(text);
+    return rc == EXIT_OK ? 0 : -1;
+}
