@@ -733,6 +733,7 @@ int main(int argc, char **argv)
      * never ends the process (its default action). */
     struct sigaction hup = {0};
     hup.sa_handler = on_hangup;
+    hup.sa_flags = SA_RESTART; /* reads and writes go on; the loop's waits return early */
     sigaction(SIGHUP, &hup, NULL);
     struct run r = {.cfg = &opt.config,
                     .argc = argc,
