@@ -5,7 +5,8 @@
  * tables, route with the chosen engine, and program the fabric: PortInfo, LinearFDBTop, the LFT
  * blocks that differ, port states to ACTIVE. With -o that is all; otherwise cloudsmd stays
  * master until SIGTERM/SIGINT: it answers the SA and other SMs, sweeps on a period and on traps,
- * re-programs what changed, and takes orders on its control socket. docs/sm/cloudsmd.md.
+ * re-programs what changed, takes orders on its control socket, and on SIGHUP reads its
+ * configuration again and applies what changed. docs/sm/cloudsmd.md.
  */
 #include <errno.h>
 #include <signal.h>
@@ -624,7 +625,7 @@ static void reload(struct run *r)
     cloudsmd_log_config_warnings(&r->log, next->config_path, &next->warnings);
     struct cs_sm_config_change changes[CS_SM_CONFIG_KEYS_MAX];
     unsigned n = cs_sm_config_diff(r->cfg, &next->config, changes);
-    char changed[512] = "";
+    char changed[1024] = "";
     size_t used = 0;
     for (unsigned i = 0; i < n; i++) {
         if (changes[i].needs_restart) {
