@@ -19,8 +19,12 @@
  * bytes that have arrived, serves every connection whose line is complete and drops those past
  * their request deadline. Connections beyond the table wait in the listening socket's backlog
  * (the kernel's queue, not the SM's) until a slot frees. So idle or slow clients cost the SM a
- * few system calls per call, never a wait. The one wait left is a reply the client does not
- * read: a write that makes no progress for stall_timeout_ms ends that connection.
+ * few system calls per call, never a wait. Replies do not wait for the client either: what its
+ * socket does not take at once is queued on the connection (up to
+ * CS_SM_CONTROL_REPLY_QUEUE_MAX) and sent by later calls; a client that takes nothing for
+ * stall_timeout_ms loses its connection. The one wait left is a reply longer than the queue
+ * that the client does not keep up with: the handler's write then waits for the client, at most
+ * stall_timeout_ms without progress.
  */
 #ifndef CLOUDSM_SM_CONTROL_H
 #define CLOUDSM_SM_CONTROL_H
@@ -41,6 +45,7 @@
 #define CS_SM_REPLY_STATUS_MAX 1024  /* a status line, its newline included */
 #define CS_SM_CONTROL_MAX_CLIENTS 32 /* connections held at once; more wait in the backlog */
 #define CS_SM_CONTROL_BACKLOG 64     /* connections the kernel queues for us beyond those */
+#define CS_SM_CONTROL_REPLY_QUEUE_MAX (1024 * 1024) /* reply bytes held for a slow client */
 
 enum cs_sm_command {
     CS_SM_CMD_STATUS,    /* SM state, port, uptime, last sweep, fabric counts, engine */
@@ -122,12 +127,12 @@ struct cs_sm_control {
     /* Settings: cs_sm_control_open sets the defaults; change them after open. */
     int request_timeout_ms; /* the whole request line must arrive within this from the
                                accept (1000) */
-    int stall_timeout_ms;   /* a reply write that makes no progress this long ends the
+    int stall_timeout_ms;   /* a client that takes none of its reply this long loses the
                                connection (2000) */
     unsigned max_clients;   /* connections held at once, 1..CS_SM_CONTROL_MAX_CLIENTS (32) */
     struct cs_sm_log log;   /* refusals, bad requests, commands; silent by default */
     struct cs_sm_control_conn *conns; /* the table: CS_SM_CONTROL_MAX_CLIENTS slots */
-    unsigned open;                    /* connections held now, waiting for their line */
+    unsigned open; /* connections held now: waiting for their line or sending a reply */
     /* Counters since open. */
     uint64_t served;  /* requests given to the handler */
     uint64_t refused; /* peers that are neither root nor the SM's user */
@@ -148,11 +153,13 @@ int cs_sm_control_fd(const struct cs_sm_control *c);
 
 /* Accept waiting connections into free slots (checking the peer: others are answered and
  * closed at once), take the bytes each held connection has sent, and for every complete line
- * call handler and send the reply, then close; drop a connection past its request deadline
- * with "error: no request line within N ms". With timeout_ms 0 that is one pass that waits for
+ * call handler and send the reply (the part the client's socket does not take goes out in later
+ * calls), then close; drop a connection past its request deadline with "error: no request line
+ * within N ms", or whose client takes no reply for stall_timeout_ms. With timeout_ms 0 that is
+ * one pass that waits for
  * nothing; otherwise passes repeat, sleeping in poll() between them, until at least one
  * connection is finished or timeout_ms has passed (-1: no limit). Returns the connections
- * finished (answered, refused, dropped, or closed by the client), 0 also when a signal
+ * finished (answered in full, refused, dropped, or closed by the client), 0 also when a signal
  * interrupted the wait, or -1 if the listening socket failed. A client's mistakes are not
  * errors here: they are answered with an "error: " line, logged and counted. */
 int cs_sm_control_serve(struct cs_sm_control *c, int timeout_ms, cs_sm_control_handler handler,

@@ -300,14 +300,20 @@ static int send_all(int fd, const char *buf, size_t len, int stall_ms)
 
 /* ---- server ---- */
 
-/* One accepted connection while its request line comes in. */
+/* One accepted connection: first its request line comes in; then, if the client did not take
+ * the whole reply while the handler wrote it, the rest goes out from out. */
 struct cs_sm_control_conn {
     int fd; /* -1: a free slot */
     uint32_t uid;
     int32_t pid;
-    double deadline_ms; /* cs_clock_ms() by which the whole line must be here */
+    double deadline_ms; /* reading: the whole line must be here by then (cs_clock_ms());
+                           replying: the client must take some of the reply by then */
     size_t used;
     char line[CS_SM_REQUEST_MAX];
+    bool replying;       /* the handler is done; out[out_sent .. out_len) is still to send */
+    const char *command; /* replying: the command's name, for the log */
+    char *out;           /* the reply's bytes the client's socket did not take yet */
+    size_t out_sent, out_len, out_cap;
 };
 
 static void close_fd(int *fd)
@@ -412,8 +418,10 @@ int cs_sm_control_fd(const struct cs_sm_control *c)
 void cs_sm_control_close(struct cs_sm_control *c)
 {
     if (c->conns)
-        for (unsigned i = 0; i < CS_SM_CONTROL_MAX_CLIENTS; i++)
+        for (unsigned i = 0; i < CS_SM_CONTROL_MAX_CLIENTS; i++) {
             close_fd(&c->conns[i].fd);
+            free(c->conns[i].out);
+        }
     free(c->conns);
     c->conns = NULL;
     c->open = 0;
@@ -431,18 +439,76 @@ void cs_sm_control_close(struct cs_sm_control *c)
 struct reply_sink {
     const struct cs_sm_control *c;
     int fd;
+    struct cs_sm_control_conn *conn; /* its slot, whose out queues what the socket does not
+                                        take; NULL for a peer refused before it got one */
     bool status_sent;
     bool discard; /* the handler failed before anything was sent: drop what it wrote */
     bool failed;  /* the client left or stopped reading */
     int failed_errno;
 };
 
+/* Append to the connection's queue; false when it cannot grow (out of memory). */
+static bool queue_reply(struct cs_sm_control_conn *conn, const char *buf, size_t len)
+{
+    if (conn->out_sent > 0) { /* what was sent makes room at the front */
+        memmove(conn->out, conn->out + conn->out_sent, conn->out_len - conn->out_sent);
+        conn->out_len -= conn->out_sent;
+        conn->out_sent = 0;
+    }
+    if (conn->out_len + len > conn->out_cap) {
+        size_t cap = conn->out_cap ? conn->out_cap : 64 * 1024;
+        while (cap < conn->out_len + len)
+            cap *= 2;
+        char *grown = realloc(conn->out, cap);
+        if (!grown)
+            return false;
+        conn->out = grown;
+        conn->out_cap = cap;
+    }
+    memcpy(conn->out + conn->out_len, buf, len);
+    conn->out_len += len;
+    return true;
+}
+
+/* Send reply bytes without waiting for the client: what its socket does not take now waits in
+ * the connection's queue, which later cs_sm_control_serve calls send. Only when the queue would
+ * outgrow CS_SM_CONTROL_REPLY_QUEUE_MAX (a long reply the client does not keep up with) does
+ * this wait, at most stall_timeout_ms without progress. */
+static int sink_send(struct reply_sink *s, const char *buf, size_t len)
+{
+    struct cs_sm_control_conn *conn = s->conn;
+    int stall_ms = s->c->stall_timeout_ms;
+    if (!conn)
+        return send_all(s->fd, buf, len, stall_ms);
+    size_t queued = conn->out_len - conn->out_sent;
+    if (queued == 0) { /* nothing before it: the socket may take it now */
+        ssize_t n = send(s->fd, buf, len, MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
+            return -1;
+        if (n > 0) {
+            buf += n;
+            len -= (size_t)n;
+        }
+        if (len == 0)
+            return 0;
+    }
+    if (queued + len > CS_SM_CONTROL_REPLY_QUEUE_MAX) {
+        if (queued > 0 && send_all(s->fd, conn->out + conn->out_sent, queued, stall_ms) < 0)
+            return -1;
+        conn->out_sent = conn->out_len = 0;
+        if (len > CS_SM_CONTROL_REPLY_QUEUE_MAX)
+            return send_all(s->fd, buf, len, stall_ms);
+        return sink_send(s, buf, len); /* the queue is empty now */
+    }
+    return queue_reply(conn, buf, len) ? 0 : send_all(s->fd, buf, len, stall_ms);
+}
+
 static int send_status(struct reply_sink *s, bool ok, const char *message)
 {
     char line[CS_SM_REPLY_STATUS_MAX + 1];
     size_t len = cs_sm_reply_status_format(ok, message, line, sizeof line);
     s->status_sent = true;
-    if (send_all(s->fd, line, len, s->c->stall_timeout_ms) < 0) {
+    if (sink_send(s, line, len) < 0) {
         s->failed = true;
         s->failed_errno = errno;
         return -1;
@@ -459,7 +525,7 @@ static ssize_t reply_write(void *cookie, const char *buf, size_t size)
         return (ssize_t)size;
     if (!s->failed && !s->status_sent)
         send_status(s, true, NULL);
-    if (!s->failed && send_all(s->fd, buf, size, s->c->stall_timeout_ms) < 0) {
+    if (!s->failed && sink_send(s, buf, size) < 0) {
         s->failed = true;
         s->failed_errno = errno;
     }
@@ -509,6 +575,8 @@ static void run_handler(struct cs_sm_control *c, struct reply_sink *sink,
     }
     free(buffer);
     if (sink->failed) {
+        if (sink->conn) /* nothing more goes to this client */
+            sink->conn->out_sent = sink->conn->out_len = 0;
         c->dropped++;
         cs_sm_logf(&c->log, CS_SM_LOG_INFO, "control: reply to %s cut off: %s", shown_req,
                    why_cut(sink->failed_errno));
@@ -520,7 +588,11 @@ static void run_handler(struct cs_sm_control *c, struct reply_sink *sink,
 static void conn_close(struct cs_sm_control *c, struct cs_sm_control_conn *conn)
 {
     close_fd(&conn->fd);
+    free(conn->out);
+    conn->out = NULL;
+    conn->out_sent = conn->out_len = conn->out_cap = 0;
     conn->used = 0;
+    conn->replying = false;
     c->open--;
 }
 
@@ -531,7 +603,7 @@ static void refuse_request(struct cs_sm_control *c, struct cs_sm_control_conn *c
     c->bad++;
     cs_sm_logf(&c->log, CS_SM_LOG_INFO, "control: bad request from uid %u pid %d: %s",
                (unsigned)conn->uid, (int)conn->pid, why);
-    struct reply_sink sink = {.c = c, .fd = conn->fd};
+    struct reply_sink sink = {.c = c, .fd = conn->fd, .conn = conn};
     send_status(&sink, false, why);
 }
 
@@ -555,16 +627,51 @@ static void serve_line(struct cs_sm_control *c, struct cs_sm_control_conn *conn,
     cs_sm_logf(&c->log,
                cs_sm_commands[req.command].changes_state ? CS_SM_LOG_INFO : CS_SM_LOG_DEBUG,
                "control: '%s' from uid %u pid %d", shown_req, (unsigned)conn->uid, (int)conn->pid);
-    struct reply_sink sink = {.c = c, .fd = conn->fd};
+    struct reply_sink sink = {.c = c, .fd = conn->fd, .conn = conn};
     run_handler(c, &sink, &req, shown_req, handler, arg);
+    conn->command = cs_sm_commands[req.command].name;
 }
 
-/* Take what the connection has sent, without waiting. Returns 1 when the connection is done
- * with (served, refused, past its deadline or gone) and closed, 0 while its line is still on
- * the way. */
+/* The part of a reply the client's socket has not taken yet: send what it takes now. Returns 1
+ * when the connection is done with (all sent, or the client left or took nothing for
+ * stall_timeout_ms) and closed, 0 while some of the reply still waits. */
+static int reply_rest(struct cs_sm_control *c, struct cs_sm_control_conn *conn)
+{
+    if (!conn->replying) {
+        conn->replying = true;
+        conn->deadline_ms = cs_clock_ms() + c->stall_timeout_ms;
+    }
+    while (conn->out_sent < conn->out_len) {
+        ssize_t n = send(conn->fd, conn->out + conn->out_sent, conn->out_len - conn->out_sent,
+                         MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (n > 0) {
+            conn->out_sent += (size_t)n;
+            conn->deadline_ms = cs_clock_ms() + c->stall_timeout_ms;
+            continue;
+        }
+        if (n < 0 && errno == EINTR)
+            continue;
+        bool would_block = n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK);
+        if (would_block && cs_clock_ms() < conn->deadline_ms)
+            return 0;
+        c->dropped++;
+        cs_sm_logf(&c->log, CS_SM_LOG_INFO, "control: reply to %s cut off: %s",
+                   conn->command ? conn->command : "a request",
+                   why_cut(would_block ? ETIMEDOUT : errno));
+        break;
+    }
+    conn_close(c, conn);
+    return 1;
+}
+
+/* Take what the connection has sent, without waiting, and serve its line when it is whole.
+ * Returns 1 when the connection is done with (served, refused, past its deadline or gone) and
+ * closed, 0 while its line or the rest of its reply is still on the way. */
 static int pump(struct cs_sm_control *c, struct cs_sm_control_conn *conn,
                 cs_sm_control_handler handler, void *arg)
 {
+    if (conn->replying)
+        return reply_rest(c, conn);
     char why[CS_ERROR_MAX];
     for (;;) {
         ssize_t n =
@@ -604,14 +711,13 @@ static int pump(struct cs_sm_control *c, struct cs_sm_control_conn *conn,
         refuse_request(c, conn, why);
         break;
     }
-    conn_close(c, conn);
-    return 1;
+    return reply_rest(c, conn);
 }
 
 static int pump_all(struct cs_sm_control *c, cs_sm_control_handler handler, void *arg)
 {
     int finished = 0;
-    for (unsigned i = 0; i < c->max_clients; i++)
+    for (unsigned i = 0; i < CS_SM_CONTROL_MAX_CLIENTS; i++)
         if (c->conns[i].fd >= 0)
             finished += pump(c, &c->conns[i], handler, arg);
     return finished;
@@ -687,7 +793,7 @@ static int accept_waiting(struct cs_sm_control *c, struct cs_error *err)
 static int wait_ms(const struct cs_sm_control *c, int timeout_ms, double end_ms)
 {
     double now = cs_clock_ms(), until = timeout_ms < 0 ? -1 : end_ms;
-    for (unsigned i = 0; i < c->max_clients; i++)
+    for (unsigned i = 0; i < CS_SM_CONTROL_MAX_CLIENTS; i++)
         if (c->conns[i].fd >= 0 && (until < 0 || c->conns[i].deadline_ms < until))
             until = c->conns[i].deadline_ms;
     if (until < 0)
@@ -710,9 +816,10 @@ int cs_sm_control_serve(struct cs_sm_control *c, int timeout_ms, cs_sm_control_h
         /* A full table leaves the listening socket out: its backlog is the queue. */
         if (c->open < c->max_clients)
             fds[count++] = (struct pollfd){.fd = c->fd, .events = POLLIN};
-        for (unsigned i = 0; i < c->max_clients; i++)
+        for (unsigned i = 0; i < CS_SM_CONTROL_MAX_CLIENTS; i++)
             if (c->conns[i].fd >= 0)
-                fds[count++] = (struct pollfd){.fd = c->conns[i].fd, .events = POLLIN};
+                fds[count++] = (struct pollfd){.fd = c->conns[i].fd,
+                                               .events = c->conns[i].replying ? POLLOUT : POLLIN};
         int r = poll(fds, count, timeout_ms == 0 ? 0 : wait_ms(c, timeout_ms, end_ms));
         if (r < 0 && errno != EINTR)
             return cs_fail(err, "waiting on the control socket %s: %s", c->path, strerror(errno));

@@ -487,7 +487,9 @@ static void test_silent_client(void **state)
     cs_sm_control_close(&c);
 }
 
-/* A client that stops reading a long reply loses it after the stall deadline. */
+/* A client that stops reading a reply longer than the queue (8 MiB): the handler's write waits
+ * for it at most the stall limit, then the client loses the reply and the handler sees
+ * ferror. */
 static void test_stalled_reader(void **state)
 {
     (void)state;
@@ -508,6 +510,65 @@ static void test_stalled_reader(void **state)
     char *reply = read_all(fd, &len);
     assert_true(strncmp(reply, "ok\n0x0001 001 : ", 16) == 0);
     assert_true(len < s.big);
+    free(reply);
+    cs_sm_control_close(&c);
+}
+
+/* A reply the client does not read at once is queued and sent by later calls: the SM does not
+ * wait for the client. One that takes nothing for the stall limit is dropped by a later call,
+ * again without a wait. */
+static void test_reply_queue(void **state)
+{
+    (void)state;
+    struct cs_sm_control c;
+    struct stub s = {.big = 512 << 10}; /* past the socket's buffer, within the queue */
+    open_server(&c);
+    c.stall_timeout_ms = 200;
+    struct cs_error err;
+    int reader = connect_client(), sleeper = connect_client();
+    send_text(reader, "lfts\n", 5);
+    send_text(sleeper, "lfts\n", 5);
+    double t0 = cs_clock_ms();
+    assert_int_equal(cs_sm_control_serve(&c, 0, stub_handler, &s, &err), 0);
+    double took = cs_clock_ms() - t0;
+    if (took > 100)
+        fail_msg("two 512 KiB replies to clients that did not read held serve for %.1f ms", took);
+    assert_int_equal(s.calls, 2);
+    assert_false(s.saw_ferror);
+    assert_int_equal(c.open, 2); /* both still sending */
+
+    /* The reader takes its reply while the SM goes on with non-waiting calls. */
+    size_t want = 3 + (512 << 10) / 64 * strlen(BIG_LINE), got = 0;
+    char buf[65536];
+    int finished = 0;
+    for (int turn = 0; turn < 100000 && !finished; turn++) {
+        ssize_t n = recv(reader, buf, sizeof buf, MSG_DONTWAIT);
+        if (n > 0) {
+            if (got == 0)
+                assert_true(strncmp(buf, "ok\n0x0001 001 : ", 16) == 0);
+            got += (size_t)n;
+        } else if (n == 0) {
+            break;
+        }
+        finished = cs_sm_control_serve(&c, 0, stub_handler, &s, &err);
+    }
+    assert_int_equal(finished, 1); /* the reader's connection, all sent */
+    size_t len;
+    free(read_all(reader, &len));
+    assert_int_equal(got + len, want);
+
+    /* The sleeper took nothing: dropped after the stall limit, by a call that does not wait. */
+    assert_int_equal(c.open, 1);
+    assert_int_equal(c.dropped, 0);
+    poll(NULL, 0, 250);
+    t0 = cs_clock_ms();
+    assert_int_equal(cs_sm_control_serve(&c, 0, stub_handler, &s, &err), 1);
+    assert_true(cs_clock_ms() - t0 < 50);
+    assert_int_equal(c.open, 0);
+    assert_int_equal(c.dropped, 1);
+    char *reply = read_all(sleeper, &len);
+    assert_true(strncmp(reply, "ok\n0x0001 001 : ", 16) == 0);
+    assert_true(len < want);
     free(reply);
     cs_sm_control_close(&c);
 }
@@ -990,6 +1051,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(test_bad_requests, setup, teardown),
         cmocka_unit_test_setup_teardown(test_silent_client, setup, teardown),
         cmocka_unit_test_setup_teardown(test_stalled_reader, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_reply_queue, setup, teardown),
         cmocka_unit_test_setup_teardown(test_client_gone, setup, teardown),
         cmocka_unit_test_setup_teardown(test_idle_clients, setup, teardown),
         cmocka_unit_test_setup_teardown(test_connection_limit, setup, teardown),
