@@ -135,6 +135,13 @@ printf 'root_guid_file %s\n' "$WORK/bad-partitions.conf" >"$WORK/bad-files.conf"
 run 1 timeout -s KILL 60 "$CLOUDSMD" -o -c "$WORK/bad-files.conf" -d "$WORK/state" -f "$WORK/files.log"
 check "bad root_guid_file: file:line on stderr (the log is a file)" grep -q "^cloudsmd: $WORK/bad-partitions.conf:1: " "$WORK/err"
 check "bad root_guid_file: and in the log" grep -q "ERROR $WORK/bad-partitions.conf:1: " "$WORK/files.log"
+# The state directory too: a file in its place, or a path too long for the control socket.
+: >"$WORK/not-a-dir"
+run 1 timeout -s KILL 60 "$CLOUDSMD" -o -d "$WORK/not-a-dir"
+check "state_dir that is a file: said before any port" grep -q "ERROR state_dir: $WORK/not-a-dir is not a directory" "$WORK/err"
+long=$WORK/$(printf 'd%.0s' $(seq 1 100))
+run 1 timeout -s KILL 60 "$CLOUDSMD" -d "$long"
+check "state_dir too long for the socket: said before any port" grep -q "ERROR control socket path $long/cloudsmd.sock is too long" "$WORK/err"
 run 1 timeout -s KILL 60 "$CLOUDSMD" -o -d "$WORK/state" -f "$WORK/no-such-dir/sm.log"
 check "unopenable log file named" grep -q "no-such-dir/sm.log" "$WORK/err"
 finish

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "../cloudsm/json.h"
 #include "../cloudsm/summary_print.h"
@@ -166,6 +167,22 @@ static int load_files(struct run *r, const struct cs_sm_config *cfg, struct cs_s
         cloudsmd_logf(&r->log, CS_SM_LOG_INFO, "partitions: %u from %s", files->partitions.count,
                       path);
     return 0;
+}
+
+/* The state directory, checked with the files: it must be (or become) a directory cloudsmd can
+ * write guid2lid into, and the control socket's path in it must fit a socket address. */
+static int check_state_dir(const struct cs_sm_config *cfg, bool once, struct cs_error *err)
+{
+    const char *dir = cfg->state_dir;
+    struct stat st;
+    if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+        return cs_fail(err, "state_dir: cannot create %s: %s", dir, strerror(errno));
+    if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode))
+        return cs_fail(err, "state_dir: %s is not a directory", dir);
+    if (access(dir, W_OK | X_OK) < 0)
+        return cs_fail(err, "state_dir: cannot write in %s: %s", dir, strerror(errno));
+    char path[CS_SM_CONTROL_PATH_MAX];
+    return once ? 0 : cs_sm_control_path(dir, path, sizeof(path), err);
 }
 
 /* P_Key tables: resolve the partitions against this sweep, read what the ports hold, program
@@ -750,9 +767,10 @@ int main(int argc, char **argv)
     }
     r.sink = cloudsmd_log_sink(&r.log);
     cloudsmd_log_config_warnings(&r.log, opt.config_path, &opt.warnings);
-    /* Every file the configuration names is read before the port is opened: a bad one stops
-     * cloudsmd with its file:line and not one SMP sent. */
-    if (load_files(&r, &opt.config, &r.files, &err) < 0) {
+    /* Every file the configuration names is read, and the state directory checked, before the
+     * port is opened: a bad one stops cloudsmd with its file:line and not one SMP sent. */
+    if (load_files(&r, &opt.config, &r.files, &err) < 0 ||
+        check_state_dir(&opt.config, opt.once, &err) < 0) {
         if (r.log.owned) /* the log is a file: say it where the operator looks too */
             fprintf(stderr, "cloudsmd: %s\n", err.msg);
         rc = fail_run(&r, &err);
