@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Idle connections against cloudsmd's control socket (tests/integration/cloudsmd_control.sh; a helper).
+"""Idle connections against cloudsmd's control socket, for tests/integration/cloudsmd_control.sh.
 
 control_flood.py SOCKET COUNT SECONDS [--reopen]
 
