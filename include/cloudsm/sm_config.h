@@ -116,6 +116,31 @@ int cs_sm_config_write(FILE *out, const struct cs_sm_config *c, struct cs_error 
 
 bool cs_sm_config_equal(const struct cs_sm_config *a, const struct cs_sm_config *b);
 
+/* ---- SIGHUP: what changed between two configurations ---- */
+
+#define CS_SM_CONFIG_KEYS_MAX 32 /* at least the number of keys */
+
+struct cs_sm_config_change {
+    const char *key;    /* the opensm.conf name */
+    bool needs_restart; /* a running SM cannot take it: guid, state_dir, subnet_prefix, m_key,
+                           m_key_lease_period, max_wire_smps, transaction_timeout,
+                           transaction_retries */
+};
+
+/* The keys whose values differ between was and now, in the file's order (the order
+ * cs_sm_config_write prints them). Returns how many. */
+unsigned cs_sm_config_diff(const struct cs_sm_config *was, const struct cs_sm_config *now,
+                           struct cs_sm_config_change changes[CS_SM_CONFIG_KEYS_MAX]);
+/* Whether key is among changes. */
+bool cs_sm_config_changed(const struct cs_sm_config_change *changes, unsigned count,
+                          const char *key);
+/* Set key in to from's value (to keep a value that needs a restart); -1 for an unknown key. */
+int cs_sm_config_copy_key(struct cs_sm_config *to, const struct cs_sm_config *from,
+                          const char *key);
+/* key's value as the file writes it, for messages; snprintf's result, -1 for an unknown key. */
+int cs_sm_config_format_value(const struct cs_sm_config *c, const char *key, char *buf,
+                              size_t size);
+
 /* The pipe options the configuration asks for. */
 struct cs_smp_pipe_options cs_sm_config_pipe_options(const struct cs_sm_config *c);
 

@@ -13,10 +13,18 @@
  * (a routing engine cloudsm has, a log level), so that the daemon's handler only acts and the
  * client can refuse a bad command line before it connects. docs/sm/control.md is the manual.
  *
- * The server is meant for a single-threaded SM loop: poll cs_sm_control_fd() with the SMP
- * socket, then call cs_sm_control_serve(). Every step on a connection has a deadline, so a
- * client that sends nothing, or stops reading its reply, costs the SM a bounded time and then
- * loses its connection; it never stalls the fabric.
+ * The server is meant for a single-threaded SM loop, which calls cs_sm_control_serve(c, 0, ...)
+ * between its other work: that call never waits for a client. Accepted connections are
+ * non-blocking and held in a table of at most CS_SM_CONTROL_MAX_CLIENTS; each call takes the
+ * bytes that have arrived, serves every connection whose line is complete and drops those past
+ * their request deadline. Connections beyond the table wait in the listening socket's backlog
+ * (the kernel's queue, not the SM's) until a slot frees. So idle or slow clients cost the SM a
+ * few system calls per call, never a wait. Replies do not wait for the client either: what its
+ * socket does not take at once is queued on the connection (up to
+ * CS_SM_CONTROL_REPLY_QUEUE_MAX) and sent by later calls; a client that takes nothing for
+ * stall_timeout_ms loses its connection. The one wait left is a reply longer than the queue
+ * that the client does not keep up with: the handler's write then waits for the client, at most
+ * stall_timeout_ms without progress.
  */
 #ifndef CLOUDSM_SM_CONTROL_H
 #define CLOUDSM_SM_CONTROL_H
@@ -33,8 +41,11 @@
 #define CS_SM_CONTROL_PATH_MAX 108                /* sizeof sockaddr_un.sun_path, NUL included */
 #define CS_SM_REQUEST_MAX 4096                    /* a request line, its newline included */
 #define CS_SM_REQUEST_MAX_ARGS 4
-#define CS_SM_REQUEST_ARG_MAX 64    /* an argument, NUL included */
-#define CS_SM_REPLY_STATUS_MAX 1024 /* a status line, its newline included */
+#define CS_SM_REQUEST_ARG_MAX 64     /* an argument, NUL included */
+#define CS_SM_REPLY_STATUS_MAX 1024  /* a status line, its newline included */
+#define CS_SM_CONTROL_MAX_CLIENTS 32 /* connections held at once; more wait in the backlog */
+#define CS_SM_CONTROL_BACKLOG 64     /* connections the kernel queues for us beyond those */
+#define CS_SM_CONTROL_REPLY_QUEUE_MAX (1024 * 1024) /* reply bytes held for a slow client */
 
 enum cs_sm_command {
     CS_SM_CMD_STATUS,    /* SM state, port, uptime, last sweep, fabric counts, engine */
@@ -94,6 +105,8 @@ int cs_sm_control_path(const char *state_dir, char *buf, size_t size, struct cs_
 
 /* ---- server ---- */
 
+struct cs_sm_control_conn; /* one held connection (sm_control.c) */
+
 /* Called once per valid request from an allowed peer. Write the body to reply (text, or one
  * JSON object when req->json) and return 0; or return -1 with err set, and the client gets
  * "error: MESSAGE" instead of the body. The status line goes out with the first bytes of the
@@ -112,15 +125,18 @@ struct cs_sm_control {
     char path[CS_SM_CONTROL_PATH_MAX];
     uint64_t dev, ino; /* the socket file this server made: close removes only that one */
     /* Settings: cs_sm_control_open sets the defaults; change them after open. */
-    int request_timeout_ms; /* the whole request line must arrive within this (1000) */
-    int stall_timeout_ms;   /* a reply write that makes no progress this long ends the
+    int request_timeout_ms; /* the whole request line must arrive within this from the
+                               accept (1000) */
+    int stall_timeout_ms;   /* a client that takes none of its reply this long loses the
                                connection (2000) */
-    unsigned max_per_serve; /* connections taken per cs_sm_control_serve call (16) */
+    unsigned max_clients;   /* connections held at once, 1..CS_SM_CONTROL_MAX_CLIENTS (32) */
     struct cs_sm_log log;   /* refusals, bad requests, commands; silent by default */
+    struct cs_sm_control_conn *conns; /* the table: CS_SM_CONTROL_MAX_CLIENTS slots */
+    unsigned open; /* connections held now: waiting for their line or sending a reply */
     /* Counters since open. */
     uint64_t served;  /* requests given to the handler */
     uint64_t refused; /* peers that are neither root nor the SM's user */
-    uint64_t bad;     /* requests that did not parse, came too late or too long */
+    uint64_t bad;     /* requests that did not parse, came too late, too long or empty */
     uint64_t dropped; /* replies cut off: the client left or stopped reading */
 };
 
@@ -132,13 +148,19 @@ struct cs_sm_control {
  * files. */
 int cs_sm_control_open(struct cs_sm_control *c, const char *path, struct cs_error *err);
 
-/* The descriptor to poll for POLLIN: readable when a client is waiting. */
+/* The listening socket (readable when a client is waiting to be accepted). */
 int cs_sm_control_fd(const struct cs_sm_control *c);
 
-/* Wait up to timeout_ms (0: do not wait, -1: forever) for a client, then serve every waiting
- * connection (at most max_per_serve): check the peer, read the request line, call handler,
- * send the reply, close. Returns the number of connections taken (0 when none came or a signal
- * interrupted the wait), or -1 if the listening socket failed. A client's mistakes are not
+/* Accept waiting connections into free slots (checking the peer: others are answered and
+ * closed at once), take the bytes each held connection has sent, and for every complete line
+ * call handler and send the reply (the part the client's socket does not take goes out in later
+ * calls), then close; drop a connection past its request deadline with "error: no request line
+ * within N ms", or whose client takes no reply for stall_timeout_ms. With timeout_ms 0 that is
+ * one pass that waits for
+ * nothing; otherwise passes repeat, sleeping in poll() between them, until at least one
+ * connection is finished or timeout_ms has passed (-1: no limit). Returns the connections
+ * finished (answered in full, refused, dropped, or closed by the client), 0 also when a signal
+ * interrupted the wait, or -1 if the listening socket failed. A client's mistakes are not
  * errors here: they are answered with an "error: " line, logged and counted. */
 int cs_sm_control_serve(struct cs_sm_control *c, int timeout_ms, cs_sm_control_handler handler,
                         void *arg, struct cs_error *err);

@@ -99,9 +99,11 @@ int cs_sma_model_process(struct cs_sma_model *m, const uint8_t request[CS_SMP_SI
                          uint8_t reply[CS_SMP_SIZE], uint16_t *reply_slid);
 
 /* A transport for cs_smp_pipe_create: send answers at once into a queue inside the model, recv
- * takes the next reply from it and returns 0 at once when it is empty (nothing will come later:
- * the model has no time of its own, so a lost SMP costs the pipe one timeout). The model must
- * outlive every pipe made on it. */
+ * takes the next reply from it and returns 0 at once when it is empty (nothing will come later).
+ * The transport brings its own clock (now_us), which advances by recv's timeout only when recv
+ * finds the queue empty: a lost SMP costs the pipe one timeout of model time and no wall time,
+ * and an answered one is never judged late, however slowly the test runs. The model must outlive
+ * every pipe made on it. */
 struct cs_smp_transport cs_sma_model_transport(struct cs_sma_model *m);
 /* From now on recv hands out the queued replies in a seeded random order (seed 0: send order
  * again), to check that a caller does not depend on reply order. */

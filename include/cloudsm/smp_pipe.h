@@ -34,6 +34,11 @@ struct cs_smp_transport {
      * LID into *slid, 0 if unknown), 0 = nothing arrived in time, -1 (with err) = local failure. */
     int (*recv)(void *ctx, uint8_t mad[CS_SMP_SIZE], uint16_t *slid, int timeout_ms,
                 struct cs_error *err);
+    /* The clock deadlines are judged by, in microseconds; NULL: the monotonic clock (a real
+     * fabric). A simulated fabric gives its own, which moves only while recv waits with nothing
+     * to deliver: then a request is lost only when its fabric dropped it, never because the
+     * process was descheduled, and SMP counts do not depend on the machine's load. */
+    uint64_t (*now_us)(void *ctx);
 };
 
 /* How a request ended. */

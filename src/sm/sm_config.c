@@ -730,3 +730,114 @@ int cs_sm_config_write(FILE *out, const struct cs_sm_config *c, struct cs_error 
         return cs_fail(err, "writing the configuration failed");
     return 0;
 }
+
+/* ---- what changed between two configurations (SIGHUP) ---- */
+
+/* Keys a running SM cannot take: the port it opened, where its state and control socket live,
+ * what every port's PortInfo was given (a new M_Key would lock the SM out of ports that hold
+ * the old one), and the SMP pipe's settings, fixed when it was made. */
+static const char *const restart_keys[] = {
+    "guid",          "state_dir",           "subnet_prefix",       "m_key", "m_key_lease_period",
+    "max_wire_smps", "transaction_timeout", "transaction_retries",
+};
+
+_Static_assert(KEY_COUNT <= CS_SM_CONFIG_KEYS_MAX, "CS_SM_CONFIG_KEYS_MAX holds every key");
+
+static size_t value_size(const struct key *k)
+{
+    switch (k->kind) {
+    case VALUE_GUID:
+        return sizeof(uint64_t);
+    case VALUE_UINT:
+        return sizeof(unsigned);
+    case VALUE_BOOL:
+        return sizeof(bool);
+    case VALUE_PATH:
+        return CS_SM_CONFIG_PATH_MAX;
+    case VALUE_ENGINE:
+        return sizeof(((struct cs_sm_config *)0)->routing_engine);
+    case VALUE_LEVEL:
+        return sizeof(enum cs_sm_log_level);
+    case VALUE_ENFORCE:
+        return sizeof(uint8_t);
+    case VALUE_LMC:
+        break;
+    }
+    return 0; /* lmc: no field, never differs */
+}
+
+static bool value_equal(const struct key *k, const struct cs_sm_config *a,
+                        const struct cs_sm_config *b)
+{
+    const char *fa = (const char *)a + k->offset, *fb = (const char *)b + k->offset;
+    if (k->kind == VALUE_PATH || k->kind == VALUE_ENGINE)
+        return strncmp(fa, fb, value_size(k)) == 0; /* what follows the NUL does not count */
+    return memcmp(fa, fb, value_size(k)) == 0;
+}
+
+unsigned cs_sm_config_diff(const struct cs_sm_config *was, const struct cs_sm_config *now,
+                           struct cs_sm_config_change changes[CS_SM_CONFIG_KEYS_MAX])
+{
+    unsigned count = 0;
+    for (size_t i = 0; i < KEY_COUNT; i++) {
+        if (value_equal(&keys[i], was, now))
+            continue;
+        bool restart = false;
+        for (size_t r = 0; r < sizeof restart_keys / sizeof restart_keys[0]; r++)
+            restart |= strcmp(restart_keys[r], keys[i].name) == 0;
+        changes[count++] = (struct cs_sm_config_change){keys[i].name, restart};
+    }
+    return count;
+}
+
+bool cs_sm_config_changed(const struct cs_sm_config_change *changes, unsigned count,
+                          const char *key)
+{
+    for (unsigned i = 0; i < count; i++)
+        if (strcmp(changes[i].key, key) == 0)
+            return true;
+    return false;
+}
+
+int cs_sm_config_copy_key(struct cs_sm_config *to, const struct cs_sm_config *from, const char *key)
+{
+    const struct key *k = find_key(key, strlen(key));
+    if (!k)
+        return -1;
+    memcpy((char *)to + k->offset, (const char *)from + k->offset, value_size(k));
+    return 0;
+}
+
+int cs_sm_config_format_value(const struct cs_sm_config *c, const char *key, char *buf, size_t size)
+{
+    const struct key *k = find_key(key, strlen(key));
+    if (!k || size == 0)
+        return -1;
+    const char *field = (const char *)c + k->offset;
+    uint64_t u64;
+    unsigned u;
+    bool b;
+    enum cs_sm_log_level level;
+    switch (k->kind) {
+    case VALUE_GUID:
+        memcpy(&u64, field, sizeof u64);
+        return snprintf(buf, size, "0x%016" PRIx64, u64);
+    case VALUE_UINT:
+        memcpy(&u, field, sizeof u);
+        return snprintf(buf, size, "%u", u);
+    case VALUE_BOOL:
+        memcpy(&b, field, sizeof b);
+        return snprintf(buf, size, "%s", b ? "TRUE" : "FALSE");
+    case VALUE_PATH:
+    case VALUE_ENGINE:
+        return snprintf(buf, size, "%s", *field ? field : NULL_STRING);
+    case VALUE_LEVEL:
+        memcpy(&level, field, sizeof level);
+        return snprintf(buf, size, "%s", cs_sm_log_level_name(level));
+    case VALUE_ENFORCE:
+        return snprintf(buf, size, "%s", enforce_names[*(const uint8_t *)field % 4]);
+    case VALUE_LMC:
+        return snprintf(buf, size, "0");
+    }
+    return -1;
+}

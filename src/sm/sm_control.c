@@ -61,17 +61,25 @@ static const char *blank_end(const char *p, const char *end, bool blank)
     return p;
 }
 
+/* "status, topology, ...": for the messages that say what a request may be. */
+static const char *command_names(char names[128])
+{
+    size_t used = 0;
+    names[0] = '\0';
+    for (int c = 0; c < CS_SM_CMD_COUNT && used < 128; c++)
+        used += (size_t)snprintf(names + used, 128 - used, "%s%s", c ? ", " : "",
+                                 cs_sm_commands[c].name);
+    return names;
+}
+
 static int find_command(const char *p, size_t len, struct cs_error *err)
 {
     for (int c = 0; c < CS_SM_CMD_COUNT; c++)
         if (token_is(p, len, cs_sm_commands[c].name))
             return c;
-    char names[128] = "", buf[48];
-    size_t used = 0;
-    for (int c = 0; c < CS_SM_CMD_COUNT && used < sizeof names; c++)
-        used += (size_t)snprintf(names + used, sizeof names - used, "%s%s", c ? ", " : "",
-                                 cs_sm_commands[c].name);
-    return cs_fail(err, "unknown command '%s' (commands: %s)", shown(p, len, buf), names);
+    char names[128], buf[48];
+    return cs_fail(err, "unknown command '%s' (commands: %s)", shown(p, len, buf),
+                   command_names(names));
 }
 
 /* The arguments a command's table entry does not check by count: what they name must exist. */
@@ -110,8 +118,10 @@ int cs_sm_request_parse(struct cs_sm_request *req, const char *line, size_t len,
                            ch, i + 1);
     }
     const char *end = line + len, *p = blank_end(line, end, true);
-    if (p == end)
-        return cs_fail(err, "empty request (commands: see `cloudsm sm --help`)");
+    if (p == end) {
+        char names[128];
+        return cs_fail(err, "empty request (commands: %s)", command_names(names));
+    }
     const char *tok_end = blank_end(p, end, false);
     int command = find_command(p, (size_t)(tok_end - p), err);
     if (command < 0)
@@ -290,6 +300,22 @@ static int send_all(int fd, const char *buf, size_t len, int stall_ms)
 
 /* ---- server ---- */
 
+/* One accepted connection: first its request line comes in; then, if the client did not take
+ * the whole reply while the handler wrote it, the rest goes out from out. */
+struct cs_sm_control_conn {
+    int fd; /* -1: a free slot */
+    uint32_t uid;
+    int32_t pid;
+    double deadline_ms; /* reading: the whole line must be here by then (cs_clock_ms());
+                           replying: the client must take some of the reply by then */
+    size_t used;
+    char line[CS_SM_REQUEST_MAX];
+    bool replying;       /* the handler is done; out[out_sent .. out_len) is still to send */
+    const char *command; /* replying: the command's name, for the log */
+    char *out;           /* the reply's bytes the client's socket did not take yet */
+    size_t out_sent, out_len, out_cap;
+};
+
 static void close_fd(int *fd)
 {
     if (*fd >= 0)
@@ -345,7 +371,7 @@ int cs_sm_control_open(struct cs_sm_control *c, const char *path, struct cs_erro
     c->fd = -1;
     c->request_timeout_ms = 1000;
     c->stall_timeout_ms = 2000;
-    c->max_per_serve = 16;
+    c->max_clients = CS_SM_CONTROL_MAX_CLIENTS;
     struct sockaddr_un addr;
     if (fill_address(&addr, path, err) < 0 || clear_path(&addr, err) < 0)
         return -1;
@@ -363,12 +389,20 @@ int cs_sm_control_open(struct cs_sm_control *c, const char *path, struct cs_erro
         return cs_fail(err, "cannot create the control socket %s: %s", path, strerror(saved));
     }
     struct stat st;
-    if (chmod(path, 0600) < 0 || lstat(path, &st) < 0 || listen(fd, 16) < 0) {
+    if (chmod(path, 0600) < 0 || lstat(path, &st) < 0 || listen(fd, CS_SM_CONTROL_BACKLOG) < 0) {
         saved = errno;
         unlink(path);
         close(fd);
         return cs_fail(err, "cannot set up the control socket %s: %s", path, strerror(saved));
     }
+    c->conns = calloc(CS_SM_CONTROL_MAX_CLIENTS, sizeof *c->conns);
+    if (!c->conns) {
+        unlink(path);
+        close(fd);
+        return cs_fail(err, "out of memory for the control socket's connections");
+    }
+    for (unsigned i = 0; i < CS_SM_CONTROL_MAX_CLIENTS; i++)
+        c->conns[i].fd = -1;
     c->fd = fd;
     memcpy(c->path, addr.sun_path, sizeof c->path);
     c->dev = (uint64_t)st.st_dev;
@@ -383,6 +417,14 @@ int cs_sm_control_fd(const struct cs_sm_control *c)
 
 void cs_sm_control_close(struct cs_sm_control *c)
 {
+    if (c->conns)
+        for (unsigned i = 0; i < CS_SM_CONTROL_MAX_CLIENTS; i++) {
+            close_fd(&c->conns[i].fd);
+            free(c->conns[i].out);
+        }
+    free(c->conns);
+    c->conns = NULL;
+    c->open = 0;
     if (c->fd < 0)
         return;
     close_fd(&c->fd);
@@ -397,18 +439,76 @@ void cs_sm_control_close(struct cs_sm_control *c)
 struct reply_sink {
     const struct cs_sm_control *c;
     int fd;
+    struct cs_sm_control_conn *conn; /* its slot, whose out queues what the socket does not
+                                        take; NULL for a peer refused before it got one */
     bool status_sent;
     bool discard; /* the handler failed before anything was sent: drop what it wrote */
     bool failed;  /* the client left or stopped reading */
     int failed_errno;
 };
 
+/* Append to the connection's queue; false when it cannot grow (out of memory). */
+static bool queue_reply(struct cs_sm_control_conn *conn, const char *buf, size_t len)
+{
+    if (conn->out_sent > 0) { /* what was sent makes room at the front */
+        memmove(conn->out, conn->out + conn->out_sent, conn->out_len - conn->out_sent);
+        conn->out_len -= conn->out_sent;
+        conn->out_sent = 0;
+    }
+    if (conn->out_len + len > conn->out_cap) {
+        size_t cap = conn->out_cap ? conn->out_cap : 64 * 1024;
+        while (cap < conn->out_len + len)
+            cap *= 2;
+        char *grown = realloc(conn->out, cap);
+        if (!grown)
+            return false;
+        conn->out = grown;
+        conn->out_cap = cap;
+    }
+    memcpy(conn->out + conn->out_len, buf, len);
+    conn->out_len += len;
+    return true;
+}
+
+/* Send reply bytes without waiting for the client: what its socket does not take now waits in
+ * the connection's queue, which later cs_sm_control_serve calls send. Only when the queue would
+ * outgrow CS_SM_CONTROL_REPLY_QUEUE_MAX (a long reply the client does not keep up with) does
+ * this wait, at most stall_timeout_ms without progress. */
+static int sink_send(struct reply_sink *s, const char *buf, size_t len)
+{
+    struct cs_sm_control_conn *conn = s->conn;
+    int stall_ms = s->c->stall_timeout_ms;
+    if (!conn)
+        return send_all(s->fd, buf, len, stall_ms);
+    size_t queued = conn->out_len - conn->out_sent;
+    if (queued == 0) { /* nothing before it: the socket may take it now */
+        ssize_t n = send(s->fd, buf, len, MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
+            return -1;
+        if (n > 0) {
+            buf += n;
+            len -= (size_t)n;
+        }
+        if (len == 0)
+            return 0;
+    }
+    if (queued + len > CS_SM_CONTROL_REPLY_QUEUE_MAX) {
+        if (queued > 0 && send_all(s->fd, conn->out + conn->out_sent, queued, stall_ms) < 0)
+            return -1;
+        conn->out_sent = conn->out_len = 0;
+        if (len > CS_SM_CONTROL_REPLY_QUEUE_MAX)
+            return send_all(s->fd, buf, len, stall_ms);
+        return sink_send(s, buf, len); /* the queue is empty now */
+    }
+    return queue_reply(conn, buf, len) ? 0 : send_all(s->fd, buf, len, stall_ms);
+}
+
 static int send_status(struct reply_sink *s, bool ok, const char *message)
 {
     char line[CS_SM_REPLY_STATUS_MAX + 1];
     size_t len = cs_sm_reply_status_format(ok, message, line, sizeof line);
     s->status_sent = true;
-    if (send_all(s->fd, line, len, s->c->stall_timeout_ms) < 0) {
+    if (sink_send(s, line, len) < 0) {
         s->failed = true;
         s->failed_errno = errno;
         return -1;
@@ -425,7 +525,7 @@ static ssize_t reply_write(void *cookie, const char *buf, size_t size)
         return (ssize_t)size;
     if (!s->failed && !s->status_sent)
         send_status(s, true, NULL);
-    if (!s->failed && send_all(s->fd, buf, size, s->c->stall_timeout_ms) < 0) {
+    if (!s->failed && sink_send(s, buf, size) < 0) {
         s->failed = true;
         s->failed_errno = errno;
     }
@@ -439,40 +539,6 @@ static ssize_t reply_write(void *cookie, const char *buf, size_t size)
 static const char *why_cut(int error)
 {
     return error == ETIMEDOUT ? "the client stopped reading" : strerror(error);
-}
-
-/* Read one request line within the deadline. 1 a line (without the bytes after its newline),
- * 0 the client closed without sending anything, -1 with err for the client. */
-static int read_request(const struct cs_sm_control *c, int fd, char *buf, size_t *len,
-                        struct cs_error *err)
-{
-    size_t used = 0;
-    double deadline = cs_clock_ms() + c->request_timeout_ms;
-    for (;;) {
-        ssize_t n = recv(fd, buf + used, CS_SM_REQUEST_MAX - used, MSG_DONTWAIT);
-        if (n > 0) {
-            const char *nl = memchr(buf + used, '\n', (size_t)n);
-            used += (size_t)n;
-            if (nl) {
-                *len = (size_t)(nl - buf) + 1;
-                return 1;
-            }
-            if (used == CS_SM_REQUEST_MAX)
-                return cs_fail(err, "request longer than %d bytes", CS_SM_REQUEST_MAX - 1);
-            continue;
-        }
-        if (n == 0) { /* end of input ends the line too (printf status | socat ...) */
-            *len = used;
-            return used > 0;
-        }
-        if (errno == EINTR)
-            continue;
-        if (errno != EAGAIN && errno != EWOULDBLOCK)
-            return cs_fail(err, "reading the request: %s", strerror(errno));
-        double left = deadline - cs_clock_ms();
-        if (left <= 0 || wait_for(fd, POLLIN, (int)left + 1) == 0)
-            return cs_fail(err, "no request line within %d ms", c->request_timeout_ms);
-    }
 }
 
 static void run_handler(struct cs_sm_control *c, struct reply_sink *sink,
@@ -509,13 +575,157 @@ static void run_handler(struct cs_sm_control *c, struct reply_sink *sink,
     }
     free(buffer);
     if (sink->failed) {
+        if (sink->conn) /* nothing more goes to this client */
+            sink->conn->out_sent = sink->conn->out_len = 0;
         c->dropped++;
         cs_sm_logf(&c->log, CS_SM_LOG_INFO, "control: reply to %s cut off: %s", shown_req,
                    why_cut(sink->failed_errno));
     }
 }
 
-static void serve_one(struct cs_sm_control *c, int fd, cs_sm_control_handler handler, void *arg)
+/* ---- the connection table ---- */
+
+static void conn_close(struct cs_sm_control *c, struct cs_sm_control_conn *conn)
+{
+    close_fd(&conn->fd);
+    free(conn->out);
+    conn->out = NULL;
+    conn->out_sent = conn->out_len = conn->out_cap = 0;
+    conn->used = 0;
+    conn->replying = false;
+    c->open--;
+}
+
+/* A request that cannot be served: counted, logged, answered with its error line. */
+static void refuse_request(struct cs_sm_control *c, struct cs_sm_control_conn *conn,
+                           const char *why)
+{
+    c->bad++;
+    cs_sm_logf(&c->log, CS_SM_LOG_INFO, "control: bad request from uid %u pid %d: %s",
+               (unsigned)conn->uid, (int)conn->pid, why);
+    struct reply_sink sink = {.c = c, .fd = conn->fd, .conn = conn};
+    send_status(&sink, false, why);
+}
+
+/* The whole line is here (len bytes, its newline included if it had one): parse and serve. */
+static void serve_line(struct cs_sm_control *c, struct cs_sm_control_conn *conn, size_t len,
+                       cs_sm_control_handler handler, void *arg)
+{
+    struct cs_sm_request req;
+    struct cs_error why;
+    if (cs_sm_request_parse(&req, conn->line, len, &why) < 0) {
+        refuse_request(c, conn, why.msg);
+        return;
+    }
+    req.peer_uid = conn->uid;
+    req.peer_pid = conn->pid;
+    char shown_req[CS_SM_REQUEST_MAX];
+    int n = cs_sm_request_format(&req, shown_req, sizeof shown_req);
+    if (n > 0)
+        shown_req[n - 1] = '\0'; /* no newline in the log */
+    c->served++;
+    cs_sm_logf(&c->log,
+               cs_sm_commands[req.command].changes_state ? CS_SM_LOG_INFO : CS_SM_LOG_DEBUG,
+               "control: '%s' from uid %u pid %d", shown_req, (unsigned)conn->uid, (int)conn->pid);
+    struct reply_sink sink = {.c = c, .fd = conn->fd, .conn = conn};
+    run_handler(c, &sink, &req, shown_req, handler, arg);
+    conn->command = cs_sm_commands[req.command].name;
+}
+
+/* The part of a reply the client's socket has not taken yet: send what it takes now. Returns 1
+ * when the connection is done with (all sent, or the client left or took nothing for
+ * stall_timeout_ms) and closed, 0 while some of the reply still waits. */
+static int reply_rest(struct cs_sm_control *c, struct cs_sm_control_conn *conn)
+{
+    if (!conn->replying) {
+        conn->replying = true;
+        conn->deadline_ms = cs_clock_ms() + c->stall_timeout_ms;
+    }
+    while (conn->out_sent < conn->out_len) {
+        ssize_t n = send(conn->fd, conn->out + conn->out_sent, conn->out_len - conn->out_sent,
+                         MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (n > 0) {
+            conn->out_sent += (size_t)n;
+            conn->deadline_ms = cs_clock_ms() + c->stall_timeout_ms;
+            continue;
+        }
+        if (n < 0 && errno == EINTR)
+            continue;
+        bool would_block = n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK);
+        if (would_block && cs_clock_ms() < conn->deadline_ms)
+            return 0;
+        c->dropped++;
+        cs_sm_logf(&c->log, CS_SM_LOG_INFO, "control: reply to %s cut off: %s",
+                   conn->command ? conn->command : "a request",
+                   why_cut(would_block ? ETIMEDOUT : errno));
+        break;
+    }
+    conn_close(c, conn);
+    return 1;
+}
+
+/* Take what the connection has sent, without waiting, and serve its line when it is whole.
+ * Returns 1 when the connection is done with (served, refused, past its deadline or gone) and
+ * closed, 0 while its line or the rest of its reply is still on the way. */
+static int pump(struct cs_sm_control *c, struct cs_sm_control_conn *conn,
+                cs_sm_control_handler handler, void *arg)
+{
+    if (conn->replying)
+        return reply_rest(c, conn);
+    char why[CS_ERROR_MAX];
+    for (;;) {
+        ssize_t n =
+            recv(conn->fd, conn->line + conn->used, CS_SM_REQUEST_MAX - conn->used, MSG_DONTWAIT);
+        if (n > 0) {
+            const char *nl = memchr(conn->line + conn->used, '\n', (size_t)n);
+            conn->used += (size_t)n;
+            if (nl) {
+                serve_line(c, conn, (size_t)(nl - conn->line) + 1, handler, arg);
+                break;
+            }
+            if (conn->used == CS_SM_REQUEST_MAX) {
+                snprintf(why, sizeof why, "request longer than %d bytes", CS_SM_REQUEST_MAX - 1);
+                refuse_request(c, conn, why);
+                break;
+            }
+            continue;
+        }
+        if (n == 0) { /* end of input ends the line too (printf status | socat ...) */
+            if (conn->used > 0)
+                serve_line(c, conn, conn->used, handler, arg);
+            else
+                cs_sm_logf(&c->log, CS_SM_LOG_DEBUG,
+                           "control: uid %u pid %d closed without a request", (unsigned)conn->uid,
+                           (int)conn->pid);
+            break;
+        }
+        if (errno == EINTR)
+            continue;
+        if (errno == EAGAIN || errno == EWOULDBLOCK) {
+            if (cs_clock_ms() < conn->deadline_ms)
+                return 0;
+            snprintf(why, sizeof why, "no request line within %d ms", c->request_timeout_ms);
+        } else {
+            snprintf(why, sizeof why, "reading the request: %s", strerror(errno));
+        }
+        refuse_request(c, conn, why);
+        break;
+    }
+    return reply_rest(c, conn);
+}
+
+static int pump_all(struct cs_sm_control *c, cs_sm_control_handler handler, void *arg)
+{
+    int finished = 0;
+    for (unsigned i = 0; i < CS_SM_CONTROL_MAX_CLIENTS; i++)
+        if (c->conns[i].fd >= 0)
+            finished += pump(c, &c->conns[i], handler, arg);
+    return finished;
+}
+
+/* Who connected: root and the SM's own user get a slot; anyone else is answered and closed.
+ * Returns 1 when the connection was refused (and closed), 0 when it holds a slot now. */
+static int admit(struct cs_sm_control *c, int fd)
 {
     struct reply_sink sink = {.c = c, .fd = fd};
     struct ucred cred;
@@ -525,7 +735,8 @@ static void serve_one(struct cs_sm_control *c, int fd, cs_sm_control_handler han
         cs_sm_logf(&c->log, CS_SM_LOG_WARN, "control: cannot tell who connected: %s",
                    strerror(errno));
         send_status(&sink, false, "cloudsmd cannot tell who you are");
-        return;
+        close(fd);
+        return 1;
     }
     /* The socket's 0600 already keeps others out; this holds even if someone loosens it. */
     uid_t me = geteuid();
@@ -538,53 +749,27 @@ static void serve_one(struct cs_sm_control *c, int fd, cs_sm_control_handler han
                  "permission denied: only root and uid %u may use the control socket",
                  (unsigned)me);
         send_status(&sink, false, msg);
-        return;
+        close(fd);
+        return 1;
     }
-    char line[CS_SM_REQUEST_MAX];
-    size_t len = 0;
-    struct cs_error why;
-    int got = read_request(c, fd, line, &len, &why);
-    if (got == 0) {
-        cs_sm_logf(&c->log, CS_SM_LOG_DEBUG, "control: uid %u pid %d closed without a request",
-                   (unsigned)cred.uid, (int)cred.pid);
-        return;
-    }
-    struct cs_sm_request req;
-    if (got < 0 || cs_sm_request_parse(&req, line, len, &why) < 0) {
-        c->bad++;
-        cs_sm_logf(&c->log, CS_SM_LOG_INFO, "control: bad request from uid %u pid %d: %s",
-                   (unsigned)cred.uid, (int)cred.pid, why.msg);
-        send_status(&sink, false, why.msg);
-        return;
-    }
-    req.peer_uid = (uint32_t)cred.uid;
-    req.peer_pid = (int32_t)cred.pid;
-    char shown_req[CS_SM_REQUEST_MAX];
-    int n = cs_sm_request_format(&req, shown_req, sizeof shown_req);
-    if (n > 0)
-        shown_req[n - 1] = '\0'; /* no newline in the log */
-    c->served++;
-    cs_sm_logf(&c->log,
-               cs_sm_commands[req.command].changes_state ? CS_SM_LOG_INFO : CS_SM_LOG_DEBUG,
-               "control: '%s' from uid %u pid %d", shown_req, (unsigned)cred.uid, (int)cred.pid);
-    run_handler(c, &sink, &req, shown_req, handler, arg);
+    struct cs_sm_control_conn *conn = c->conns;
+    while (conn->fd >= 0)
+        conn++; /* there is a free slot: the caller accepts only then */
+    conn->fd = fd;
+    conn->uid = (uint32_t)cred.uid;
+    conn->pid = (int32_t)cred.pid;
+    conn->used = 0;
+    conn->deadline_ms = cs_clock_ms() + c->request_timeout_ms;
+    c->open++;
+    return 0;
 }
 
-int cs_sm_control_serve(struct cs_sm_control *c, int timeout_ms, cs_sm_control_handler handler,
-                        void *arg, struct cs_error *err)
+/* Accept waiting connections while there are free slots; the rest wait in the backlog. Returns
+ * the connections refused at once (closed), or -1 if the listening socket failed. */
+static int accept_waiting(struct cs_sm_control *c, struct cs_error *err)
 {
-    if (c->fd < 0)
-        return cs_fail(err, "the control socket is not open");
-    if (timeout_ms != 0) {
-        struct pollfd p = {.fd = c->fd, .events = POLLIN};
-        int r = poll(&p, 1, timeout_ms);
-        if (r < 0 && errno != EINTR)
-            return cs_fail(err, "waiting on the control socket %s: %s", c->path, strerror(errno));
-        if (r <= 0)
-            return 0; /* nobody came, or a signal: let the caller look at it */
-    }
-    int taken = 0;
-    while ((unsigned)taken < c->max_per_serve) {
+    int refused = 0;
+    while (c->open < c->max_clients) {
         int fd = accept4(c->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
         if (fd < 0) {
             if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
@@ -599,11 +784,60 @@ int cs_sm_control_serve(struct cs_sm_control *c, int timeout_ms, cs_sm_control_h
             }
             return cs_fail(err, "accepting on the control socket %s: %s", c->path, strerror(errno));
         }
-        taken++;
-        serve_one(c, fd, handler, arg);
-        close(fd);
+        refused += admit(c, fd);
     }
-    return taken;
+    return refused;
+}
+
+/* How long poll may sleep: until the caller's end, or the first connection's deadline. */
+static int wait_ms(const struct cs_sm_control *c, int timeout_ms, double end_ms)
+{
+    double now = cs_clock_ms(), until = timeout_ms < 0 ? -1 : end_ms;
+    for (unsigned i = 0; i < CS_SM_CONTROL_MAX_CLIENTS; i++)
+        if (c->conns[i].fd >= 0 && (until < 0 || c->conns[i].deadline_ms < until))
+            until = c->conns[i].deadline_ms;
+    if (until < 0)
+        return -1;
+    return until <= now ? 0 : (int)(until - now) + 1;
+}
+
+int cs_sm_control_serve(struct cs_sm_control *c, int timeout_ms, cs_sm_control_handler handler,
+                        void *arg, struct cs_error *err)
+{
+    if (c->fd < 0 || !c->conns)
+        return cs_fail(err, "the control socket is not open");
+    if (c->max_clients == 0 || c->max_clients > CS_SM_CONTROL_MAX_CLIENTS)
+        c->max_clients = CS_SM_CONTROL_MAX_CLIENTS;
+    double end_ms = cs_clock_ms() + (timeout_ms > 0 ? timeout_ms : 0);
+    int finished = 0;
+    for (;;) {
+        struct pollfd fds[CS_SM_CONTROL_MAX_CLIENTS + 1];
+        nfds_t count = 0;
+        /* A full table leaves the listening socket out: its backlog is the queue. */
+        if (c->open < c->max_clients)
+            fds[count++] = (struct pollfd){.fd = c->fd, .events = POLLIN};
+        for (unsigned i = 0; i < CS_SM_CONTROL_MAX_CLIENTS; i++)
+            if (c->conns[i].fd >= 0)
+                fds[count++] = (struct pollfd){.fd = c->conns[i].fd,
+                                               .events = c->conns[i].replying ? POLLOUT : POLLIN};
+        int r = poll(fds, count, timeout_ms == 0 ? 0 : wait_ms(c, timeout_ms, end_ms));
+        if (r < 0 && errno != EINTR)
+            return cs_fail(err, "waiting on the control socket %s: %s", c->path, strerror(errno));
+        if (r < 0)
+            return finished; /* a signal: let the caller look at it */
+        /* The held connections first, so that a slot one of them frees takes a waiting
+         * connection now; then the new ones, whose lines may be there already. */
+        finished += pump_all(c, handler, arg);
+        unsigned held = c->open;
+        int refused = accept_waiting(c, err);
+        if (refused < 0)
+            return -1;
+        finished += refused;
+        if (c->open > held)
+            finished += pump_all(c, handler, arg);
+        if (finished > 0 || timeout_ms == 0 || (timeout_ms > 0 && cs_clock_ms() >= end_ms))
+            return finished;
+    }
 }
 
 /* ---- client ---- */

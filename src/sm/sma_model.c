@@ -69,6 +69,7 @@ struct cs_sma_model {
     bool shuffle;
     struct cs_rng shuffle_rng;
 
+    uint64_t clock_us;          /* the transport's clock: moves only while recv waits for nothing */
     struct queued_reply *queue; /* [queue_head, queue_count) are waiting for recv */
     uint32_t queue_head, queue_count, queue_capacity;
 
@@ -936,11 +937,13 @@ static int model_send(void *ctx, const uint8_t mad[CS_SMP_SIZE], uint16_t dlid,
 static int model_recv(void *ctx, uint8_t mad[CS_SMP_SIZE], uint16_t *slid, int timeout_ms,
                       struct cs_error *err)
 {
-    (void)timeout_ms;
     (void)err;
     struct cs_sma_model *m = ctx;
-    if (m->queue_head == m->queue_count)
+    if (m->queue_head == m->queue_count) {
+        /* Every answer is delivered: waiting now means waiting out the whole timeout. */
+        m->clock_us += (uint64_t)(timeout_ms > 0 ? timeout_ms : 0) * 1000u;
         return 0;
+    }
     if (m->shuffle) {
         uint32_t pick =
             m->queue_head + cs_rng_below(&m->shuffle_rng, m->queue_count - m->queue_head);
@@ -954,7 +957,14 @@ static int model_recv(void *ctx, uint8_t mad[CS_SMP_SIZE], uint16_t *slid, int t
     return 1;
 }
 
+static uint64_t model_now_us(void *ctx)
+{
+    const struct cs_sma_model *m = ctx;
+    return m->clock_us;
+}
+
 struct cs_smp_transport cs_sma_model_transport(struct cs_sma_model *m)
 {
-    return (struct cs_smp_transport){.ctx = m, .send = model_send, .recv = model_recv};
+    return (struct cs_smp_transport){
+        .ctx = m, .send = model_send, .recv = model_recv, .now_us = model_now_us};
 }

@@ -50,8 +50,10 @@ struct cs_smp_pipe {
     struct cs_smp_pipe_stats stats;
 };
 
-static uint64_t now_us(void)
+static uint64_t now_us(const struct cs_smp_pipe *pipe)
 {
+    if (pipe->transport.now_us != NULL)
+        return pipe->transport.now_us(pipe->transport.ctx);
     return (uint64_t)(cs_clock_ms() * 1000.0);
 }
 
@@ -177,7 +179,7 @@ static int send_attempt(struct cs_smp_pipe *pipe, uint32_t i, struct cs_error *e
     s->tid = (pipe->seq << SLOT_BITS) | i;
     s->req.smp.transaction_id = s->tid;
     s->attempts++;
-    s->deadline_us = now_us() + (uint64_t)pipe->opt.timeout_ms * 1000u;
+    s->deadline_us = now_us(pipe) + (uint64_t)pipe->opt.timeout_ms * 1000u;
     list_append(pipe, i);
     uint8_t wire[CS_SMP_SIZE];
     cs_smp_encode(&s->req.smp, wire);
@@ -220,7 +222,7 @@ static int finish(struct cs_smp_pipe *pipe, uint32_t i, enum cs_smp_result resul
 
 static int expire(struct cs_smp_pipe *pipe, struct cs_error *err)
 {
-    uint64_t now = now_us();
+    uint64_t now = now_us(pipe);
     while (pipe->oldest != NO_SLOT && pipe->slots[pipe->oldest].deadline_us <= now) {
         uint32_t i = pipe->oldest;
         if (pipe->slots[i].attempts <= pipe->opt.retries) {
@@ -275,9 +277,9 @@ static int handle(struct cs_smp_pipe *pipe, const uint8_t wire[CS_SMP_SIZE], uin
     return finish(pipe, i, status == 0 ? CS_SMP_OK : CS_SMP_STATUS, &mad, err);
 }
 
-static int wait_ms_until(uint64_t deadline_us)
+static int wait_ms_until(const struct cs_smp_pipe *pipe, uint64_t deadline_us)
 {
-    uint64_t now = now_us();
+    uint64_t now = now_us(pipe);
     if (deadline_us <= now)
         return 0;
     return (int)((deadline_us - now + 999) / 1000);
@@ -300,8 +302,9 @@ int cs_smp_pipe_run(struct cs_smp_pipe *pipe, struct cs_error *err)
             break; /* nothing in flight and nothing queued */
         uint8_t wire[CS_SMP_SIZE];
         uint16_t slid = 0;
-        int got = pipe->transport.recv(pipe->transport.ctx, wire, &slid,
-                                       wait_ms_until(pipe->slots[pipe->oldest].deadline_us), err);
+        int got =
+            pipe->transport.recv(pipe->transport.ctx, wire, &slid,
+                                 wait_ms_until(pipe, pipe->slots[pipe->oldest].deadline_us), err);
         if (got < 0 || (got == 1 && handle(pipe, wire, slid, err) < 0)) {
             rc = -1;
             break;
@@ -329,17 +332,17 @@ int cs_smp_pipe_run(struct cs_smp_pipe *pipe, struct cs_error *err)
 
 int cs_smp_pipe_idle(struct cs_smp_pipe *pipe, int timeout_ms, struct cs_error *err)
 {
-    uint64_t deadline = now_us() + (uint64_t)(timeout_ms > 0 ? timeout_ms : 0) * 1000u;
+    uint64_t deadline = now_us(pipe) + (uint64_t)(timeout_ms > 0 ? timeout_ms : 0) * 1000u;
     for (;;) {
         uint8_t wire[CS_SMP_SIZE];
         uint16_t slid = 0;
-        int got =
-            pipe->transport.recv(pipe->transport.ctx, wire, &slid, wait_ms_until(deadline), err);
+        int got = pipe->transport.recv(pipe->transport.ctx, wire, &slid,
+                                       wait_ms_until(pipe, deadline), err);
         if (got < 0)
             return -1;
         if (got == 1 && handle(pipe, wire, slid, err) < 0)
             return -1;
-        if (now_us() >= deadline)
+        if (now_us(pipe) >= deadline)
             return 0;
     }
 }

@@ -42,6 +42,7 @@ check "--help has the example" grep -q "cloudsmd -o -R ftree --state-dir /var/li
 check "--help explains ibsim" grep -q "libumad2sim.so" "$WORK/out"
 check "--help gives the exit codes" grep -q "0 ok, 1 failed.*2 bad usage" "$WORK/out"
 check "--help mentions opensm.conf" grep -q "opensm.conf" "$WORK/out"
+check "--help explains SIGHUP" grep -q "^Signals: SIGTERM or SIGINT stop cloudsmd. SIGHUP reopens the log file" "$WORK/out"
 run 0 "$CLOUDSMD" -h
 run 0 "$CLOUDSMD" --priority 99 --help   # help wins over mistakes
 run 0 "$CLOUDSMD" --version
@@ -123,6 +124,24 @@ lines_before=$(wc -l <"$WORK/sm.log")
 run 1 timeout -s KILL 60 "$CLOUDSMD" -o -c "$WORK/warn.conf" -d "$WORK/state" -f "$WORK/sm.log" --log-level warn
 check "log file appended to" test "$(wc -l <"$WORK/sm.log")" -gt "$lines_before"
 check "level filter drops debug" test "$(grep -c ' DEBUG ' "$WORK/sm.log")" -eq "$(head -n "$lines_before" "$WORK/sm.log" | grep -c ' DEBUG ')"
+# Files the configuration names are checked before cloudsmd looks for a port: with no port at
+# all (no ibsim), a bad one is still what it reports, with file:line.
+printf 'Default=0x7fff : ALL ;\nBlue=0x0001 : 0xzz ;\n' >"$WORK/bad-partitions.conf"
+printf 'partition_config_file %s\n' "$WORK/bad-partitions.conf" >"$WORK/bad-files.conf"
+run 1 timeout -s KILL 60 "$CLOUDSMD" -o -c "$WORK/bad-files.conf" -d "$WORK/state"
+check "bad partitions.conf: file:line before any port" grep -q "ERROR $WORK/bad-partitions.conf:2: bad port GUID '0xzz'" "$WORK/err"
+check "bad partitions.conf: no port looked for" test -z "$(grep -i "port" "$WORK/err" | grep -v "bad port GUID")"
+printf 'root_guid_file %s\n' "$WORK/bad-partitions.conf" >"$WORK/bad-files.conf"
+run 1 timeout -s KILL 60 "$CLOUDSMD" -o -c "$WORK/bad-files.conf" -d "$WORK/state" -f "$WORK/files.log"
+check "bad root_guid_file: file:line on stderr (the log is a file)" grep -q "^cloudsmd: $WORK/bad-partitions.conf:1: " "$WORK/err"
+check "bad root_guid_file: and in the log" grep -q "ERROR $WORK/bad-partitions.conf:1: " "$WORK/files.log"
+# The state directory too: a file in its place, or a path too long for the control socket.
+: >"$WORK/not-a-dir"
+run 1 timeout -s KILL 60 "$CLOUDSMD" -o -d "$WORK/not-a-dir"
+check "state_dir that is a file: said before any port" grep -q "ERROR state_dir: $WORK/not-a-dir is not a directory" "$WORK/err"
+long=$WORK/$(printf 'd%.0s' $(seq 1 100))
+run 1 timeout -s KILL 60 "$CLOUDSMD" -d "$long"
+check "state_dir too long for the socket: said before any port" grep -q "ERROR control socket path $long/cloudsmd.sock is too long" "$WORK/err"
 run 1 timeout -s KILL 60 "$CLOUDSMD" -o -d "$WORK/state" -f "$WORK/no-such-dir/sm.log"
 check "unopenable log file named" grep -q "no-such-dir/sm.log" "$WORK/err"
 finish

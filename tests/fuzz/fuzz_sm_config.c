@@ -1,5 +1,7 @@
 /* cloudsmd's configuration parser: never crashes; what it accepts survives write -> parse
- * unchanged, and the written file is all keys cloudsm knows (no warnings on the way back). */
+ * unchanged, and the written file is all keys cloudsm knows (no warnings on the way back).
+ * SIGHUP's diff agrees: nothing differs after the round trip, and copying every key that
+ * differs from the defaults onto the defaults gives the parsed configuration back. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +32,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fclose(out);
     if (cs_sm_config_parse(&b, text, len, "again", &again, &err) < 0 ||
         !cs_sm_config_equal(&a, &b) || again.count != 0)
+        abort();
+    struct cs_sm_config_change changes[CS_SM_CONFIG_KEYS_MAX];
+    if (cs_sm_config_diff(&a, &b, changes) != 0)
+        abort();
+    cs_sm_config_defaults(&b);
+    unsigned n = cs_sm_config_diff(&b, &a, changes);
+    for (unsigned i = 0; i < n; i++) {
+        char value[CS_SM_CONFIG_PATH_MAX + 16];
+        if (cs_sm_config_copy_key(&b, &a, changes[i].key) < 0 ||
+            cs_sm_config_format_value(&a, changes[i].key, value, sizeof value) < 0)
+            abort();
+    }
+    if (!cs_sm_config_equal(&a, &b) || cs_sm_config_diff(&a, &b, changes) != 0)
         abort();
     free(text);
     cs_sm_config_warnings_free(&again);

@@ -56,8 +56,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
         struct cs_smp_sm_info info;
         cs_smp_sm_info_decode(answer.data, &info);
-        if (answer.method != CS_SMP_METHOD_GET_RESP || answer.transaction_id != mad.transaction_id ||
-            info.guid != me.guid || info.priority != me.priority || info.sm_state != me.state)
+        if (answer.method != CS_SMP_METHOD_GET_RESP ||
+            answer.transaction_id != mad.transaction_id || info.guid != me.guid ||
+            info.priority != me.priority || info.sm_state != me.state)
             abort();
         if (info.sm_key != (me.m_key == 0 || mad.m_key == me.m_key ? me.sm_key : 0))
             abort();

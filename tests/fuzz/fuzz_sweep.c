@@ -72,7 +72,7 @@ static int fuzz_recv(void *ctx, uint8_t mad[CS_SMP_SIZE], uint16_t *slid, int ti
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     struct fuzz_fabric ff = {.data = data, .size = size};
-    struct cs_smp_transport tr = {&ff, fuzz_send, fuzz_recv};
+    struct cs_smp_transport tr = {.ctx = &ff, .send = fuzz_send, .recv = fuzz_recv};
     /* 1 ms timeouts and no retries: the input is finite, and every wait is real time. */
     struct cs_smp_pipe_options opt = {.window = 16, .timeout_ms = 1, .retries = 0};
     struct cs_error err;

@@ -451,6 +451,79 @@ static void test_opensm_conf(void **state)
     assert_non_null(strstr(err.msg, "missing.conf"));
 }
 
+/* SIGHUP's question: which keys differ, and which of them a running SM cannot take. */
+static void test_diff(void **state)
+{
+    (void)state;
+    struct cs_sm_config was, now;
+    struct cs_sm_config_change ch[CS_SM_CONFIG_KEYS_MAX];
+    cs_sm_config_defaults(&was);
+    now = was;
+    assert_int_equal(cs_sm_config_diff(&was, &now, ch), 0);
+    /* Bytes after a string's NUL are not part of its value. */
+    now.log_file[10] = 'x';
+    assert_int_equal(cs_sm_config_diff(&was, &now, ch), 0);
+
+    parse_ok(&now,
+             "routing_engine minhop\nstate_dir /srv/sm\npartition_config_file /etc/p.conf\n"
+             "sweep_interval 3\nm_key 0x5\nlog_level debug\nlmc 0\n",
+             NULL);
+    unsigned n = cs_sm_config_diff(&was, &now, ch);
+    assert_int_equal(n, 6);
+    /* In the file's order, each with what it takes. */
+    const char *want[] = {"routing_engine", "m_key",     "partition_config_file",
+                          "sweep_interval", "state_dir", "log_level"};
+    const bool restart[] = {false, true, false, false, true, false};
+    for (unsigned i = 0; i < n; i++) {
+        assert_string_equal(ch[i].key, want[i]);
+        assert_int_equal(ch[i].needs_restart, restart[i]);
+    }
+    assert_true(cs_sm_config_changed(ch, n, "sweep_interval"));
+    assert_false(cs_sm_config_changed(ch, n, "sm_priority"));
+
+    /* Keeping the running values of the keys that need a restart. */
+    for (unsigned i = 0; i < n; i++)
+        if (ch[i].needs_restart)
+            assert_int_equal(cs_sm_config_copy_key(&now, &was, ch[i].key), 0);
+    assert_string_equal(now.state_dir, CS_SM_CONFIG_DEFAULT_STATE_DIR);
+    assert_true(now.m_key == 0);
+    assert_string_equal(now.routing_engine, "minhop");
+    assert_int_equal(cs_sm_config_diff(&was, &now, ch), 4);
+    assert_int_equal(cs_sm_config_copy_key(&now, &was, "no_such_key"), -1);
+
+    /* Every key that can differ is found, and each is told apart from the others. */
+    for (const char *const *k =
+             (const char *const[]){
+                 "guid", "connect_roots", "root_guid_file", "cn_guid_file", "sm_priority",
+                 "subnet_prefix", "sm_key", "part_enforce", "allow_both_pkeys", "subnet_timeout",
+                 "subnet_supports_sa_path_caching", "max_wire_smps", "transaction_timeout",
+                 "transaction_retries", "m_key_lease_period", "log_file", NULL};
+         *k; k++) {
+        struct cs_sm_config other = was;
+        const char *value = strstr(*k, "file")      ? "/x"
+                            : strstr(*k, "enforce") ? "off"
+                            : strstr(*k, "roots") || strstr(*k, "allow") || strstr(*k, "caching")
+                                ? "TRUE"
+                                : "5";
+        struct cs_error err = {""};
+        if (cs_sm_config_set(&other, *k, value, NULL, &err) != 0)
+            fail_msg("%s %s: %s", *k, value, err.msg);
+        assert_int_equal(cs_sm_config_diff(&was, &other, ch), 1);
+        assert_string_equal(ch[0].key, *k);
+    }
+
+    char buf[64];
+    parse_ok(&now, "guid 0x2c9\nroot_guid_file (null)\npart_enforce in\n", NULL);
+    cs_sm_config_format_value(&now, "guid", buf, sizeof buf);
+    assert_string_equal(buf, "0x00000000000002c9");
+    cs_sm_config_format_value(&now, "root_guid_file", buf, sizeof buf);
+    assert_string_equal(buf, "(null)");
+    cs_sm_config_format_value(&now, "part_enforce", buf, sizeof buf);
+    assert_string_equal(buf, "in");
+    cs_sm_config_format_value(&now, "log_level", buf, sizeof buf);
+    assert_string_equal(buf, "info");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -466,6 +539,7 @@ int main(void)
         cmocka_unit_test(test_round_trip),
         cmocka_unit_test(test_unwritable),
         cmocka_unit_test(test_opensm_conf),
+        cmocka_unit_test(test_diff),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

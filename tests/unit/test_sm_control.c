@@ -487,7 +487,9 @@ static void test_silent_client(void **state)
     cs_sm_control_close(&c);
 }
 
-/* A client that stops reading a long reply loses it after the stall deadline. */
+/* A client that stops reading a reply longer than the queue (8 MiB): the handler's write waits
+ * for it at most the stall limit, then the client loses the reply and the handler sees
+ * ferror. */
 static void test_stalled_reader(void **state)
 {
     (void)state;
@@ -512,6 +514,65 @@ static void test_stalled_reader(void **state)
     cs_sm_control_close(&c);
 }
 
+/* A reply the client does not read at once is queued and sent by later calls: the SM does not
+ * wait for the client. One that takes nothing for the stall limit is dropped by a later call,
+ * again without a wait. */
+static void test_reply_queue(void **state)
+{
+    (void)state;
+    struct cs_sm_control c;
+    struct stub s = {.big = 512 << 10}; /* past the socket's buffer, within the queue */
+    open_server(&c);
+    c.stall_timeout_ms = 200;
+    struct cs_error err;
+    int reader = connect_client(), sleeper = connect_client();
+    send_text(reader, "lfts\n", 5);
+    send_text(sleeper, "lfts\n", 5);
+    double t0 = cs_clock_ms();
+    assert_int_equal(cs_sm_control_serve(&c, 0, stub_handler, &s, &err), 0);
+    double took = cs_clock_ms() - t0;
+    if (took > 100)
+        fail_msg("two 512 KiB replies to clients that did not read held serve for %.1f ms", took);
+    assert_int_equal(s.calls, 2);
+    assert_false(s.saw_ferror);
+    assert_int_equal(c.open, 2); /* both still sending */
+
+    /* The reader takes its reply while the SM goes on with non-waiting calls. */
+    size_t want = 3 + (512 << 10) / 64 * strlen(BIG_LINE), got = 0;
+    char buf[65536];
+    int finished = 0;
+    for (int turn = 0; turn < 100000 && !finished; turn++) {
+        ssize_t n = recv(reader, buf, sizeof buf, MSG_DONTWAIT);
+        if (n > 0) {
+            if (got == 0)
+                assert_true(strncmp(buf, "ok\n0x0001 001 : ", 16) == 0);
+            got += (size_t)n;
+        } else if (n == 0) {
+            break;
+        }
+        finished = cs_sm_control_serve(&c, 0, stub_handler, &s, &err);
+    }
+    assert_int_equal(finished, 1); /* the reader's connection, all sent */
+    size_t len;
+    free(read_all(reader, &len));
+    assert_int_equal(got + len, want);
+
+    /* The sleeper took nothing: dropped after the stall limit, by a call that does not wait. */
+    assert_int_equal(c.open, 1);
+    assert_int_equal(c.dropped, 0);
+    poll(NULL, 0, 250);
+    t0 = cs_clock_ms();
+    assert_int_equal(cs_sm_control_serve(&c, 0, stub_handler, &s, &err), 1);
+    assert_true(cs_clock_ms() - t0 < 50);
+    assert_int_equal(c.open, 0);
+    assert_int_equal(c.dropped, 1);
+    char *reply = read_all(sleeper, &len);
+    assert_true(strncmp(reply, "ok\n0x0001 001 : ", 16) == 0);
+    assert_true(len < want);
+    free(reply);
+    cs_sm_control_close(&c);
+}
+
 /* A client that leaves before its reply: no SIGPIPE for the daemon, the reply is dropped. */
 static void test_client_gone(void **state)
 {
@@ -530,26 +591,152 @@ static void test_client_gone(void **state)
     cs_sm_control_close(&c);
 }
 
-static void test_max_per_serve(void **state)
+/* The answer waiting on fd, if any, within wait_ms: the text, or NULL when nothing came. */
+static char *reply_if_any(int fd, int wait_ms)
+{
+    struct pollfd p = {.fd = fd, .events = POLLIN};
+    if (poll(&p, 1, wait_ms) != 1)
+        return NULL;
+    return read_all(fd, NULL);
+}
+
+/* Idle connections (connected, silent) do not delay anyone: a request that arrives behind
+ * twenty of them is served in the same non-waiting call, and they stay until their deadline,
+ * when each gets its error line. Before the table (issue 12), serve read one connection after
+ * another, each for up to request_timeout_ms: this request waited 20 x 200 ms. */
+static void test_idle_clients(void **state)
 {
     (void)state;
     struct cs_sm_control c;
     struct stub s = {0};
     open_server(&c);
-    c.max_per_serve = 2;
-    int fds[3];
-    for (int i = 0; i < 3; i++) {
-        fds[i] = connect_client();
-        send_text(fds[i], "status\n", 7);
-    }
+    c.request_timeout_ms = 200;
+    enum { IDLE = 20 };
+    int idle[IDLE];
+    for (int i = 0; i < IDLE; i++)
+        idle[i] = connect_client();
+    int fd = connect_client();
+    send_text(fd, "status\n", 7);
     struct cs_error err;
-    assert_int_equal(cs_sm_control_serve(&c, 1000, stub_handler, &s, &err), 2);
-    assert_int_equal(cs_sm_control_serve(&c, 1000, stub_handler, &s, &err), 1);
-    for (int i = 0; i < 3; i++) {
-        char *reply = read_all(fds[i], NULL);
-        assert_string_equal(reply, "ok\nstate       master\nsweeps      3\n");
+    double t0 = cs_clock_ms();
+    assert_int_equal(cs_sm_control_serve(&c, 0, stub_handler, &s, &err), 1);
+    double took = cs_clock_ms() - t0;
+    if (took > 50)
+        fail_msg("serving one request behind %d idle clients took %.1f ms", IDLE, took);
+    char *reply = read_all(fd, NULL);
+    assert_string_equal(reply, "ok\nstate       master\nsweeps      3\n");
+    free(reply);
+    assert_int_equal(c.open, IDLE);
+    /* Calls that find nothing new cost no wait either. */
+    t0 = cs_clock_ms();
+    for (int i = 0; i < 100; i++)
+        assert_int_equal(cs_sm_control_serve(&c, 0, stub_handler, &s, &err), 0);
+    assert_true(cs_clock_ms() - t0 < 100);
+    /* A line that trickles in byte by byte is put together across calls. */
+    int slow = connect_client();
+    for (const char *p = "topology\n"; *p; p++) {
+        send_text(slow, p, 1);
+        int n = cs_sm_control_serve(&c, 0, stub_handler, &s, &err);
+        assert_int_equal(n, p[1] ? 0 : 1);
+    }
+    reply = read_all(slow, NULL);
+    assert_string_equal(reply, "ok\nnodes 76 (28 switches, 48 CAs)\n");
+    free(reply);
+    /* At their deadline: dropped, every one with its error line, all in one wait. */
+    t0 = cs_clock_ms();
+    assert_int_equal(cs_sm_control_serve(&c, 1000, stub_handler, &s, &err), IDLE);
+    took = cs_clock_ms() - t0;
+    assert_true(took < 500);
+    for (int i = 0; i < IDLE; i++) {
+        reply = read_all(idle[i], NULL);
+        assert_string_equal(reply, "error: no request line within 200 ms\n");
         free(reply);
     }
+    assert_int_equal(c.open, 0);
+    assert_int_equal(c.bad, IDLE);
+    assert_int_equal(c.served, 2);
+    cs_sm_control_close(&c);
+}
+
+/* At most max_clients connections are held; the next waits in the backlog, unanswered and not
+ * refused, and is served as soon as a slot frees. */
+static void test_connection_limit(void **state)
+{
+    (void)state;
+    struct cs_sm_control c;
+    struct stub s = {0};
+    open_server(&c);
+    c.max_clients = 3;
+    int held[3];
+    for (int i = 0; i < 3; i++)
+        held[i] = connect_client();
+    int waiting = connect_client();
+    send_text(waiting, "status\n", 7);
+    struct cs_error err;
+    assert_int_equal(cs_sm_control_serve(&c, 0, stub_handler, &s, &err), 0);
+    assert_int_equal(c.open, 3);
+    assert_null(reply_if_any(waiting, 50));
+    assert_int_equal(s.calls, 0);
+    /* One of the three sends its request: its slot goes to the waiting one in the same call. */
+    send_text(held[1], "sweep\n", 6);
+    assert_int_equal(cs_sm_control_serve(&c, 0, stub_handler, &s, &err), 2);
+    char *reply = read_all(held[1], NULL);
+    assert_string_equal(reply, "ok\n");
+    free(reply);
+    reply = read_all(waiting, NULL);
+    assert_string_equal(reply, "ok\nstate       master\nsweeps      3\n");
+    free(reply);
+    /* A client that leaves frees its slot too. */
+    close(held[0]);
+    int next = connect_client();
+    send_text(next, "topology\n", 9);
+    assert_int_equal(cs_sm_control_serve(&c, 0, stub_handler, &s, &err), 2);
+    reply = read_all(next, NULL);
+    assert_string_equal(reply, "ok\nnodes 76 (28 switches, 48 CAs)\n");
+    free(reply);
+    assert_int_equal(c.open, 1);
+    close(held[2]);
+    assert_int_equal(cs_sm_control_serve(&c, 0, stub_handler, &s, &err), 1);
+    assert_int_equal(c.open, 0);
+    cs_sm_control_close(&c);
+}
+
+/* An empty line and a line that does not end within CS_SM_REQUEST_MAX bytes are answered with
+ * their error lines (docs/sm/control.md) while the client waits, without closing its side. */
+static void test_empty_and_oversize(void **state)
+{
+    (void)state;
+    struct cs_sm_control c;
+    struct stub s = {0};
+    open_server(&c);
+    struct cs_error err;
+    int fd = connect_client();
+    send_text(fd, "\n", 1);
+    assert_int_equal(cs_sm_control_serve(&c, 1000, stub_handler, &s, &err), 1);
+    char *reply = read_all(fd, NULL);
+    assert_string_equal(reply, "error: empty request (commands: status, topology, lfts, reroute, "
+                               "log-level, sweep)\n");
+    free(reply);
+
+    static char line[CS_SM_REQUEST_MAX + 1];
+    memset(line, 'x', sizeof line);
+    fd = connect_client();
+    send_text(fd, line, CS_SM_REQUEST_MAX); /* 4096 bytes, no newline */
+    assert_int_equal(cs_sm_control_serve(&c, 1000, stub_handler, &s, &err), 1);
+    reply = read_all(fd, NULL);
+    assert_string_equal(reply, "error: request longer than 4095 bytes\n");
+    free(reply);
+
+    /* 4095 bytes and the newline: a whole line, read as one (an unknown command). */
+    line[CS_SM_REQUEST_MAX - 1] = '\n';
+    fd = connect_client();
+    send_text(fd, line, CS_SM_REQUEST_MAX);
+    assert_int_equal(cs_sm_control_serve(&c, 1000, stub_handler, &s, &err), 1);
+    reply = read_all(fd, NULL);
+    assert_true(strncmp(reply, "error: unknown command 'xxxx", 28) == 0);
+    free(reply);
+    assert_int_equal(c.bad, 3);
+    assert_int_equal(s.calls, 0);
     cs_sm_control_close(&c);
 }
 
@@ -864,8 +1051,11 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(test_bad_requests, setup, teardown),
         cmocka_unit_test_setup_teardown(test_silent_client, setup, teardown),
         cmocka_unit_test_setup_teardown(test_stalled_reader, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_reply_queue, setup, teardown),
         cmocka_unit_test_setup_teardown(test_client_gone, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_max_per_serve, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_idle_clients, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_connection_limit, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_empty_and_oversize, setup, teardown),
         cmocka_unit_test_setup_teardown(test_path_checks, setup, teardown),
         cmocka_unit_test_setup_teardown(test_other_user, setup, teardown),
         cmocka_unit_test_setup_teardown(test_client, setup, teardown),

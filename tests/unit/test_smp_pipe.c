@@ -124,7 +124,7 @@ static int on_done(void *arg, enum cs_smp_result result, const struct cs_smp *re
 static struct cs_smp_pipe *make_pipe(struct fake *fk, unsigned window, unsigned timeout_ms,
                                      unsigned retries)
 {
-    struct cs_smp_transport tr = {fk, fake_send, fake_recv};
+    struct cs_smp_transport tr = {.ctx = fk, .send = fake_send, .recv = fake_recv};
     struct cs_smp_pipe_options opt = {window, timeout_ms, retries};
     struct cs_error err;
     struct cs_smp_pipe *pipe = cs_smp_pipe_create(&tr, &opt, &err);
@@ -345,7 +345,7 @@ static void test_bad_window(void **state)
 {
     (void)state;
     struct fake *fk = NULL;
-    struct cs_smp_transport tr = {fk, fake_send, fake_recv};
+    struct cs_smp_transport tr = {.ctx = fk, .send = fake_send, .recv = fake_recv};
     struct cs_smp_pipe_options opt = {CS_SMP_PIPE_MAX_WINDOW + 1, 0, 0};
     struct cs_error err;
     assert_null(cs_smp_pipe_create(&tr, &opt, &err));

@@ -35,6 +35,16 @@ int cloudsmd_log_open(struct cloudsmd_log *log, const char *path, enum cs_sm_log
     return 0;
 }
 
+int cloudsmd_log_reopen(struct cloudsmd_log *log, const char *path, struct cs_error *err)
+{
+    struct cloudsmd_log next;
+    if (cloudsmd_log_open(&next, path, log->level, err) < 0)
+        return -1;
+    cloudsmd_log_close(log);
+    *log = next;
+    return 0;
+}
+
 void cloudsmd_log_close(struct cloudsmd_log *log)
 {
     if (log->owned && log->fp)

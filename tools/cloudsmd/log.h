@@ -30,6 +30,9 @@ struct cloudsmd_log {
  * appended to. */
 int cloudsmd_log_open(struct cloudsmd_log *log, const char *path, enum cs_sm_log_level level,
                       struct cs_error *err);
+/* SIGHUP: open path afresh (a log rotated away is created again; "" = standard error) and
+ * only then close the old file, so that a failure keeps the log where it was. */
+int cloudsmd_log_reopen(struct cloudsmd_log *log, const char *path, struct cs_error *err);
 void cloudsmd_log_close(struct cloudsmd_log *log);
 
 /* Log to an already open stream (tests; a caller that owns fp). */

@@ -5,7 +5,8 @@
  * tables, route with the chosen engine, and program the fabric: PortInfo, LinearFDBTop, the LFT
  * blocks that differ, port states to ACTIVE. With -o that is all; otherwise cloudsmd stays
  * master until SIGTERM/SIGINT: it answers the SA and other SMs, sweeps on a period and on traps,
- * re-programs what changed, and takes orders on its control socket. docs/sm/cloudsmd.md.
+ * re-programs what changed, takes orders on its control socket, and on SIGHUP reads its
+ * configuration again and applies what changed. docs/sm/cloudsmd.md.
  */
 #include <errno.h>
 #include <signal.h>
@@ -13,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "../cloudsm/json.h"
 #include "../cloudsm/summary_print.h"
@@ -26,21 +28,30 @@
 #include "cloudsm/sm.h"
 #include "cloudsm/sm_config.h"
 #include "cloudsm/sm_control.h"
+#include "cloudsm/sm_files.h"
 #include "cloudsm/summary.h"
 #include "cloudsmd/log.h"
 #include "cloudsmd/options.h"
 #include "cloudsmd/umad_port.h"
 
-static volatile sig_atomic_t stop_requested;
+static volatile sig_atomic_t stop_requested, reload_requested;
 
 static void on_signal(int sig)
 {
     stop_requested = sig;
 }
 
+static void on_hangup(int sig)
+{
+    (void)sig;
+    reload_requested = 1;
+}
+
 /* Everything one run holds, freed in one place. */
 struct run {
-    const struct cs_sm_config *cfg;
+    struct cs_sm_config *cfg; /* the running configuration: SIGHUP changes it */
+    int argc;                 /* the command line, parsed again on SIGHUP */
+    char **argv;
     struct cloudsmd_log log;
     struct cs_sm_log sink;
     struct umad_sm_port port;
@@ -51,7 +62,7 @@ struct run {
     struct cs_guid2lid guid2lid;
     struct cs_lfts lfts; /* the tables routing wants */
     struct cs_lfts held; /* what the switches hold, as far as we know (dirty block = unknown) */
-    struct cs_guid_list roots, cns;
+    struct cs_sm_files files;           /* partitions.conf and the GUID files, as last loaded */
     char engine[CS_SM_REQUEST_ARG_MAX]; /* routing engine: the configuration's, or the last
                                            `reroute` asked for */
     volatile bool trap_seen;
@@ -65,10 +76,9 @@ struct run {
     double sm_port_down_ms; /* when a sweep found the SM port down (cs_clock_ms); 0: it is up */
     uint8_t sm_port_state;  /* the SM port's PortState when last polled while down */
     struct cs_sm_control control;
-    struct cs_partitions partitions; /* the configuration, read once at start */
-    struct cs_partition_set pset;    /* resolved against the current sweep */
-    struct cs_sa_db *sa;             /* the SA's view of the current sweep and tables */
-    uint8_t *sa_reply;               /* room for the largest reply the db can give */
+    struct cs_partition_set pset; /* files.partitions resolved against the current sweep */
+    struct cs_sa_db *sa;          /* the SA's view of the current sweep and tables */
+    uint8_t *sa_reply;            /* room for the largest reply the db can give */
     size_t sa_reply_cap;
     char guid2lid_path[CS_SM_CONFIG_PATH_MAX + 16];
 };
@@ -80,10 +90,8 @@ static void run_free(struct run *r)
     cs_sa_db_free(r->sa);
     free(r->sa_reply);
     cs_partition_set_free(&r->pset);
-    cs_partitions_free(&r->partitions);
+    cs_sm_files_free(&r->files);
     cs_guid2lid_free(&r->guid2lid);
-    cs_guid_list_free(&r->roots);
-    cs_guid_list_free(&r->cns);
     cs_sm_sweep_free(&r->sweep);
     cs_sm_control_close(&r->control);
     cs_smp_pipe_destroy(r->pipe);
@@ -132,14 +140,9 @@ static int load_guid2lid(struct run *r, struct cs_error *err)
 static int route(struct run *r, struct cs_error *err)
 {
     const struct cs_sm_config *c = r->cfg;
-    cs_guid_list_free(&r->roots);
-    cs_guid_list_free(&r->cns);
-    if ((c->root_guid_file[0] && cs_guid_list_read(&r->roots, c->root_guid_file, err) < 0) ||
-        (c->cn_guid_file[0] && cs_guid_list_read(&r->cns, c->cn_guid_file, err) < 0))
-        return -1;
     struct cs_route_options ropt = {
-        .root_guids = c->root_guid_file[0] ? &r->roots : NULL,
-        .cn_guids = c->cn_guid_file[0] ? &r->cns : NULL,
+        .root_guids = c->root_guid_file[0] ? &r->files.roots : NULL,
+        .cn_guids = c->cn_guid_file[0] ? &r->files.cns : NULL,
         .connect_roots = c->connect_roots,
     };
     struct cs_route_stats st;
@@ -156,23 +159,38 @@ static int route(struct run *r, struct cs_error *err)
     return 0;
 }
 
-/* partition_config_file: read once at start. No file configured, or a configured one that does
- * not exist, means OpenSM's default: everyone a full member of Default. */
-static int load_partitions(struct run *r, struct cs_error *err)
+/* The files the configuration names, loaded before the SM touches the fabric (at start) or
+ * changes anything (SIGHUP): a bad one is reported with its file:line and nothing is used. */
+static int load_files(struct run *r, const struct cs_sm_config *cfg, struct cs_sm_files *files,
+                      struct cs_error *err)
 {
-    const char *path = r->cfg->partition_config_file;
-    struct stat st;
-    if (path[0] == '\0' || stat(path, &st) < 0) {
-        if (path[0] != '\0')
-            cloudsmd_logf(&r->log, CS_SM_LOG_INFO, "partitions: no %s: Default only", path);
-        return cs_partitions_init(&r->partitions, err);
-    }
-    if (cs_partitions_read(&r->partitions, path, err) < 0)
+    if (cs_sm_files_load(files, cfg, err) < 0)
         return -1;
-    for (uint32_t i = 0; i < r->partitions.num_warnings; i++)
-        cloudsmd_logf(&r->log, CS_SM_LOG_WARN, "%s", r->partitions.warnings[i].msg);
-    cloudsmd_logf(&r->log, CS_SM_LOG_INFO, "partitions: %u from %s", r->partitions.count, path);
+    const char *path = cfg->partition_config_file;
+    for (uint32_t i = 0; i < files->partitions.num_warnings; i++)
+        cloudsmd_logf(&r->log, CS_SM_LOG_WARN, "%s", files->partitions.warnings[i].msg);
+    if (files->partitions_missing)
+        cloudsmd_logf(&r->log, CS_SM_LOG_INFO, "partitions: no %s: Default only", path);
+    else if (path[0])
+        cloudsmd_logf(&r->log, CS_SM_LOG_INFO, "partitions: %u from %s", files->partitions.count,
+                      path);
     return 0;
+}
+
+/* The state directory, checked with the files: it must be (or become) a directory cloudsmd can
+ * write guid2lid into, and the control socket's path in it must fit a socket address. */
+static int check_state_dir(const struct cs_sm_config *cfg, bool once, struct cs_error *err)
+{
+    const char *dir = cfg->state_dir;
+    struct stat st;
+    if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+        return cs_fail(err, "state_dir: cannot create %s: %s", dir, strerror(errno));
+    if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode))
+        return cs_fail(err, "state_dir: %s is not a directory", dir);
+    if (access(dir, W_OK | X_OK) < 0)
+        return cs_fail(err, "state_dir: cannot write in %s: %s", dir, strerror(errno));
+    char path[CS_SM_CONTROL_PATH_MAX];
+    return once ? 0 : cs_sm_control_path(dir, path, sizeof(path), err);
 }
 
 /* P_Key tables: resolve the partitions against this sweep, read what the ports hold, program
@@ -184,14 +202,14 @@ static int program_pkeys(struct run *r, struct cs_error *err)
         .sm_port_guid = r->sweep.fabric.ports[r->sweep.sm_port].guid,
         .allow_both_pkeys = r->cfg->allow_both_pkeys,
     };
-    if (cs_partitions_resolve(&r->partitions, &r->sweep.fabric, &ropt, &r->pset, err) < 0)
+    if (cs_partitions_resolve(&r->files.partitions, &r->sweep.fabric, &ropt, &r->pset, err) < 0)
         return -1;
     struct cs_sm_pkey_tables held, want;
     cs_sm_pkey_tables_init(&held);
     cs_sm_pkey_tables_init(&want);
     struct cs_sm_pkey_counts pc = {0};
     struct cs_sm_pkey_options popt = {
-        .config = &r->partitions,
+        .config = &r->files.partitions,
         .allow_both_pkeys = r->cfg->allow_both_pkeys,
         .part_enforce = r->cfg->part_enforce,
     };
@@ -386,8 +404,6 @@ static int sweep_and_program(struct run *r, bool first)
     cloudsmd_phase_end(&r->log, &ph);
 
     cloudsmd_phase_begin(&ph, "pkeys", r->pipe);
-    if (first && load_partitions(r, &err) < 0)
-        return fail_run(r, &err);
     int pk = program_pkeys(r, &err);
     if (pk < 0)
         return fail_run(r, &err);
@@ -629,6 +645,121 @@ static int sm_port_back(struct run *r, struct cs_error *err)
     return was == CS_SMP_PORT_STATE_DOWN && pi.port_state > CS_SMP_PORT_STATE_DOWN;
 }
 
+/* The keys whose change means routing again, and programming the P_Key tables again. */
+static const char *const route_keys[] = {"routing_engine", "connect_roots", "root_guid_file",
+                                         "cn_guid_file"};
+static const char *const pkey_keys[] = {"partition_config_file", "part_enforce",
+                                        "allow_both_pkeys"};
+
+static bool any_changed(const struct cs_sm_config_change *changes, unsigned n,
+                        const char *const *keys, size_t count)
+{
+    for (size_t i = 0; i < count; i++)
+        if (cs_sm_config_changed(changes, n, keys[i]))
+            return true;
+    return false;
+}
+
+/* Apply a new configuration (its restart-only keys already set back) and its files: the SA is
+ * rebuilt, and where routing or partitions changed only the blocks that differ are sent. */
+static void apply_config(struct run *r, const struct cs_sm_config *next, struct cs_sm_files *files,
+                         const struct cs_sm_config_change *changes, unsigned n)
+{
+    bool reroute_needed =
+        any_changed(changes, n, route_keys, sizeof route_keys / sizeof route_keys[0]) ||
+        cs_sm_files_differ(&r->files, files, CS_SM_FILE_ROOTS) ||
+        cs_sm_files_differ(&r->files, files, CS_SM_FILE_CNS);
+    bool pkeys_needed =
+        any_changed(changes, n, pkey_keys, sizeof pkey_keys / sizeof pkey_keys[0]) ||
+        cs_sm_files_differ(&r->files, files, CS_SM_FILE_PARTITIONS);
+    cs_sa_db_free(r->sa); /* it points into the partitions and tables replaced here */
+    r->sa = NULL;
+    *r->cfg = *next;
+    cs_sm_files_free(&r->files);
+    r->files = *files;
+    memset(files, 0, sizeof *files);
+    /* What the control socket changed stays, unless the file changes that key. */
+    if (cs_sm_config_changed(changes, n, "routing_engine"))
+        snprintf(r->engine, sizeof(r->engine), "%s", r->cfg->routing_engine);
+    if (cs_sm_config_changed(changes, n, "log_level"))
+        r->log.level = r->cfg->log_level;
+    r->me.priority = (uint8_t)r->cfg->sm_priority;
+    r->me.sm_key = r->cfg->sm_key;
+    struct cs_error err;
+    if (pkeys_needed) {
+        int failures = program_pkeys(r, &err);
+        if (failures != 0)
+            cloudsmd_logf(&r->log, CS_SM_LOG_ERROR, "SIGHUP: P_Key tables: %s",
+                          failures < 0 ? err.msg : "some ports failed (see above)");
+    }
+    struct cs_sm_lft_counts lc;
+    if (reroute_needed && reroute(r, &lc, &err) == 0)
+        cloudsmd_logf(&r->log, CS_SM_LOG_INFO, "SIGHUP: routed with %s, %llu LFT blocks sent",
+                      r->route.engine, (unsigned long long)lc.blocks_sent);
+    else if (reroute_needed || rebuild_sa(r, &err) < 0)
+        cloudsmd_logf(&r->log, CS_SM_LOG_ERROR, "SIGHUP: %s", err.msg);
+}
+
+/* SIGHUP, as OpenSM: reopen the log file (logrotate), read the configuration again from the
+ * same command line (flags still win over the file), read the files it names, and apply what
+ * changed. A configuration or file that does not load is logged and the running one kept; a
+ * key that needs a restart keeps its running value, with a warning. */
+static void reload(struct run *r)
+{
+    struct cs_error err;
+    struct cloudsmd_options *next = calloc(1, sizeof(*next));
+    bool parsed = next && cloudsmd_options_reparse(r->argc, r->argv, next, &err) == 0;
+    if (!next)
+        snprintf(err.msg, sizeof(err.msg), "out of memory");
+    struct cs_error log_err;
+    if (cloudsmd_log_reopen(&r->log, parsed ? next->config.log_file : r->cfg->log_file, &log_err) <
+        0)
+        cloudsmd_logf(&r->log, CS_SM_LOG_ERROR, "SIGHUP: %s (logging on where it was)",
+                      log_err.msg);
+    if (!parsed) {
+        cloudsmd_logf(&r->log, CS_SM_LOG_ERROR, "SIGHUP: %s; keeping the running configuration",
+                      err.msg);
+        free(next);
+        return;
+    }
+    cloudsmd_log_config_warnings(&r->log, next->config_path, &next->warnings);
+    struct cs_sm_config_change changes[CS_SM_CONFIG_KEYS_MAX];
+    unsigned n = cs_sm_config_diff(r->cfg, &next->config, changes);
+    char changed[1024] = "";
+    size_t used = 0;
+    for (unsigned i = 0; i < n; i++) {
+        if (changes[i].needs_restart) {
+            char value[128];
+            cs_sm_config_format_value(r->cfg, changes[i].key, value, sizeof(value));
+            cloudsmd_logf(&r->log, CS_SM_LOG_WARN,
+                          "SIGHUP: %s needs a restart; keeping %s until then", changes[i].key,
+                          value);
+            cs_sm_config_copy_key(&next->config, r->cfg, changes[i].key);
+        } else if (used < sizeof(changed)) {
+            used += (size_t)snprintf(changed + used, sizeof(changed) - used, "%s%s",
+                                     used ? ", " : "", changes[i].key);
+        }
+    }
+    struct cs_sm_files files;
+    if (load_files(r, &next->config, &files, &err) < 0) {
+        cloudsmd_logf(&r->log, CS_SM_LOG_ERROR, "SIGHUP: %s; keeping the running configuration",
+                      err.msg);
+    } else {
+        char contents[128] = "";
+        size_t cused = 0;
+        for (int f = 0; f < CS_SM_FILE_COUNT; f++)
+            if (cs_sm_files_differ(&r->files, &files, (enum cs_sm_file)f))
+                cused += (size_t)snprintf(contents + cused, sizeof(contents) - cused, "%s%s",
+                                          cused ? ", " : "", cs_sm_file_key((enum cs_sm_file)f));
+        cloudsmd_logf(&r->log, CS_SM_LOG_INFO, "SIGHUP: configuration read again; changed: %s%s%s",
+                      used ? changed : "nothing", cused ? "; files changed: " : "", contents);
+        apply_config(r, &next->config, &files, changes, n);
+        cs_sm_files_free(&files);
+    }
+    cloudsmd_options_free(next);
+    free(next);
+}
+
 /* Stay master until a signal: every sweep_interval seconds (and at once after a trap) a light
  * sweep asks the switches whether a port changed; if one did, a heavy sweep re-routes and
  * programs what changed. Between sweeps other SMs and SA clients are answered. */
@@ -656,6 +787,12 @@ static int serve(struct run *r)
     double next_light = cs_clock_ms() + interval * 1000.0;
     bool retry = false; /* the last heavy sweep had failures: sweep again when due */
     while (!stop_requested && r->me.state == CS_SMP_SM_STATE_MASTER) {
+        if (reload_requested) {
+            reload_requested = 0;
+            reload(r);
+            interval = r->cfg->sweep_interval;
+            next_light = cs_clock_ms() + interval * 1000.0;
+        }
         if (cs_smp_pipe_idle(r->pipe, 100, &err) < 0 ||
             cs_sm_control_serve(&r->control, 0, on_control, r, &err) < 0)
             return fail_run(r, &err);
@@ -704,7 +841,17 @@ int main(int argc, char **argv)
         return rc == CLOUDSMD_OPTIONS_HANDLED ? EXIT_OK : rc;
     }
 
-    struct run r = {.cfg = &opt.config, .control = {.fd = -1}, .started_ms = cs_clock_ms()};
+    /* SIGHUP re-reads the configuration once the SM serves; until then it is only noted, and
+     * never ends the process (its default action). */
+    struct sigaction hup = {0};
+    hup.sa_handler = on_hangup;
+    hup.sa_flags = SA_RESTART; /* reads and writes go on; the loop's waits return early */
+    sigaction(SIGHUP, &hup, NULL);
+    struct run r = {.cfg = &opt.config,
+                    .argc = argc,
+                    .argv = argv,
+                    .control = {.fd = -1},
+                    .started_ms = cs_clock_ms()};
     snprintf(r.engine, sizeof(r.engine), "%s", opt.config.routing_engine);
     cs_sm_sweep_init(&r.sweep);
     struct cs_error err;
@@ -714,6 +861,15 @@ int main(int argc, char **argv)
     }
     r.sink = cloudsmd_log_sink(&r.log);
     cloudsmd_log_config_warnings(&r.log, opt.config_path, &opt.warnings);
+    /* Every file the configuration names is read, and the state directory checked, before the
+     * port is opened: a bad one stops cloudsmd with its file:line and not one SMP sent. */
+    if (load_files(&r, &opt.config, &r.files, &err) < 0 ||
+        check_state_dir(&opt.config, opt.once, &err) < 0) {
+        if (r.log.owned) /* the log is a file: say it where the operator looks too */
+            fprintf(stderr, "cloudsmd: %s\n", err.msg);
+        rc = fail_run(&r, &err);
+        goto out;
+    }
 
     if (umad_sm_port_open(&r.port, opt.config.port_guid, (int)opt.config.timeout_ms, &err) < 0) {
         rc = fail_run(&r, &err);

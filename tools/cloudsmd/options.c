@@ -143,6 +143,17 @@ void cloudsmd_print_help(FILE *out)
             "--dump-config` prints a complete file to start from. docs/sm/cloudsmd.md has\n"
             "the details.\n"
             "\n"
+            "Files: partition_config_file, root_guid_file and cn_guid_file are read and\n"
+            "checked before the fabric is touched: a bad one is FILE:LINE and exit 1. A\n"
+            "partitions.conf that does not exist means Default only, as in OpenSM.\n"
+            "\n"
+            "Signals: SIGTERM or SIGINT stop cloudsmd. SIGHUP reopens the log file, reads\n"
+            "the configuration and its files again (flags still win) and applies what\n"
+            "changed: partitions, routing, log level, sweep interval, ...; keys that need a\n"
+            "restart (guid, state_dir, subnet_prefix, m_key, the SMP window and timeouts)\n"
+            "keep their value, with a warning; a file that does not load is logged and\n"
+            "the running configuration kept.\n"
+            "\n"
             "Log: one line per event, `2026-11-22T05:31:02.123Z INFO  discover: ...`, with\n"
             "the time and SMPs of every phase.\n"
             "\n"
@@ -321,4 +332,24 @@ int cloudsmd_options_parse(int argc, char **argv, struct cloudsmd_options *o, FI
 void cloudsmd_options_free(struct cloudsmd_options *o)
 {
     cs_sm_config_warnings_free(&o->warnings);
+}
+
+int cloudsmd_options_reparse(int argc, char **argv, struct cloudsmd_options *o,
+                             struct cs_error *err)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *messages = open_memstream(&text, &len);
+    if (!messages)
+        return cs_fail(err, "out of memory reading the configuration");
+    int rc = cloudsmd_options_parse(argc, argv, o, messages, messages);
+    fclose(messages);
+    if (rc != EXIT_OK) {
+        const char *msg = text && strncmp(text, "cloudsmd: ", 10) == 0 ? text + 10 : text;
+        size_t line = msg ? strcspn(msg, "\n") : 0;
+        cs_fail(err, "%.*s", (int)(line < 1000 ? line : 1000), msg ? msg : "");
+        cloudsmd_options_free(o);
+    }
+    free(text);
+    return rc == EXIT_OK ? 0 : -1;
 }

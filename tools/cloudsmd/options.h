@@ -41,6 +41,12 @@ int cloudsmd_options_parse(int argc, char **argv, struct cloudsmd_options *o, FI
                            FILE *err_out);
 void cloudsmd_options_free(struct cloudsmd_options *o);
 
+/* SIGHUP: the same command line parsed again into o, so that the configuration file is read
+ * afresh and the flags still win over it. Fails with the first message parsing printed (the
+ * file's "name:line: ..."). */
+int cloudsmd_options_reparse(int argc, char **argv, struct cloudsmd_options *o,
+                             struct cs_error *err);
+
 void cloudsmd_print_help(FILE *out);
 
 #endif

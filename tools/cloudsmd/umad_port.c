@@ -196,7 +196,9 @@ static int umad_transport_recv(void *ctx, uint8_t mad[CS_SMP_SIZE], uint16_t *sl
     for (;;) {
         int len = UMAD_BUF_MAD_BYTES - 64;
         int rc = umad_recv(p->portid, p->buf, &len, timeout_ms);
-        if (rc == -ETIMEDOUT || rc == -EWOULDBLOCK || rc == -EAGAIN)
+        /* A signal (SIGHUP, SIGTERM) ends the wait early: nothing came, the loop looks at it. */
+        if (rc == -ETIMEDOUT || rc == -EWOULDBLOCK || rc == -EAGAIN || rc == -EINTR ||
+            (rc < 0 && errno == EINTR))
             return 0;
         if (rc < 0)
             return cs_fail(err, "umad_recv on %s port %d failed: %s", p->ca_name, p->port_num,
@@ -222,5 +224,6 @@ static int umad_transport_recv(void *ctx, uint8_t mad[CS_SMP_SIZE], uint16_t *sl
 
 struct cs_smp_transport umad_sm_port_transport(struct umad_sm_port *p)
 {
-    return (struct cs_smp_transport){p, umad_transport_send, umad_transport_recv};
+    return (struct cs_smp_transport){
+        .ctx = p, .send = umad_transport_send, .recv = umad_transport_recv, .now_us = NULL};
 }

@@ -1,0 +1,48 @@
+/* The files a cloudsmd configuration names (partition_config_file, root_guid_file,
+ * cn_guid_file), read and parsed together.
+ *
+ * cloudsmd loads them before it opens its port, so that a bad file stops it with the file's
+ * `name:line: what is wrong` and not one SMP sent; and again on SIGHUP, where a bad file keeps
+ * the running set. The bytes read are kept, so that a reload can tell which files changed.
+ */
+#ifndef CLOUDSM_SM_FILES_H
+#define CLOUDSM_SM_FILES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "cloudsm/error.h"
+#include "cloudsm/guid_list.h"
+#include "cloudsm/partitions.h"
+#include "cloudsm/sm_config.h"
+
+enum cs_sm_file {
+    CS_SM_FILE_PARTITIONS, /* partition_config_file */
+    CS_SM_FILE_ROOTS,      /* root_guid_file */
+    CS_SM_FILE_CNS,        /* cn_guid_file */
+    CS_SM_FILE_COUNT
+};
+
+struct cs_sm_files {
+    /* partition_config_file: Default only (ALL=full) when none is configured, or when the one
+     * configured does not exist (OpenSM does the same); partitions_missing says which. */
+    struct cs_partitions partitions;
+    bool partitions_missing;
+    struct cs_guid_list roots, cns; /* empty when not configured */
+    char *text[CS_SM_FILE_COUNT];   /* the bytes read; NULL when no file was read */
+    size_t len[CS_SM_FILE_COUNT];
+};
+
+/* Read and parse every file c names into f (initialised here). On failure f is empty (free
+ * it or not) and err is the file's "name:line: ..." or "KEY: cannot read ...". */
+int cs_sm_files_load(struct cs_sm_files *f, const struct cs_sm_config *c, struct cs_error *err);
+void cs_sm_files_free(struct cs_sm_files *f);
+
+/* Whether file differs between a and b: read in one and not the other, or other bytes. */
+bool cs_sm_files_differ(const struct cs_sm_files *a, const struct cs_sm_files *b,
+                        enum cs_sm_file file);
+
+/* The configuration key that names file: "partition_config_file", ... */
+const char *cs_sm_file_key(enum cs_sm_file file);
+
+#endif
