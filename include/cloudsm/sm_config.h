@@ -120,11 +120,22 @@ bool cs_sm_config_equal(const struct cs_sm_config *a, const struct cs_sm_config 
 
 #define CS_SM_CONFIG_KEYS_MAX 32 /* at least the number of keys */
 
+/* What a change of a key takes in a running SM; the key table in src/sm/sm_config.c says it
+ * for each key. */
+enum cs_sm_config_effect {
+    CS_SM_CONFIG_LIVE,    /* used from now on (log_level, sm_priority, sweep_interval, the SA's) */
+    CS_SM_CONFIG_REROUTE, /* route again and program what differs (routing_engine, the GUID
+                             files, connect_roots) */
+    CS_SM_CONFIG_PKEYS,   /* program the P_Key tables again (partitions) */
+    CS_SM_CONFIG_RESTART, /* a running SM cannot take it: the port it opened (guid), where its
+                             state lives (state_dir), what every PortInfo was given
+                             (subnet_prefix, m_key and its lease: a new M_Key would lock the SM
+                             out of ports holding the old one), the SMP pipe's settings */
+};
+
 struct cs_sm_config_change {
-    const char *key;    /* the opensm.conf name */
-    bool needs_restart; /* a running SM cannot take it: guid, state_dir, subnet_prefix, m_key,
-                           m_key_lease_period, max_wire_smps, transaction_timeout,
-                           transaction_retries */
+    const char *key; /* the opensm.conf name */
+    enum cs_sm_config_effect how;
 };
 
 /* The keys whose values differ between was and now, in the file's order (the order
@@ -134,6 +145,9 @@ unsigned cs_sm_config_diff(const struct cs_sm_config *was, const struct cs_sm_co
 /* Whether key is among changes. */
 bool cs_sm_config_changed(const struct cs_sm_config_change *changes, unsigned count,
                           const char *key);
+/* Whether any of changes takes how. */
+bool cs_sm_config_changes_take(const struct cs_sm_config_change *changes, unsigned count,
+                               enum cs_sm_config_effect how);
 /* Set key in to from's value (to keep a value that needs a restart); -1 for an unknown key. */
 int cs_sm_config_copy_key(struct cs_sm_config *to, const struct cs_sm_config *from,
                           const char *key);

@@ -33,58 +33,61 @@ struct key {
     const char *name;
     enum value_kind kind;
     size_t offset;
-    unsigned min, max;   /* VALUE_UINT */
-    const char *comment; /* for the writer: what the key means */
+    unsigned min, max;            /* VALUE_UINT */
+    enum cs_sm_config_effect how; /* what a change of it takes in a running SM (SIGHUP) */
+    const char *comment;          /* for the writer: what the key means */
 };
 
 #define FIELD(f) offsetof(struct cs_sm_config, f)
 
 /* In the order the writer prints them. */
 static const struct key keys[] = {
-    {"guid", VALUE_GUID, FIELD(port_guid), 0, 0,
+    {"guid", VALUE_GUID, FIELD(port_guid), 0, 0, CS_SM_CONFIG_RESTART,
      "The port GUID the SM runs on; 0 = the first active port"},
-    {"routing_engine", VALUE_ENGINE, FIELD(routing_engine), 0, 0,
+    {"routing_engine", VALUE_ENGINE, FIELD(routing_engine), 0, 0, CS_SM_CONFIG_REROUTE,
      "Routing engine: ftree, minhop or updn (ftree falls back to minhop by itself)"},
-    {"connect_roots", VALUE_BOOL, FIELD(connect_roots), 0, 0,
+    {"connect_roots", VALUE_BOOL, FIELD(connect_roots), 0, 0, CS_SM_CONFIG_REROUTE,
      "Route the root switches' LIDs between roots too (OpenSM -z)"},
-    {"root_guid_file", VALUE_PATH, FIELD(root_guid_file), 0, 0,
+    {"root_guid_file", VALUE_PATH, FIELD(root_guid_file), 0, 0, CS_SM_CONFIG_REROUTE,
      "Root switches by node GUID, one per line; (null) = detect them"},
-    {"cn_guid_file", VALUE_PATH, FIELD(cn_guid_file), 0, 0,
+    {"cn_guid_file", VALUE_PATH, FIELD(cn_guid_file), 0, 0, CS_SM_CONFIG_REROUTE,
      "Compute node port GUIDs, one per line; (null) = every CA port"},
-    {"sm_priority", VALUE_UINT, FIELD(sm_priority), 0, 15,
+    {"sm_priority", VALUE_UINT, FIELD(sm_priority), 0, 15, CS_SM_CONFIG_LIVE,
      "SM priority in SMInfo, 0 (lowest) .. 15 (highest)"},
-    {"subnet_prefix", VALUE_GUID, FIELD(subnet_prefix), 0, 0, "Subnet prefix set in PortInfo"},
-    {"m_key", VALUE_GUID, FIELD(m_key), 0, 0, "M_Key set in PortInfo"},
-    {"sm_key", VALUE_GUID, FIELD(sm_key), 0, 0,
+    {"subnet_prefix", VALUE_GUID, FIELD(subnet_prefix), 0, 0, CS_SM_CONFIG_RESTART,
+     "Subnet prefix set in PortInfo"},
+    {"m_key", VALUE_GUID, FIELD(m_key), 0, 0, CS_SM_CONFIG_RESTART, "M_Key set in PortInfo"},
+    {"sm_key", VALUE_GUID, FIELD(sm_key), 0, 0, CS_SM_CONFIG_LIVE,
      "SM_Key in SMInfo; OpenSM ignores an SM whose key differs from its own (default 1)"},
-    {"m_key_lease_period", VALUE_UINT, FIELD(m_key_lease_period), 0, 65535,
+    {"m_key_lease_period", VALUE_UINT, FIELD(m_key_lease_period), 0, 65535, CS_SM_CONFIG_RESTART,
      "M_Key lease period in seconds (0 = never expires)"},
-    {"lmc", VALUE_LMC, 0, 0, 0, "LMC: cloudsm assigns one LID per port; only 0 is accepted"},
-    {"partition_config_file", VALUE_PATH, FIELD(partition_config_file), 0, 0,
+    {"lmc", VALUE_LMC, 0, 0, 0, CS_SM_CONFIG_LIVE,
+     "LMC: cloudsm assigns one LID per port; only 0 is accepted"},
+    {"partition_config_file", VALUE_PATH, FIELD(partition_config_file), 0, 0, CS_SM_CONFIG_PKEYS,
      "partitions.conf (OpenSM's grammar); (null) or a missing file = everyone in Default"},
-    {"part_enforce", VALUE_ENFORCE, FIELD(part_enforce), 0, 0,
+    {"part_enforce", VALUE_ENFORCE, FIELD(part_enforce), 0, 0, CS_SM_CONFIG_PKEYS,
      "Partition enforcement on switch ports facing CAs: both, in, out or off"},
-    {"allow_both_pkeys", VALUE_BOOL, FIELD(allow_both_pkeys), 0, 0,
+    {"allow_both_pkeys", VALUE_BOOL, FIELD(allow_both_pkeys), 0, 0, CS_SM_CONFIG_PKEYS,
      "A port may be a full and a limited member of one partition (OpenSM -W)"},
-    {"subnet_timeout", VALUE_UINT, FIELD(subnet_timeout), 0, 31,
+    {"subnet_timeout", VALUE_UINT, FIELD(subnet_timeout), 0, 31, CS_SM_CONFIG_LIVE,
      "Subnet timeout exponent (4.096 us * 2^n): the SA's PathRecord PacketLifeTime"},
-    {"subnet_supports_sa_path_caching", VALUE_BOOL, FIELD(sa_path_caching), 0, 0,
+    {"subnet_supports_sa_path_caching", VALUE_BOOL, FIELD(sa_path_caching), 0, 0, CS_SM_CONFIG_LIVE,
      "cloudsm: raise the caching flag (bit 353) in every SA PathRecord reply"},
     {"max_wire_smps", VALUE_UINT, FIELD(smp_window), 1, CS_SMP_PIPE_MAX_WINDOW,
-     "SMPs in flight at once (OpenSM's default is 4)"},
+     CS_SM_CONFIG_RESTART, "SMPs in flight at once (OpenSM's default is 4)"},
     {"transaction_timeout", VALUE_UINT, FIELD(timeout_ms), 1, CS_SM_CONFIG_MAX_TIMEOUT_MS,
-     "Time to wait for an SMP's reply, in ms, before sending it again"},
+     CS_SM_CONFIG_RESTART, "Time to wait for an SMP's reply, in ms, before sending it again"},
     {"transaction_retries", VALUE_UINT, FIELD(retries), 0, CS_SM_CONFIG_MAX_RETRIES,
-     "Resends of an SMP that got no reply"},
-    {"sweep_interval", VALUE_UINT, FIELD(sweep_interval), 0, 86400,
+     CS_SM_CONFIG_RESTART, "Resends of an SMP that got no reply"},
+    {"sweep_interval", VALUE_UINT, FIELD(sweep_interval), 0, 86400, CS_SM_CONFIG_LIVE,
      "Seconds between light sweeps; 0 = none (traps and control-socket sweeps only)"},
-    {"reassign_lids", VALUE_BOOL, FIELD(reassign_lids), 0, 0,
+    {"reassign_lids", VALUE_BOOL, FIELD(reassign_lids), 0, 0, CS_SM_CONFIG_RESTART,
      "Forget guid2lid and the LIDs ports hold at start: number every port afresh (OpenSM -r)"},
-    {"state_dir", VALUE_PATH, FIELD(state_dir), 0, 0,
+    {"state_dir", VALUE_PATH, FIELD(state_dir), 0, 0, CS_SM_CONFIG_RESTART,
      "cloudsm: directory of the state kept across restarts (guid2lid)"},
-    {"log_file", VALUE_PATH, FIELD(log_file), 0, 0,
+    {"log_file", VALUE_PATH, FIELD(log_file), 0, 0, CS_SM_CONFIG_LIVE,
      "Log file, appended to; (null) = standard error"},
-    {"log_level", VALUE_LEVEL, FIELD(log_level), 0, 0,
+    {"log_level", VALUE_LEVEL, FIELD(log_level), 0, 0, CS_SM_CONFIG_LIVE,
      "cloudsm: least severe messages logged: error, warn, info or debug"},
 };
 
@@ -733,14 +736,6 @@ int cs_sm_config_write(FILE *out, const struct cs_sm_config *c, struct cs_error 
 
 /* ---- what changed between two configurations (SIGHUP) ---- */
 
-/* Keys a running SM cannot take: the port it opened, where its state and control socket live,
- * what every port's PortInfo was given (a new M_Key would lock the SM out of ports that hold
- * the old one), and the SMP pipe's settings, fixed when it was made. */
-static const char *const restart_keys[] = {
-    "guid",          "state_dir",           "subnet_prefix",       "m_key", "m_key_lease_period",
-    "max_wire_smps", "transaction_timeout", "transaction_retries",
-};
-
 _Static_assert(KEY_COUNT <= CS_SM_CONFIG_KEYS_MAX, "CS_SM_CONFIG_KEYS_MAX holds every key");
 
 static size_t value_size(const struct key *k)
@@ -782,10 +777,7 @@ unsigned cs_sm_config_diff(const struct cs_sm_config *was, const struct cs_sm_co
     for (size_t i = 0; i < KEY_COUNT; i++) {
         if (value_equal(&keys[i], was, now))
             continue;
-        bool restart = false;
-        for (size_t r = 0; r < sizeof restart_keys / sizeof restart_keys[0]; r++)
-            restart |= strcmp(restart_keys[r], keys[i].name) == 0;
-        changes[count++] = (struct cs_sm_config_change){keys[i].name, restart};
+        changes[count++] = (struct cs_sm_config_change){keys[i].name, keys[i].how};
     }
     return count;
 }
@@ -795,6 +787,15 @@ bool cs_sm_config_changed(const struct cs_sm_config_change *changes, unsigned co
 {
     for (unsigned i = 0; i < count; i++)
         if (strcmp(changes[i].key, key) == 0)
+            return true;
+    return false;
+}
+
+bool cs_sm_config_changes_take(const struct cs_sm_config_change *changes, unsigned count,
+                               enum cs_sm_config_effect how)
+{
+    for (unsigned i = 0; i < count; i++)
+        if (changes[i].how == how)
             return true;
     return false;
 }

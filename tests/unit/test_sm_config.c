@@ -473,17 +473,21 @@ static void test_diff(void **state)
     /* In the file's order, each with what it takes. */
     const char *want[] = {"routing_engine", "m_key",     "partition_config_file",
                           "sweep_interval", "state_dir", "log_level"};
-    const bool restart[] = {false, true, false, false, true, false};
+    const enum cs_sm_config_effect how[] = {CS_SM_CONFIG_REROUTE, CS_SM_CONFIG_RESTART,
+                                            CS_SM_CONFIG_PKEYS,   CS_SM_CONFIG_LIVE,
+                                            CS_SM_CONFIG_RESTART, CS_SM_CONFIG_LIVE};
     for (unsigned i = 0; i < n; i++) {
         assert_string_equal(ch[i].key, want[i]);
-        assert_int_equal(ch[i].needs_restart, restart[i]);
+        assert_int_equal(ch[i].how, how[i]);
     }
     assert_true(cs_sm_config_changed(ch, n, "sweep_interval"));
     assert_false(cs_sm_config_changed(ch, n, "sm_priority"));
+    assert_true(cs_sm_config_changes_take(ch, n, CS_SM_CONFIG_REROUTE));
+    assert_true(cs_sm_config_changes_take(ch, n, CS_SM_CONFIG_PKEYS));
 
     /* Keeping the running values of the keys that need a restart. */
     for (unsigned i = 0; i < n; i++)
-        if (ch[i].needs_restart)
+        if (ch[i].how == CS_SM_CONFIG_RESTART)
             assert_int_equal(cs_sm_config_copy_key(&now, &was, ch[i].key), 0);
     assert_string_equal(now.state_dir, CS_SM_CONFIG_DEFAULT_STATE_DIR);
     assert_true(now.m_key == 0);

@@ -645,33 +645,16 @@ static int sm_port_back(struct run *r, struct cs_error *err)
     return was == CS_SMP_PORT_STATE_DOWN && pi.port_state > CS_SMP_PORT_STATE_DOWN;
 }
 
-/* The keys whose change means routing again, and programming the P_Key tables again. */
-static const char *const route_keys[] = {"routing_engine", "connect_roots", "root_guid_file",
-                                         "cn_guid_file"};
-static const char *const pkey_keys[] = {"partition_config_file", "part_enforce",
-                                        "allow_both_pkeys"};
-
-static bool any_changed(const struct cs_sm_config_change *changes, unsigned n,
-                        const char *const *keys, size_t count)
-{
-    for (size_t i = 0; i < count; i++)
-        if (cs_sm_config_changed(changes, n, keys[i]))
-            return true;
-    return false;
-}
-
 /* Apply a new configuration (its restart-only keys already set back) and its files: the SA is
  * rebuilt, and where routing or partitions changed only the blocks that differ are sent. */
 static void apply_config(struct run *r, const struct cs_sm_config *next, struct cs_sm_files *files,
                          const struct cs_sm_config_change *changes, unsigned n)
 {
-    bool reroute_needed =
-        any_changed(changes, n, route_keys, sizeof route_keys / sizeof route_keys[0]) ||
-        cs_sm_files_differ(&r->files, files, CS_SM_FILE_ROOTS) ||
-        cs_sm_files_differ(&r->files, files, CS_SM_FILE_CNS);
-    bool pkeys_needed =
-        any_changed(changes, n, pkey_keys, sizeof pkey_keys / sizeof pkey_keys[0]) ||
-        cs_sm_files_differ(&r->files, files, CS_SM_FILE_PARTITIONS);
+    bool reroute_needed = cs_sm_config_changes_take(changes, n, CS_SM_CONFIG_REROUTE) ||
+                          cs_sm_files_differ(&r->files, files, CS_SM_FILE_ROOTS) ||
+                          cs_sm_files_differ(&r->files, files, CS_SM_FILE_CNS);
+    bool pkeys_needed = cs_sm_config_changes_take(changes, n, CS_SM_CONFIG_PKEYS) ||
+                        cs_sm_files_differ(&r->files, files, CS_SM_FILE_PARTITIONS);
     cs_sa_db_free(r->sa); /* it points into the partitions and tables replaced here */
     r->sa = NULL;
     *r->cfg = *next;
@@ -728,7 +711,7 @@ static void reload(struct run *r)
     char changed[1024] = "";
     size_t used = 0;
     for (unsigned i = 0; i < n; i++) {
-        if (changes[i].needs_restart) {
+        if (changes[i].how == CS_SM_CONFIG_RESTART) {
             char value[128];
             cs_sm_config_format_value(r->cfg, changes[i].key, value, sizeof(value));
             cloudsmd_logf(&r->log, CS_SM_LOG_WARN,
