@@ -215,11 +215,12 @@ static int csv_scan(struct csv_scan *sc, const char *text, size_t len, const cha
 {
     struct cs_lines in;
     struct cs_span s;
-    cs_lines_init(&in, text, len);
+    cs_lines_init(&in, text, len, name, err);
     sc->step_seconds = 60;
     sc->steps = 0;
     bool header = false;
-    while (!header && cs_lines_next(&in, &s)) {
+    int got = 0;
+    while (!header && (got = cs_lines_next(&in, &s)) > 0) {
         cs_span_trim_right(&s);
         cs_span_skip_space(&s);
         if (cs_span_starts_with(&s, CSV_DIRECTIVE)) {
@@ -233,6 +234,8 @@ static int csv_scan(struct csv_scan *sc, const char *text, size_t len, const cha
             return cs_fail_at(err, name, in.number, "expected the header \"" CSV_HEADER "\"");
         }
     }
+    if (got < 0)
+        return -1;
     if (!header)
         return cs_fail_at(err, name, in.number + 1, "missing the header \"" CSV_HEADER "\"");
     sc->data_start = in.pos;
@@ -244,7 +247,7 @@ static int csv_scan(struct csv_scan *sc, const char *text, size_t len, const cha
     cs_key_index_init(&runs);
     struct cs_span previous = {NULL, NULL};
     uint32_t run = 0;
-    while (cs_lines_next(&in, &s)) {
+    while ((got = cs_lines_next(&in, &s)) > 0) {
         if (!is_data_line(&s))
             continue;
         struct csv_row r;
@@ -266,6 +269,8 @@ static int csv_scan(struct csv_scan *sc, const char *text, size_t len, const cha
             goto fail;
         }
     }
+    if (got < 0)
+        goto fail;
     cs_key_index_sort(&runs);
     /* first run -> distinct hash slot, sorted by first run = VM numbering. */
     struct cs_key_index order;
@@ -316,8 +321,9 @@ int cs_trace_parse_csv(struct cs_trace *t, const char *text, size_t len, const c
     struct cs_lines in;
     struct cs_span s, previous = {NULL, NULL};
     uint32_t vm = 0;
-    cs_lines_init(&in, sc.data_start, len - (size_t)(sc.data_start - text));
-    while (cs_lines_next(&in, &s)) {
+    /* Pass 1 read these lines without an error, so pass 2 cannot meet one. */
+    cs_lines_init(&in, sc.data_start, len - (size_t)(sc.data_start - text), name, err);
+    while (cs_lines_next(&in, &s) > 0) {
         unsigned line = sc.header_line + in.number;
         if (!is_data_line(&s))
             continue;
@@ -463,16 +469,13 @@ static int compare_names(const void *a, const void *b)
 static int read_planetlab_file(const char *path, float **values, uint32_t *capacity, uint32_t *n,
                                struct cs_error *err)
 {
-    char *text;
-    size_t len;
-    if (cs_read_whole_file(path, &text, &len, err) < 0)
-        return -1;
     struct cs_lines in;
     struct cs_span s;
-    cs_lines_init(&in, text, len);
+    if (cs_lines_open(&in, path, err) < 0)
+        return -1;
     *n = 0;
-    int rc = 0;
-    while (cs_lines_next(&in, &s)) {
+    int rc = 0, got;
+    while ((got = cs_lines_next(&in, &s)) > 0) {
         cs_span_skip_space(&s);
         cs_span_trim_right(&s);
         bool negative = cs_span_eat_char(&s, '-');
@@ -488,7 +491,9 @@ static int read_planetlab_file(const char *path, float **values, uint32_t *capac
         }
         (*values)[(*n)++] = negative ? -(float)v : (float)v;
     }
-    free(text);
+    if (got < 0)
+        rc = -1;
+    cs_lines_close(&in);
     return rc;
 }
 

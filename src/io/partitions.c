@@ -451,31 +451,24 @@ static int parse_line(struct parser *ps, struct cs_span line)
     }
 }
 
-int cs_partitions_parse(struct cs_partitions *p, const char *text, size_t len, const char *name,
-                        struct cs_error *err)
+/* A NUL byte (which would end OpenSM's line buffer early) is refused by the line source. */
+static int parse_source(struct cs_partitions *p, struct cs_lines *in, struct cs_error *err)
 {
     if (cs_partitions_init(p, err) < 0)
         return -1;
-    struct parser ps = {.p = p, .name = name ? name : "<input>", .current = CS_NONE, .err = err};
+    struct parser ps = {.p = p, .name = in->name, .current = CS_NONE, .err = err};
     ps.by_pkey = cs_calloc_array(PKEY_IDS, sizeof *ps.by_pkey, err);
     int rc = ps.by_pkey ? 0 : -1;
     if (rc == 0)
         ps.by_pkey[CS_PKEY_DEFAULT] = 1;
-    /* A NUL ends OpenSM's line buffer early; in a name it would also end ours. */
-    const char *nul = rc == 0 ? memchr(text, '\0', len) : NULL;
-    struct cs_lines in;
     struct cs_span line;
-    cs_lines_init(&in, text, nul ? (size_t)(nul - text) : len);
-    while (rc == 0 && cs_lines_next(&in, &line)) {
-        ps.line = in.number;
+    int got = 0;
+    while (rc == 0 && (got = cs_lines_next(in, &line)) > 0) {
+        ps.line = in->number;
         rc = parse_line(&ps, line);
     }
-    if (rc == 0 && nul) {
-        ps.line = 1;
-        for (const char *c = text; (c = memchr(c, '\n', (size_t)(nul - c))) != NULL; c++)
-            ps.line++;
-        rc = fail(&ps, "NUL byte in the file");
-    }
+    if (rc == 0 && got < 0)
+        rc = -1;
     if (rc == 0 && ps.current != CS_NONE) {
         const struct cs_partition *open = &p->partitions[ps.current];
         rc = warn(&ps, "the definition of '%s' (line %u) is not ended by ';'", open->name,
@@ -487,15 +480,22 @@ int cs_partitions_parse(struct cs_partitions *p, const char *text, size_t len, c
     return rc;
 }
 
+int cs_partitions_parse(struct cs_partitions *p, const char *text, size_t len, const char *name,
+                        struct cs_error *err)
+{
+    struct cs_lines in;
+    cs_lines_init(&in, text, len, name, err);
+    return parse_source(p, &in, err);
+}
+
 int cs_partitions_read(struct cs_partitions *p, const char *path, struct cs_error *err)
 {
-    char *text;
-    size_t len;
+    struct cs_lines in;
     memset(p, 0, sizeof *p);
-    if (cs_read_whole_file(path, &text, &len, err) < 0)
+    if (cs_lines_open(&in, path, err) < 0)
         return -1;
-    int rc = cs_partitions_parse(p, text, len, path, err);
-    free(text);
+    int rc = parse_source(p, &in, err);
+    cs_lines_close(&in);
     return rc;
 }
 

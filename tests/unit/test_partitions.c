@@ -229,7 +229,7 @@ static void test_errors(void **state)
     struct cs_partitions p;
     struct cs_error err = {""};
     assert_int_equal(cs_partitions_parse(&p, nul, sizeof nul - 1, "p.conf", &err), -1);
-    assert_string_equal(err.msg, "p.conf:2: NUL byte in the file");
+    assert_string_equal(err.msg, "p.conf:2: NUL byte: binary data, not text");
 }
 
 /* What OpenSM logs and skips is kept as warnings; the rest of the file still counts. */
