@@ -138,7 +138,8 @@ static struct quote node_quote(const struct reader *r, uint32_t node)
 static int keep_text(struct reader *r, struct cs_span s, size_t *at)
 {
     size_t len = (size_t)(s.end - s.p);
-    if (r->pool_len + len > r->pool_cap) {
+    /* Allocated even for an empty id (""), so that every id points into the pool. */
+    if (!r->pool || r->pool_len + len > r->pool_cap) {
         size_t cap = r->pool_cap ? r->pool_cap : 4096;
         while (cap < r->pool_len + len)
             cap *= 2;
