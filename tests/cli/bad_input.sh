@@ -79,6 +79,11 @@ expect_eq "gzip: 30 pairs" 30 "$(json_get "$WORK/out" pairs)"
 "$CLOUDSM" lft convert "$DUMP" -o "$WORK/plain.dump"
 "$CLOUDSM" lft convert "$WORK/dump.gz" -o "$WORK/from-gz.dump"
 check "gzip dump converts to the same text" cmp -s "$WORK/plain.dump" "$WORK/from-gz.dump"
+TRACE="$CLOUDSM_TEST_DATA/trace/small.csv"
+gzip -c "$TRACE" >"$WORK/trace.csv.gz"
+"$CLOUDSM" delay eval "$TRACE" --cores 4 --json >"$WORK/trace-plain.json"
+run 0 "$CLOUDSM" delay eval "$WORK/trace.csv.gz" --cores 4 --json
+expect_eq "gzip CSV trace = plain" "$(cat "$WORK/trace-plain.json")" "$(cat "$WORK/out")"
 head -c 300 "$WORK/dump.gz" >"$WORK/cut.gz"
 run 1 "$CLOUDSM" lft convert "$WORK/cut.gz"
 says "truncated gzip: an error" "truncated or damaged gzip file"
@@ -91,6 +96,8 @@ for cmd in "topo info /dev/zero" "lft convert /dev/zero" "lft check $NET /dev/ze
   rss=$(tail -n 1 "$WORK/rss")
   check "$cmd: peak RSS $rss KB < 64 MB" test "$rss" -lt 65536
 done
+run 1 timeout 20 "$CLOUDSM" delay eval /dev/zero --cores 4
+says "/dev/zero as a CSV trace" "/dev/zero:1: line longer than 65536 bytes"
 run 1 timeout 20 bash -c "yes x | tr -d '\n' | '$CLOUDSM' topo info /dev/stdin"
 says "endless line on a pipe" "/dev/stdin:1: line longer than 65536 bytes"
 
