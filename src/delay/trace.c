@@ -344,7 +344,7 @@ static int read_csv_row(struct csv_reader *r, struct cs_span s)
     struct cs_trace_vm *v = &r->vms[vm];
     if (row.vcores != v->vcores)
         return cs_fail_at(r->err, name, line, "VM %s has %u vcores here but %u on an earlier row",
-                          v->name, row.vcores, v->vcores);
+                          cs_quote(v->name, strlen(v->name)).text, row.vcores, v->vcores);
     if (r->steps && row.t >= r->steps)
         return cs_fail_at(r->err, name, line, "t = %u is not below steps = %u", row.t, r->steps);
     uint32_t steps = r->steps ? r->steps : (row.t >= r->steps_seen ? row.t + 1 : r->steps_seen);
@@ -356,7 +356,8 @@ static int read_csv_row(struct csv_reader *r, struct cs_span s)
     if (series_reserve(series, row.t, r->err) < 0)
         return -1;
     if (series->seen[row.t / 8] & (1u << (row.t % 8)))
-        return cs_fail_at(r->err, name, line, "second sample for VM %s at t = %u", v->name, row.t);
+        return cs_fail_at(r->err, name, line, "second sample for VM %s at t = %u",
+                          cs_quote(v->name, strlen(v->name)).text, row.t);
     series->seen[row.t / 8] |= (uint8_t)(1u << (row.t % 8));
     if (!field_value(row.value, &series->demand[row.t]))
         return cs_fail_at(r->err, name, line, "cpu_pct must be a finite number, empty or nan");

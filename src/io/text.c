@@ -260,6 +260,13 @@ char *cs_text_escape(const char *p, size_t len, char *out, size_t size)
     return out;
 }
 
+struct cs_quote cs_quote(const char *p, size_t len)
+{
+    struct cs_quote q;
+    cs_text_escape(p, len < CS_QUOTE_MAX ? len : CS_QUOTE_MAX, q.text, sizeof q.text);
+    return q;
+}
+
 void cs_span_skip_space(struct cs_span *s)
 {
     while (s->p < s->end && (cs_is_blank(*s->p) || *s->p == '\n'))

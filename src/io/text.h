@@ -73,6 +73,18 @@ void cs_lines_describe(const struct cs_lines *l, char *buf, size_t size);
  * escaped (\n, \t, \xHH), truncated with "..." to fit size (NUL-terminated). Returns out. */
 char *cs_text_escape(const char *p, size_t len, char *out, size_t size);
 
+/* Input text as an error message quotes it: escaped, and cut after CS_QUOTE_MAX bytes. Returned
+ * by value so that it can be written straight into an argument list: cs_quote(p, n).text. */
+#define CS_QUOTE_MAX 64
+struct cs_quote {
+    char text[4 * CS_QUOTE_MAX + 4];
+};
+struct cs_quote cs_quote(const char *p, size_t len);
+static inline struct cs_quote cs_quote_span(const struct cs_span *s)
+{
+    return cs_quote(s->p, (size_t)(s->end - s->p));
+}
+
 /* Space or tab or another blank that is not a line end. */
 static inline bool cs_is_blank(char c)
 {

@@ -31,11 +31,6 @@
 #define IBSIM_DEFAULT_SPEED_MASK 1 /* SDR */
 #define IBSIM_DEFAULT_EXT_MASK 0
 
-/* Longest piece of a user-controlled string quoted back in an error message, and the buffer it
- * takes once escaped (cs_text_escape: up to 4 bytes per input byte, "..." and a NUL). */
-#define QUOTE_MAX 64
-#define QUOTE_BUF (4 * QUOTE_MAX + 4)
-
 enum decl_flags {
     DECL_HAS_RATE = 1,    /* the comment carried "<W>x<SPEED>" */
     DECL_HAS_OPTIONS = 2, /* the line carried w=, s= or e= */
@@ -112,26 +107,14 @@ static int fail(struct reader *r, unsigned line, const char *fmt, ...)
     return cs_fail_at(r->err, r->name, line, "%s", what);
 }
 
-/* Input text as an error message shows it: escaped, and cut after QUOTE_MAX bytes. */
-struct quote {
-    char text[QUOTE_BUF];
-};
-
-static struct quote quote(const char *p, size_t len)
-{
-    struct quote q;
-    cs_text_escape(p, len < QUOTE_MAX ? len : QUOTE_MAX, q.text, sizeof q.text);
-    return q;
-}
-
 static const char *node_id(const struct reader *r, uint32_t node)
 {
     return r->pool + r->node_src[node].id_at;
 }
 
-static struct quote node_quote(const struct reader *r, uint32_t node)
+static struct cs_quote node_quote(const struct reader *r, uint32_t node)
 {
-    return quote(node_id(r, node), r->node_src[node].id_len);
+    return cs_quote(node_id(r, node), r->node_src[node].id_len);
 }
 
 /* Copy s into the pool; *at is where it starts. */
@@ -468,7 +451,7 @@ static int parse_port_comment(struct reader *r, struct cs_span c, bool own_lid, 
     int rc = parse_rate(tok, s.p, &d->width, &d->speed);
     if (rc < 0)
         return fail(r, line, "bad link width in \"%s\" (1x, 2x, 4x, 8x or 12x)",
-                    quote(tok, (size_t)(s.p - tok)).text);
+                    cs_quote(tok, (size_t)(s.p - tok)).text);
     if (rc > 0)
         d->flags |= DECL_HAS_RATE;
     return 0;
@@ -492,7 +475,7 @@ static int parse_port_options(struct reader *r, struct cs_span s, struct port_de
         uint64_t v;
         bool ok = cs_span_u64(&value, 0, &v) && cs_span_empty(&value);
         char opt = eq[-1];
-        struct quote option = quote(tok, (size_t)(s.p - tok));
+        struct cs_quote option = cs_quote(tok, (size_t)(s.p - tok));
         switch (opt) {
         case 'w':
             if (!ok || v < 1 || v > 31)
@@ -707,7 +690,7 @@ static int index_ids(struct reader *r)
         const struct id_entry *dup = &r->ids[worst];
         return fail(r, r->node_src[dup->node].line,
                     "duplicate node id \"%s\" (first defined at line %u)",
-                    quote(dup->id, dup->len).text, r->node_src[r->ids[worst - 1].node].line);
+                    cs_quote(dup->id, dup->len).text, r->node_src[r->ids[worst - 1].node].line);
     }
     return 0;
 }
@@ -853,7 +836,7 @@ static int link_all(struct reader *r)
         uint32_t remote = find_id(r, remote_id, d->remote_id_len);
         if (remote == CS_NONE) {
             rc = fail(r, d->line, "remote node \"%s\" is not defined in this file",
-                      quote(remote_id, d->remote_id_len).text);
+                      cs_quote(remote_id, d->remote_id_len).text);
         } else if (d->remote_port > f->nodes[remote].num_ports) {
             rc = fail(r, d->line, "remote port %u out of range: node \"%s\" has %u ports",
                       d->remote_port, node_quote(r, remote).text, f->nodes[remote].num_ports);
@@ -867,7 +850,8 @@ static int link_all(struct reader *r)
         const struct port_decl *d = &r->decls[i];
         uint32_t far = target[i];
         uint32_t far_decl = r->decl_of_port[far];
-        char here[QUOTE_BUF + 16], there[QUOTE_BUF + 16], other[QUOTE_BUF + 16];
+        char here[sizeof(struct cs_quote) + 16], there[sizeof(struct cs_quote) + 16],
+            other[sizeof(struct cs_quote) + 16];
         if (far_decl != CS_NONE && target[far_decl] != d->port) {
             describe_port(r, d->port, here, sizeof here);
             describe_port(r, far, there, sizeof there);
