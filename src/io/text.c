@@ -86,7 +86,7 @@ static int fill_buffer(struct cs_lines *l)
     return 1;
 }
 
-/* The next raw line [*p, *end) and whether a newline ended it; 0 at the end of the input. */
+/* The next raw line [*p, *end), unchecked: 1, 0 at the end of the input, -1 on a read error. */
 static int raw_line(struct cs_lines *l, const char **p, const char **end)
 {
     if (!l->file) {

@@ -24,7 +24,7 @@
 /* Longest line any reader accepts, in bytes without the newline (docs/formats/README.md). */
 #define CS_LINE_MAX 65536
 
-/* What is kept of the first non-blank line, to tell what a file looks like. */
+/* What is kept of the first line that is not blank or a comment, to tell what a file is. */
 #define CS_LINES_SAMPLE 96
 
 struct cs_span {
