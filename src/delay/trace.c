@@ -65,12 +65,6 @@ static uint64_t name_hash(const struct cs_span *s)
     return h;
 }
 
-static bool span_equals(const struct cs_span *a, const struct cs_span *b)
-{
-    size_t n = (size_t)(a->end - a->p);
-    return n == (size_t)(b->end - b->p) && memcmp(a->p, b->p, n) == 0;
-}
-
 /* The field up to the next comma (or the end), comma consumed; false if `need_comma` and none. */
 static bool next_field(struct cs_span *line, struct cs_span *field, bool need_comma)
 {
@@ -200,180 +194,234 @@ static bool is_data_line(struct cs_span *s)
     return !cs_span_empty(&probe) && *probe.p != '#';
 }
 
-/* Pass 1 result: distinct VM names, first appearances in input order. */
-struct csv_scan {
-    struct cs_key_index by_hash; /* name hash -> VM index, sorted */
-    uint32_t num_vms;
-    uint64_t max_t_plus_1;
-    uint32_t step_seconds, steps;
-    const char *data_start; /* first byte after the header line */
-    unsigned header_line;
+/* One VM's samples while the file is read: demand by t (NaN until given), and which t were
+ * given, so that a second row for the same (vm, t) is caught even when its value is NaN. */
+struct csv_series {
+    float *demand;
+    uint8_t *seen; /* one bit per t */
+    uint32_t capacity;
 };
 
-static int csv_scan(struct csv_scan *sc, const char *text, size_t len, const char *name,
-                    struct cs_error *err)
+/* The CSV is read in one streamed pass: VMs are numbered by first appearance (found again
+ * through a hash table of their names) and each keeps its own series, grown as t grows. Memory
+ * is the trace being built, never the text. */
+struct csv_reader {
+    struct cs_lines *in;
+    struct cs_error *err;
+    struct cs_trace_vm *vms;
+    uint32_t vms_capacity;
+    struct csv_series *series;
+    uint32_t series_capacity;
+    uint32_t num_vms;
+    uint32_t *slots; /* open addressing: VM index + 1, 0 = free; a power of two */
+    uint32_t num_slots;
+    uint32_t steps_seen;   /* largest t + 1 */
+    uint32_t steps;        /* from the directive, 0 if none */
+    uint32_t step_seconds; /* from the directive, 60 if none */
+    uint32_t previous;     /* VM of the last row: rows of one VM usually come together */
+};
+
+static bool vm_is(const struct cs_trace_vm *v, const struct cs_span *name)
 {
-    struct cs_lines in;
+    size_t n = (size_t)(name->end - name->p);
+    return strlen(v->name) == n && memcmp(v->name, name->p, n) == 0;
+}
+
+/* The slot of name in the table: the one holding it, or the free one where it would go. */
+static uint32_t *find_slot(const struct csv_reader *r, uint32_t *slots, uint32_t num_slots,
+                           const struct cs_span *name)
+{
+    uint32_t mask = num_slots - 1;
+    for (uint32_t i = (uint32_t)name_hash(name) & mask;; i = (i + 1) & mask)
+        if (!slots[i] || vm_is(&r->vms[slots[i] - 1], name))
+            return &slots[i];
+}
+
+/* Double the table (kept at most half full). */
+static int grow_slots(struct csv_reader *r)
+{
+    uint32_t num_slots = r->num_slots ? r->num_slots * 2 : 64;
+    uint32_t *slots = cs_calloc_array(num_slots, sizeof *slots, r->err);
+    if (!slots)
+        return -1;
+    for (uint32_t vm = 0; vm < r->num_vms; vm++) {
+        const char *name = r->vms[vm].name;
+        struct cs_span s = {name, name + strlen(name)};
+        *find_slot(r, slots, num_slots, &s) = vm + 1;
+    }
+    free(r->slots);
+    r->slots = slots;
+    r->num_slots = num_slots;
+    return 0;
+}
+
+/* The VM of a row, added at its first row. */
+static int vm_of_row(struct csv_reader *r, const struct csv_row *row, uint32_t *vm)
+{
+    if (r->previous < r->num_vms && vm_is(&r->vms[r->previous], &row->name)) {
+        *vm = r->previous;
+        return 0;
+    }
+    if ((uint64_t)(r->num_vms + 1) * 2 > r->num_slots && grow_slots(r) < 0)
+        return -1;
+    uint32_t *slot = find_slot(r, r->slots, r->num_slots, &row->name);
+    if (!*slot) {
+        if (cs_grow((void **)&r->vms, &r->vms_capacity, (uint64_t)r->num_vms + 1, sizeof *r->vms,
+                    r->err) < 0 ||
+            cs_grow_zeroed((void **)&r->series, &r->series_capacity, (uint64_t)r->num_vms + 1,
+                           sizeof *r->series, r->err) < 0)
+            return -1;
+        struct cs_trace_vm *v = &r->vms[r->num_vms];
+        cs_span_copy(&row->name, v->name, sizeof v->name);
+        v->vcores = row->vcores;
+        *slot = ++r->num_vms;
+    }
+    *vm = r->previous = *slot - 1;
+    return 0;
+}
+
+/* Room for sample t in a series: doubled, new demand NaN, new bits clear. */
+static int series_reserve(struct csv_series *s, uint32_t t, struct cs_error *err)
+{
+    if (t < s->capacity)
+        return 0;
+    uint64_t capacity = s->capacity ? (uint64_t)s->capacity * 2 : 16;
+    if (capacity < (uint64_t)t + 1)
+        capacity = (uint64_t)t + 1;
+    if (capacity > CS_TRACE_MAX_SAMPLES)
+        capacity = CS_TRACE_MAX_SAMPLES;
+    float *demand = realloc(s->demand, (size_t)capacity * sizeof *demand);
+    if (!demand)
+        return cs_fail(err, "out of memory for %" PRIu64 " samples", capacity);
+    s->demand = demand;
+    size_t old_bytes = ((size_t)s->capacity + 7) / 8, bytes = ((size_t)capacity + 7) / 8;
+    uint8_t *seen = realloc(s->seen, bytes);
+    if (!seen)
+        return cs_fail(err, "out of memory for %" PRIu64 " samples", capacity);
+    /* Bits of the last old byte beyond the old capacity were never set. */
+    memset(seen + old_bytes, 0, bytes - old_bytes);
+    s->seen = seen;
+    for (uint64_t i = s->capacity; i < capacity; i++)
+        demand[i] = NAN;
+    s->capacity = (uint32_t)capacity;
+    return 0;
+}
+
+/* Directives and the header, up to and including the header line. */
+static int read_csv_header(struct csv_reader *r)
+{
+    struct cs_lines *in = r->in;
     struct cs_span s;
-    cs_lines_init(&in, text, len);
-    sc->step_seconds = 60;
-    sc->steps = 0;
-    bool header = false;
-    while (!header && cs_lines_next(&in, &s)) {
+    int got;
+    while ((got = cs_lines_next(in, &s)) > 0) {
         cs_span_trim_right(&s);
         cs_span_skip_space(&s);
         if (cs_span_starts_with(&s, CSV_DIRECTIVE)) {
-            if (parse_directive(s, &sc->step_seconds, &sc->steps, name, in.number, err) < 0)
+            if (parse_directive(s, &r->step_seconds, &r->steps, in->name, in->number, r->err) < 0)
                 return -1;
         } else if (cs_span_empty(&s) || *s.p == '#') {
             continue;
         } else if (s.end - s.p == (ptrdiff_t)strlen(CSV_HEADER) && cs_span_eat(&s, CSV_HEADER)) {
-            header = true;
+            return 0;
         } else {
-            return cs_fail_at(err, name, in.number, "expected the header \"" CSV_HEADER "\"");
+            return cs_fail_at(r->err, in->name, in->number,
+                              "expected the header \"" CSV_HEADER "\"");
         }
     }
-    if (!header)
-        return cs_fail_at(err, name, in.number + 1, "missing the header \"" CSV_HEADER "\"");
-    sc->data_start = in.pos;
-    sc->header_line = in.number;
+    if (got < 0)
+        return -1;
+    return cs_fail_at(r->err, in->name, in->number + 1, "missing the header \"" CSV_HEADER "\"");
+}
 
-    /* Every maximal run of rows of one VM adds (hash, run number); the smallest run number of a
-     * hash is its first appearance. */
-    struct cs_key_index runs;
-    cs_key_index_init(&runs);
-    struct cs_span previous = {NULL, NULL};
-    uint32_t run = 0;
-    while (cs_lines_next(&in, &s)) {
-        if (!is_data_line(&s))
-            continue;
-        struct csv_row r;
-        if (parse_row(s, &r, name, in.number, err) < 0)
-            goto fail;
-        if (!previous.p || !span_equals(&previous, &r.name)) {
-            if (run == UINT32_MAX - 1) {
-                cs_fail_at(err, name, in.number, "too many VM changes");
-                goto fail;
-            }
-            if (cs_key_index_add(&runs, name_hash(&r.name), run++, err) < 0)
-                goto fail;
-            previous = r.name;
-        }
-        if ((uint64_t)r.t + 1 > sc->max_t_plus_1)
-            sc->max_t_plus_1 = (uint64_t)r.t + 1;
-        if (sc->steps && r.t >= sc->steps) {
-            cs_fail_at(err, name, in.number, "t = %u is not below steps = %u", r.t, sc->steps);
-            goto fail;
-        }
-    }
-    cs_key_index_sort(&runs);
-    /* first run -> distinct hash slot, sorted by first run = VM numbering. */
-    struct cs_key_index order;
-    cs_key_index_init(&order);
-    for (uint32_t i = 0; i < runs.count; i++)
-        if (i == 0 || runs.entries[i].key != runs.entries[i - 1].key)
-            if (cs_key_index_add(&order, runs.entries[i].value, i, err) < 0) {
-                cs_key_index_free(&order);
-                goto fail;
-            }
-    cs_key_index_sort(&order);
-    cs_key_index_init(&sc->by_hash);
-    for (uint32_t vm = 0; vm < order.count; vm++)
-        if (cs_key_index_add(&sc->by_hash, runs.entries[order.entries[vm].value].key, vm, err) <
-            0) {
-            cs_key_index_free(&order);
-            cs_key_index_free(&sc->by_hash);
-            goto fail;
-        }
-    cs_key_index_sort(&sc->by_hash);
-    sc->num_vms = order.count;
-    cs_key_index_free(&order);
-    cs_key_index_free(&runs);
+static int read_csv_row(struct csv_reader *r, struct cs_span s)
+{
+    const char *name = r->in->name;
+    unsigned line = r->in->number;
+    struct csv_row row;
+    uint32_t vm;
+    if (parse_row(s, &row, name, line, r->err) < 0 || vm_of_row(r, &row, &vm) < 0)
+        return -1;
+    struct cs_trace_vm *v = &r->vms[vm];
+    if (row.vcores != v->vcores)
+        return cs_fail_at(r->err, name, line, "VM %s has %u vcores here but %u on an earlier row",
+                          cs_quote(v->name, strlen(v->name)).text, row.vcores, v->vcores);
+    if (r->steps && row.t >= r->steps)
+        return cs_fail_at(r->err, name, line, "t = %u is not below steps = %u", row.t, r->steps);
+    uint32_t steps = r->steps ? r->steps : (row.t >= r->steps_seen ? row.t + 1 : r->steps_seen);
+    if ((uint64_t)r->num_vms * steps > CS_TRACE_MAX_SAMPLES)
+        return cs_fail_at(r->err, name, line,
+                          "trace of %u VMs x %u steps exceeds %" PRIu64 " samples", r->num_vms,
+                          steps, CS_TRACE_MAX_SAMPLES);
+    struct csv_series *series = &r->series[vm];
+    if (series_reserve(series, row.t, r->err) < 0)
+        return -1;
+    if (series->seen[row.t / 8] & (1u << (row.t % 8)))
+        return cs_fail_at(r->err, name, line, "second sample for VM %s at t = %u",
+                          cs_quote(v->name, strlen(v->name)).text, row.t);
+    series->seen[row.t / 8] |= (uint8_t)(1u << (row.t % 8));
+    if (!field_value(row.value, &series->demand[row.t]))
+        return cs_fail_at(r->err, name, line, "cpu_pct must be a finite number, empty or nan");
+    if (row.t >= r->steps_seen)
+        r->steps_seen = row.t + 1;
     return 0;
-fail:
-    cs_key_index_free(&runs);
-    return -1;
+}
+
+/* The trace from what was read: every series copied into one num_vms x steps array. */
+static int build_trace(struct csv_reader *r, struct cs_trace *t)
+{
+    uint32_t steps = r->steps ? r->steps : r->steps_seen;
+    if (trace_alloc(t, r->num_vms, steps, r->step_seconds, r->err) < 0)
+        return -1;
+    for (uint32_t vm = 0; vm < r->num_vms; vm++) {
+        t->vms[vm] = r->vms[vm];
+        const struct csv_series *s = &r->series[vm];
+        uint32_t given = s->capacity < steps ? s->capacity : steps;
+        if (given)
+            memcpy(&t->demand[(size_t)vm * steps], s->demand, given * sizeof *s->demand);
+    }
+    return 0;
+}
+
+static int read_csv(struct cs_trace *t, struct cs_lines *in, struct cs_error *err)
+{
+    memset(t, 0, sizeof *t);
+    struct csv_reader r = {.in = in, .err = err, .step_seconds = 60, .previous = UINT32_MAX};
+    int rc = read_csv_header(&r);
+    struct cs_span s;
+    int got = 0;
+    while (rc == 0 && (got = cs_lines_next(in, &s)) > 0)
+        if (is_data_line(&s))
+            rc = read_csv_row(&r, s);
+    if (rc == 0 && got < 0)
+        rc = -1;
+    if (rc == 0)
+        rc = build_trace(&r, t);
+    for (uint32_t vm = 0; vm < r.num_vms; vm++) {
+        free(r.series[vm].demand);
+        free(r.series[vm].seen);
+    }
+    free(r.series);
+    free(r.vms);
+    free(r.slots);
+    return rc;
 }
 
 int cs_trace_parse_csv(struct cs_trace *t, const char *text, size_t len, const char *name,
                        struct cs_error *err)
 {
-    if (!name)
-        name = "<input>";
-    memset(t, 0, sizeof *t);
-    struct csv_scan sc = {0};
-    if (csv_scan(&sc, text, len, name, err) < 0)
-        return -1;
-    uint32_t steps = sc.steps ? sc.steps : (uint32_t)sc.max_t_plus_1;
-    uint8_t *seen = NULL;
-    if (trace_alloc(t, sc.num_vms, steps, sc.step_seconds, err) < 0)
-        goto fail;
-    /* One bit per sample: a second row for the same (vm, t) is an error. */
-    seen = cs_calloc_array(((size_t)sc.num_vms * steps + 7) / 8, 1, err);
-    if (!seen)
-        goto fail;
-
     struct cs_lines in;
-    struct cs_span s, previous = {NULL, NULL};
-    uint32_t vm = 0;
-    cs_lines_init(&in, sc.data_start, len - (size_t)(sc.data_start - text));
-    while (cs_lines_next(&in, &s)) {
-        unsigned line = sc.header_line + in.number;
-        if (!is_data_line(&s))
-            continue;
-        struct csv_row r;
-        if (parse_row(s, &r, name, line, err) < 0)
-            goto fail;
-        if (!previous.p || !span_equals(&previous, &r.name)) {
-            vm = cs_key_index_find(&sc.by_hash, name_hash(&r.name));
-            struct cs_trace_vm *v = &t->vms[vm];
-            if (v->vcores == 0) {
-                cs_span_copy(&r.name, v->name, sizeof v->name);
-                v->vcores = r.vcores;
-            } else if (strlen(v->name) != (size_t)(r.name.end - r.name.p) ||
-                       memcmp(v->name, r.name.p, strlen(v->name)) != 0) {
-                cs_fail_at(err, name, line, "VM names \"%s\" and \"%.*s\" have the same hash",
-                           v->name, (int)(r.name.end - r.name.p), r.name.p);
-                goto fail;
-            }
-            previous = r.name;
-        }
-        struct cs_trace_vm *v = &t->vms[vm];
-        if (r.vcores != v->vcores) {
-            cs_fail_at(err, name, line, "VM %s has %u vcores here but %u on an earlier row",
-                       v->name, r.vcores, v->vcores);
-            goto fail;
-        }
-        size_t at = (size_t)vm * steps + r.t;
-        if (seen[at / 8] & (1u << (at % 8))) {
-            cs_fail_at(err, name, line, "second sample for VM %s at t = %u", v->name, r.t);
-            goto fail;
-        }
-        seen[at / 8] |= (uint8_t)(1u << (at % 8));
-        if (!field_value(r.value, &t->demand[at])) {
-            cs_fail_at(err, name, line, "cpu_pct must be a finite number, empty or nan");
-            goto fail;
-        }
-    }
-    free(seen);
-    cs_key_index_free(&sc.by_hash);
-    return 0;
-fail:
-    free(seen);
-    cs_key_index_free(&sc.by_hash);
-    cs_trace_free(t);
-    return -1;
+    cs_lines_init(&in, text, len, name, err);
+    return read_csv(t, &in, err);
 }
 
 int cs_trace_read_csv(struct cs_trace *t, const char *path, struct cs_error *err)
 {
-    char *text;
-    size_t len;
+    struct cs_lines in;
     memset(t, 0, sizeof *t);
-    if (cs_read_whole_file(path, &text, &len, err) < 0)
+    if (cs_lines_open(&in, path, err) < 0)
         return -1;
-    int rc = cs_trace_parse_csv(t, text, len, path, err);
-    free(text);
+    int rc = read_csv(t, &in, err);
+    cs_lines_close(&in);
     return rc;
 }
 
@@ -463,16 +511,13 @@ static int compare_names(const void *a, const void *b)
 static int read_planetlab_file(const char *path, float **values, uint32_t *capacity, uint32_t *n,
                                struct cs_error *err)
 {
-    char *text;
-    size_t len;
-    if (cs_read_whole_file(path, &text, &len, err) < 0)
-        return -1;
     struct cs_lines in;
     struct cs_span s;
-    cs_lines_init(&in, text, len);
+    if (cs_lines_open(&in, path, err) < 0)
+        return -1;
     *n = 0;
-    int rc = 0;
-    while (cs_lines_next(&in, &s)) {
+    int rc = 0, got;
+    while ((got = cs_lines_next(&in, &s)) > 0) {
         cs_span_skip_space(&s);
         cs_span_trim_right(&s);
         bool negative = cs_span_eat_char(&s, '-');
@@ -488,7 +533,9 @@ static int read_planetlab_file(const char *path, float **values, uint32_t *capac
         }
         (*values)[(*n)++] = negative ? -(float)v : (float)v;
     }
-    free(text);
+    if (got < 0)
+        rc = -1;
+    cs_lines_close(&in);
     return rc;
 }
 

@@ -111,52 +111,49 @@ static bool number_then_space(struct cs_span *s, uint64_t *value)
     return true;
 }
 
-int cs_guid2lid_parse(struct cs_guid2lid *g, const char *text, size_t len, const char *name,
-                      struct cs_error *err)
+static int parse_source(struct cs_guid2lid *g, struct cs_lines *in, struct cs_error *err)
 {
-    if (!name)
-        name = "<input>";
+    const char *name = in->name;
     memset(g, 0, sizeof *g);
     uint32_t *lines = NULL, lines_capacity = 0;
-    struct cs_lines in;
     struct cs_span s;
-    cs_lines_init(&in, text, len);
-    while (cs_lines_next(&in, &s)) {
+    int got;
+    while ((got = cs_lines_next(in, &s)) > 0) {
         cs_span_skip_space(&s);
         cs_span_trim_right(&s);
         if (cs_span_empty(&s) || *s.p == '#')
             continue;
         uint64_t guid, min_lid, max_lid;
         if (!number_then_space(&s, &guid) || guid == 0) {
-            cs_fail_at(err, name, in.number, "expected a port GUID");
+            cs_fail_at(err, name, in->number, "expected a port GUID");
             goto fail;
         }
         if (!number_then_space(&s, &min_lid) || !number_then_space(&s, &max_lid)) {
-            cs_fail_at(err, name, in.number, "expected \"0x<GUID> 0x<first LID> 0x<last LID>\"");
+            cs_fail_at(err, name, in->number, "expected \"0x<GUID> 0x<first LID> 0x<last LID>\"");
             goto fail;
         }
         if (!cs_span_empty(&s)) {
-            cs_fail_at(err, name, in.number, "unexpected text after the LID range");
+            cs_fail_at(err, name, in->number, "unexpected text after the LID range");
             goto fail;
         }
         if (min_lid == 0 || min_lid > CS_LID_UCAST_MAX || max_lid > CS_LID_UCAST_MAX) {
-            cs_fail_at(err, name, in.number,
+            cs_fail_at(err, name, in->number,
                        "LID range 0x%" PRIx64 "-0x%" PRIx64
                        " is outside the unicast LIDs 0x0001-0x%04x",
                        min_lid, max_lid, CS_LID_UCAST_MAX);
             goto fail;
         }
         if (min_lid > max_lid) {
-            cs_fail_at(err, name, in.number,
+            cs_fail_at(err, name, in->number,
                        "LID range 0x%04" PRIx64 "-0x%04" PRIx64 " ends before it starts", min_lid,
                        max_lid);
             goto fail;
         }
         struct cs_guid2lid_entry e = {guid, (uint16_t)min_lid, (uint16_t)max_lid};
-        if (append(g, &lines, &lines_capacity, e, in.number, err) < 0)
+        if (append(g, &lines, &lines_capacity, e, in->number, err) < 0)
             goto fail;
     }
-    if (check_conflicts(g, lines, name, err) < 0)
+    if (got < 0 || check_conflicts(g, lines, name, err) < 0)
         goto fail;
     free(lines);
     return 0;
@@ -166,15 +163,22 @@ fail:
     return -1;
 }
 
+int cs_guid2lid_parse(struct cs_guid2lid *g, const char *text, size_t len, const char *name,
+                      struct cs_error *err)
+{
+    struct cs_lines in;
+    cs_lines_init(&in, text, len, name, err);
+    return parse_source(g, &in, err);
+}
+
 int cs_guid2lid_read(struct cs_guid2lid *g, const char *path, struct cs_error *err)
 {
-    char *text;
-    size_t len;
+    struct cs_lines in;
     memset(g, 0, sizeof *g);
-    if (cs_read_whole_file(path, &text, &len, err) < 0)
+    if (cs_lines_open(&in, path, err) < 0)
         return -1;
-    int rc = cs_guid2lid_parse(g, text, len, path, err);
-    free(text);
+    int rc = parse_source(g, &in, err);
+    cs_lines_close(&in);
     return rc;
 }
 

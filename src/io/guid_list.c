@@ -37,18 +37,14 @@ static int check_duplicates(const struct cs_guid_list *l, const uint32_t *lines,
     return rc;
 }
 
-int cs_guid_list_parse(struct cs_guid_list *l, const char *text, size_t len, const char *name,
-                       struct cs_error *err)
+static int parse_source(struct cs_guid_list *l, struct cs_lines *in, struct cs_error *err)
 {
     memset(l, 0, sizeof *l);
-    if (!name)
-        name = "<input>";
+    const char *name = in->name;
     uint32_t *lines = NULL, lines_capacity = 0;
-    struct cs_lines in;
     struct cs_span line;
-    cs_lines_init(&in, text, len);
-    int rc = 0;
-    while (rc == 0 && cs_lines_next(&in, &line)) {
+    int rc = 0, got;
+    while (rc == 0 && (got = cs_lines_next(in, &line)) > 0) {
         cs_span_skip_space(&line);
         if (cs_span_empty(&line) || *line.p == '#')
             continue;
@@ -56,11 +52,11 @@ int cs_guid_list_parse(struct cs_guid_list *l, const char *text, size_t len, con
         /* Like parse_node_map: the number must end at a blank, a '#' or the end of the line. */
         if (!cs_span_u64(&line, 0, &guid) ||
             (!cs_span_empty(&line) && !cs_is_blank(*line.p) && *line.p != '#')) {
-            rc = cs_fail_at(err, name, in.number, "expected a GUID (0x hex or decimal)");
+            rc = cs_fail_at(err, name, in->number, "expected a GUID (0x hex or decimal)");
             break;
         }
         if (guid == 0) {
-            rc = cs_fail_at(err, name, in.number, "GUID 0 is not a valid GUID");
+            rc = cs_fail_at(err, name, in->number, "GUID 0 is not a valid GUID");
             break;
         }
         if (cs_grow((void **)&l->guids, &l->capacity, (uint64_t)l->count + 1, sizeof *l->guids,
@@ -70,9 +66,11 @@ int cs_guid_list_parse(struct cs_guid_list *l, const char *text, size_t len, con
             rc = -1;
             break;
         }
-        lines[l->count] = in.number;
+        lines[l->count] = in->number;
         l->guids[l->count++] = guid;
     }
+    if (rc == 0 && got < 0)
+        rc = -1;
     if (rc == 0)
         rc = check_duplicates(l, lines, name, err);
     free(lines);
@@ -81,15 +79,22 @@ int cs_guid_list_parse(struct cs_guid_list *l, const char *text, size_t len, con
     return rc;
 }
 
+int cs_guid_list_parse(struct cs_guid_list *l, const char *text, size_t len, const char *name,
+                       struct cs_error *err)
+{
+    struct cs_lines in;
+    cs_lines_init(&in, text, len, name, err);
+    return parse_source(l, &in, err);
+}
+
 int cs_guid_list_read(struct cs_guid_list *l, const char *path, struct cs_error *err)
 {
-    char *text;
-    size_t len;
+    struct cs_lines in;
     memset(l, 0, sizeof *l);
-    if (cs_read_whole_file(path, &text, &len, err) < 0)
+    if (cs_lines_open(&in, path, err) < 0)
         return -1;
-    int rc = cs_guid_list_parse(l, text, len, path, err);
-    free(text);
+    int rc = parse_source(l, &in, err);
+    cs_lines_close(&in);
     return rc;
 }
 

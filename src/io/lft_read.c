@@ -7,17 +7,22 @@
  * "Multicast mlids" section (dump_fts -M, ibroute -M) has entry lines of the same shape, so it is
  * skipped as a whole until the next unicast header.
  *
- * An LFT dump of a large fabric is ~1 GB of short lines, so the hot path (entry lines) does no
- * allocation and parses numbers by hand; a LID's comment is parsed only until its target is
- * known, which is after its first line in the file.
+ * Each unicast section ends with a footer, "N lids dumped" (OpenSM: N is the top of the header's
+ * range) or "N valid lids dumped" (ibroute: N is the number of entries). A section still open at
+ * the end of the file, or a footer whose count fits neither rule, means a truncated or damaged
+ * dump, and is refused rather than read as a shorter table.
+ *
+ * An LFT dump of a large fabric is ~1 GB of short lines (gzip or plain), streamed line by line,
+ * so the hot path (entry lines) does no allocation and parses numbers by hand; a LID's comment is
+ * parsed only until its target is known, which is after its first line in the file.
  */
 #include "cloudsm/lft_io.h"
 
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cloudsm/atomic_file.h"
 #include "cloudsm/key_index.h"
 #include "io/text.h"
 
@@ -31,10 +36,16 @@ struct parser {
     struct cs_lfts *t;
     const char *name;
     struct cs_error *err;
-    struct cs_lines lines;
+    struct cs_lines *lines;
     struct cs_key_index headers; /* switch GUID -> line of its header, to refuse duplicates */
     enum section section;
     uint32_t current; /* set index of the switch whose entries follow */
+    /* The open unicast section, checked against its footer. */
+    unsigned header_line;
+    uint64_t range_upper; /* top of "[lower-upper]"; has_range false if the header had none */
+    bool has_range;
+    uint64_t entries;   /* entry lines so far */
+    bool saw_multicast; /* to say why a file without unicast tables is refused */
 };
 
 /* Text inside the last pair of delimiters: the description in "('desc')", "(desc)" or ": 'desc'".
@@ -93,11 +104,14 @@ static bool target_known(const struct cs_lid_target *target)
 static int parse_entry(struct parser *ps, const char *p, const char *end)
 {
     struct cs_lfts *t = ps->t;
-    unsigned line = ps->lines.number;
+    unsigned line = ps->lines->number;
     if (ps->section == SECTION_MULTICAST)
         return 0;
     if (ps->section == SECTION_NONE)
-        return cs_fail_at(ps->err, ps->name, line, "LFT entry before any \"Unicast lids\" header");
+        return cs_fail_at(ps->err, ps->name, line,
+                          "LFT entry outside a switch's table (no \"Unicast lids\" header "
+                          "since the last \"lids dumped\" footer)");
+    ps->entries++;
 
     /* p points after "0x". Saturate instead of overflowing so that long garbage still fails. */
     const char *digits = p;
@@ -142,18 +156,27 @@ static int parse_entry(struct parser *ps, const char *p, const char *end)
 static int parse_header(struct parser *ps, struct cs_span s)
 {
     struct cs_lfts *t = ps->t;
-    unsigned line = ps->lines.number;
+    unsigned line = ps->lines->number;
     cs_span_trim_right(&s);
+    if (ps->section == SECTION_UNICAST)
+        return cs_fail_at(ps->err, ps->name, line,
+                          "a new switch starts, but the table of switch 0x%016" PRIx64
+                          " (line %u) has no \"lids dumped\" footer: the dump is damaged",
+                          t->switches[ps->current].guid, ps->header_line);
 
     uint64_t upper = 0;
     struct cs_span range = s;
     cs_span_skip_space(&range);
     uint64_t lower;
-    if (cs_span_eat_char(&range, '[') && cs_span_u64(&range, 0, &lower) &&
-        cs_span_eat_char(&range, '-') && cs_span_u64(&range, 0, &upper) && upper > CS_LID_UCAST_MAX)
+    bool has_range = cs_span_eat_char(&range, '[') && cs_span_u64(&range, 0, &lower) &&
+                     cs_span_eat_char(&range, '-') && cs_span_u64(&range, 0, &upper);
+    if (has_range && upper > CS_LID_UCAST_MAX)
         return cs_fail_at(ps->err, ps->name, line,
                           "LID range ends at 0x%" PRIx64 ", beyond the unicast range (max 0x%x)",
                           upper, CS_LID_UCAST_MAX);
+    if (has_range && lower > upper)
+        return cs_fail_at(ps->err, ps->name, line,
+                          "reversed LID range [0x%" PRIx64 "-0x%" PRIx64 "]", lower, upper);
 
     const char *guid_at = cs_span_find(&s, " guid 0x");
     if (!guid_at)
@@ -192,13 +215,44 @@ static int parse_header(struct parser *ps, struct cs_span s)
         return -1;
     ps->current = sw;
     ps->section = SECTION_UNICAST;
+    ps->header_line = line;
+    ps->has_range = has_range;
+    ps->range_upper = upper;
+    ps->entries = 0;
     return 0;
+}
+
+/* "N lids dumped" or "N valid lids dumped"; false if s is no footer. */
+static bool parse_footer(struct cs_span s, uint64_t *count, bool *valid_only)
+{
+    if (!cs_span_u64(&s, 10, count))
+        return false;
+    cs_span_skip_space(&s);
+    *valid_only = cs_span_eat(&s, "valid ");
+    return cs_span_eat(&s, "lids dumped");
+}
+
+/* The footer of the open unicast section: its count must fit the section. */
+static int close_section(struct parser *ps, uint64_t count, bool valid_only)
+{
+    ps->section = SECTION_NONE;
+    bool fits =
+        count == ps->entries || (!valid_only && (!ps->has_range || count == ps->range_upper));
+    if (fits)
+        return 0;
+    return cs_fail_at(ps->err, ps->name, ps->lines->number,
+                      "footer says %" PRIu64 " %slids dumped, but the table of switch 0x%016" PRIx64
+                      " (line %u) has %" PRIu64 " entries%s: the dump is damaged",
+                      count, valid_only ? "valid " : "", ps->t->switches[ps->current].guid,
+                      ps->header_line, ps->entries,
+                      valid_only || !ps->has_range ? "" : " and its range does not end there");
 }
 
 static int parse_lines(struct parser *ps)
 {
     struct cs_span line;
-    while (cs_lines_next(&ps->lines, &line)) {
+    int got;
+    while ((got = cs_lines_next(ps->lines, &line)) > 0) {
         const char *p = line.p;
         while (p < line.end && cs_is_blank(*p))
             p++;
@@ -208,34 +262,60 @@ static int parse_lines(struct parser *ps)
             continue;
         }
         struct cs_span s = {p, line.end};
-        if (cs_span_eat(&s, "Unicast lids")) {
+        uint64_t count;
+        bool valid_only;
+        if (ps->section == SECTION_UNICAST && parse_footer(s, &count, &valid_only)) {
+            if (close_section(ps, count, valid_only) < 0)
+                return -1;
+        } else if (cs_span_eat(&s, "Unicast lids")) {
             if (parse_header(ps, s) < 0)
                 return -1;
         } else if (cs_span_starts_with(&s, "Multicast mlids")) {
+            if (ps->section == SECTION_UNICAST)
+                return cs_fail_at(ps->err, ps->name, ps->lines->number,
+                                  "a multicast table starts, but the table of switch 0x%016" PRIx64
+                                  " (line %u) has no \"lids dumped\" footer: the dump is damaged",
+                                  ps->t->switches[ps->current].guid, ps->header_line);
             ps->section = SECTION_MULTICAST;
+            ps->saw_multicast = true;
         }
-        /* Anything else (column titles, "N lids dumped", comments, blank lines) says nothing
-         * about routes; OpenSM ignores such lines too. */
+        /* Anything else (column titles, multicast footers, comments, blank lines) says
+         * nothing about routes; OpenSM ignores such lines too. */
+    }
+    if (got < 0)
+        return -1;
+    if (ps->section == SECTION_UNICAST)
+        return cs_fail_at(ps->err, ps->name, ps->lines->number,
+                          "the file ends inside the table of switch 0x%016" PRIx64
+                          " (line %u), before its \"lids dumped\" footer: the dump is truncated",
+                          ps->t->switches[ps->current].guid, ps->header_line);
+    if (ps->t->num_switches == 0) {
+        char found[160];
+        if (ps->saw_multicast)
+            snprintf(found, sizeof found, "multicast tables only (dump_fts -M)");
+        else
+            cs_lines_describe(ps->lines, found, sizeof found);
+        return cs_fail(ps->err,
+                       "%s: expected an LFT dump (\"Unicast lids ... guid 0x...\" switch tables); "
+                       "found no unicast switch table: %s",
+                       ps->name, found);
     }
     return 0;
 }
 
-int cs_lfts_parse(struct cs_lfts *t, const char *text, size_t len, const char *name,
-                  struct cs_error *err)
+static int parse_source(struct cs_lfts *t, struct cs_lines *lines, struct cs_error *err)
 {
-    if (!name)
-        name = "<input>";
     if (cs_lfts_init(t, 0, err) < 0)
         return -1;
-    struct parser ps = {.t = t, .name = name, .err = err, .section = SECTION_NONE};
-    cs_lines_init(&ps.lines, text, len);
+    struct parser ps = {
+        .t = t, .name = lines->name, .err = err, .lines = lines, .section = SECTION_NONE};
     cs_key_index_init(&ps.headers);
     int rc = parse_lines(&ps);
     uint64_t guid;
     unsigned first, second;
     cs_key_index_sort(&ps.headers);
     if (rc == 0 && cs_key_index_duplicate(&ps.headers, &guid, &first, &second))
-        rc = cs_fail_at(err, name, second,
+        rc = cs_fail_at(err, ps.name, second,
                         "switch 0x%016" PRIx64 " is listed twice (first at line %u)", guid, first);
     cs_key_index_free(&ps.headers);
     if (rc < 0)
@@ -243,14 +323,21 @@ int cs_lfts_parse(struct cs_lfts *t, const char *text, size_t len, const char *n
     return rc;
 }
 
+int cs_lfts_parse(struct cs_lfts *t, const char *text, size_t len, const char *name,
+                  struct cs_error *err)
+{
+    struct cs_lines lines;
+    cs_lines_init(&lines, text, len, name, err);
+    return parse_source(t, &lines, err);
+}
+
 int cs_lfts_read(struct cs_lfts *t, const char *path, struct cs_error *err)
 {
-    char *text;
-    size_t len;
+    struct cs_lines lines;
     memset(t, 0, sizeof *t);
-    if (cs_read_whole_file(path, &text, &len, err) < 0)
+    if (cs_lines_open(&lines, path, err) < 0)
         return -1;
-    int rc = cs_lfts_parse(t, text, len, path, err);
-    free(text);
+    int rc = parse_source(t, &lines, err);
+    cs_lines_close(&lines);
     return rc;
 }

@@ -190,15 +190,14 @@ static int header_partition(struct parser *ps, struct cs_span name, struct cs_sp
     uint64_t pkey = 0;
     if (has_id) {
         if (!c_number(id, &pkey))
-            return fail(ps, "bad PKey '%.*s' in the partition definition", (int)span_len(&id),
-                        id.p);
+            return fail(ps, "bad PKey '%s' in the partition definition", cs_quote_span(&id).text);
         if (pkey > 0xffff)
-            return fail(ps, "PKey %.*s does not fit in 16 bits", (int)span_len(&id), id.p);
+            return fail(ps, "PKey %s does not fit in 16 bits", cs_quote_span(&id).text);
         pkey &= CS_PKEY_MASK;
     }
     if (span_len(&name) > CS_PARTITION_NAME_MAX)
-        return fail(ps, "partition name '%.*s' is longer than %d bytes", (int)span_len(&name),
-                    name.p, CS_PARTITION_NAME_MAX);
+        return fail(ps, "partition name '%s' is longer than %d bytes", cs_quote_span(&name).text,
+                    CS_PARTITION_NAME_MAX);
     char text[CS_PARTITION_NAME_MAX + 1];
     cs_span_copy(&name, text, sizeof text);
     uint32_t index = CS_NONE;
@@ -211,7 +210,8 @@ static int header_partition(struct parser *ps, struct cs_span name, struct cs_sp
                 pkey = next;
         }
         if (index == CS_NONE && !pkey)
-            return fail(ps, "no free PKey left for partition '%s'", text);
+            return fail(ps, "no free PKey left for partition '%s'",
+                        cs_quote(text, strlen(text)).text);
     }
     if (index == CS_NONE)
         index = ps->by_pkey[pkey] ? ps->by_pkey[pkey] - 1 : add_partition(ps, text, (uint16_t)pkey);
@@ -247,12 +247,12 @@ static int set_isolation(struct parser *ps, struct cs_partition *part, const str
         if (is_word(value, names[i]))
             found = i;
     if (found < 0)
-        return fail(ps, "isolation=%.*s: expected phy, vlane or def", (int)span_len(value),
-                    value->p);
+        return fail(ps, "isolation=%s: expected phy, vlane or def", cs_quote_span(value).text);
     if (part->isolation_set && part->isolation != found)
-        return fail(
-            ps, "partition '%s' (0x%04x): isolation=%s conflicts with isolation=%s at line %u",
-            part->name, part->pkey, names[found], names[part->isolation], part->isolation_line);
+        return fail(ps,
+                    "partition '%s' (0x%04x): isolation=%s conflicts with isolation=%s at line %u",
+                    cs_quote(part->name, strlen(part->name)).text, part->pkey, names[found],
+                    names[part->isolation], part->isolation_line);
     if (!part->isolation_set)
         part->isolation_line = ps->line;
     part->isolation = (uint8_t)found;
@@ -267,8 +267,8 @@ static int set_policy(struct parser *ps, const struct cs_span *value)
                 : is_word(value, "strict")    ? CS_ISOLATION_STRICT
                                               : -1;
     if (found < 0)
-        return fail(ps, "isolation_policy=%.*s: expected strict or best-effort",
-                    (int)span_len(value), value->p);
+        return fail(ps, "isolation_policy=%s: expected strict or best-effort",
+                    cs_quote_span(value).text);
     if (p->policy_set && p->policy != found)
         return fail(ps, "isolation_policy=%s conflicts with isolation_policy=%s at line %u",
                     cs_isolation_policy_name((enum cs_isolation_policy)found),
@@ -309,8 +309,7 @@ static int header_flag(struct parser *ps, struct cs_span tok)
     } else if (is_word(&flag, "isolation_policy")) {
         return set_policy(ps, &value);
     } else {
-        return warn(ps, "unrecognized partition flag '%.*s' - ignored", (int)span_len(&flag),
-                    flag.p);
+        return warn(ps, "unrecognized partition flag '%s' - ignored", cs_quote_span(&flag).text);
     }
     return 0;
 }
@@ -339,10 +338,10 @@ static int add_mgroup(struct parser *ps, struct cs_span gid, struct cs_span flag
     char text[INET6_ADDRSTRLEN + 1];
     uint8_t raw[16];
     if (span_len(&gid) >= sizeof text)
-        return warn(ps, "mgid '%.*s' is not a multicast GID - ignored", (int)span_len(&gid), gid.p);
+        return warn(ps, "mgid '%s' is not a multicast GID - ignored", cs_quote_span(&gid).text);
     cs_span_copy(&gid, text, sizeof text);
     if (inet_pton(AF_INET6, text, raw) != 1 || raw[0] != 0xff)
-        return warn(ps, "mgid '%s' is not a multicast GID - ignored", text);
+        return warn(ps, "mgid '%s' is not a multicast GID - ignored", cs_quote_span(&gid).text);
     if (cs_grow((void **)&part->mgroups, &part->mgroups_capacity, (uint64_t)part->num_mgroups + 1,
                 sizeof *part->mgroups, ps->err) < 0)
         return -1;
@@ -367,8 +366,8 @@ static int add_member(struct parser *ps, struct cs_span name, struct cs_span fla
             membership = CS_MEMBER_LIMITED;
         else {
             membership = CS_MEMBER_LIMITED;
-            if (warn(ps, "unrecognized port flag '%.*s' - taken as limited", (int)span_len(&flag),
-                     flag.p) < 0)
+            if (warn(ps, "unrecognized port flag '%s' - taken as limited",
+                     cs_quote_span(&flag).text) < 0)
                 return -1;
         }
     }
@@ -386,7 +385,7 @@ static int add_member(struct parser *ps, struct cs_span name, struct cs_span fla
     else if (c_number(name, &m.guid) && m.guid)
         m.set = CS_MEMBERS_GUID;
     else
-        return fail(ps, "bad port GUID '%.*s'%s", (int)span_len(&name), name.p,
+        return fail(ps, "bad port GUID '%s'%s", cs_quote_span(&name).text,
                     memchr(name.p, ':', span_len(&name))
                         ? " (is the ';' of the definition before missing?)"
                         : "");
@@ -451,35 +450,28 @@ static int parse_line(struct parser *ps, struct cs_span line)
     }
 }
 
-int cs_partitions_parse(struct cs_partitions *p, const char *text, size_t len, const char *name,
-                        struct cs_error *err)
+/* A NUL byte (which would end OpenSM's line buffer early) is refused by the line source. */
+static int parse_source(struct cs_partitions *p, struct cs_lines *in, struct cs_error *err)
 {
     if (cs_partitions_init(p, err) < 0)
         return -1;
-    struct parser ps = {.p = p, .name = name ? name : "<input>", .current = CS_NONE, .err = err};
+    struct parser ps = {.p = p, .name = in->name, .current = CS_NONE, .err = err};
     ps.by_pkey = cs_calloc_array(PKEY_IDS, sizeof *ps.by_pkey, err);
     int rc = ps.by_pkey ? 0 : -1;
     if (rc == 0)
         ps.by_pkey[CS_PKEY_DEFAULT] = 1;
-    /* A NUL ends OpenSM's line buffer early; in a name it would also end ours. */
-    const char *nul = rc == 0 ? memchr(text, '\0', len) : NULL;
-    struct cs_lines in;
     struct cs_span line;
-    cs_lines_init(&in, text, nul ? (size_t)(nul - text) : len);
-    while (rc == 0 && cs_lines_next(&in, &line)) {
-        ps.line = in.number;
+    int got = 0;
+    while (rc == 0 && (got = cs_lines_next(in, &line)) > 0) {
+        ps.line = in->number;
         rc = parse_line(&ps, line);
     }
-    if (rc == 0 && nul) {
-        ps.line = 1;
-        for (const char *c = text; (c = memchr(c, '\n', (size_t)(nul - c))) != NULL; c++)
-            ps.line++;
-        rc = fail(&ps, "NUL byte in the file");
-    }
+    if (rc == 0 && got < 0)
+        rc = -1;
     if (rc == 0 && ps.current != CS_NONE) {
         const struct cs_partition *open = &p->partitions[ps.current];
-        rc = warn(&ps, "the definition of '%s' (line %u) is not ended by ';'", open->name,
-                  ps.current_line);
+        rc = warn(&ps, "the definition of '%s' (line %u) is not ended by ';'",
+                  cs_quote(open->name, strlen(open->name)).text, ps.current_line);
     }
     free(ps.by_pkey);
     if (rc < 0)
@@ -487,15 +479,22 @@ int cs_partitions_parse(struct cs_partitions *p, const char *text, size_t len, c
     return rc;
 }
 
+int cs_partitions_parse(struct cs_partitions *p, const char *text, size_t len, const char *name,
+                        struct cs_error *err)
+{
+    struct cs_lines in;
+    cs_lines_init(&in, text, len, name, err);
+    return parse_source(p, &in, err);
+}
+
 int cs_partitions_read(struct cs_partitions *p, const char *path, struct cs_error *err)
 {
-    char *text;
-    size_t len;
+    struct cs_lines in;
     memset(p, 0, sizeof *p);
-    if (cs_read_whole_file(path, &text, &len, err) < 0)
+    if (cs_lines_open(&in, path, err) < 0)
         return -1;
-    int rc = cs_partitions_parse(p, text, len, path, err);
-    free(text);
+    int rc = parse_source(p, &in, err);
+    cs_lines_close(&in);
     return rc;
 }
 

@@ -3,9 +3,9 @@
  * Pass 1 walks the lines once and creates every node in file order (so fabric order is file
  * order), assigning GUIDs by ibsim's rules, and records each port line's far end as text. Pass 2
  * resolves those names through one sorted index of node ids (binary search, no quadratic scan),
- * checks that the two ends of every link tell the same story, and cables them. Node ids and
- * remote ids are spans into the caller's buffer, so a 70k-line file costs a few array growths and
- * no per-line allocation.
+ * checks that the two ends of every link tell the same story, and cables them. The file is
+ * streamed line by line (plain or gzip); node ids and remote ids are copied into one pool of
+ * text, so a 70k-line file costs a few array growths and no per-line allocation.
  *
  * Where ibsim would warn and carry on (or silently drop a link) we stop with "name:line: ..."
  * instead: a topology that loads differently from what it says is worse than one that is refused.
@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cloudsm/atomic_file.h"
+#include "cloudsm/lft.h"
 #include "core/grow.h"
 #include "io/text.h"
 
@@ -31,9 +31,6 @@
 #define IBSIM_DEFAULT_SPEED_MASK 1 /* SDR */
 #define IBSIM_DEFAULT_EXT_MASK 0
 
-/* Longest piece of a user-controlled string quoted back in an error message. */
-#define QUOTE_MAX 64
-
 enum decl_flags {
     DECL_HAS_RATE = 1,    /* the comment carried "<W>x<SPEED>" */
     DECL_HAS_OPTIONS = 2, /* the line carried w=, s= or e= */
@@ -41,7 +38,7 @@ enum decl_flags {
 
 /* One port line, kept until pass 2 can resolve its far end. */
 struct port_decl {
-    const char *remote_id;
+    size_t remote_id_at; /* offset in the reader's pool */
     uint32_t remote_id_len;
     uint32_t line;
     uint32_t port;        /* port slot of the declaring port */
@@ -55,7 +52,7 @@ struct port_decl {
 };
 
 struct node_src {
-    const char *id;
+    size_t id_at; /* offset in the reader's pool */
     uint32_t id_len;
     uint32_t line;
 };
@@ -71,6 +68,9 @@ struct reader {
     const char *name;
     struct cs_error *err;
 
+    char *pool; /* node ids and remote ids, copied out of their lines */
+    size_t pool_len;
+    size_t pool_cap;
     struct node_src *node_src; /* per node: its id and line */
     uint32_t node_src_cap;
     struct port_decl *decls;
@@ -107,14 +107,35 @@ static int fail(struct reader *r, unsigned line, const char *fmt, ...)
     return cs_fail_at(r->err, r->name, line, "%s", what);
 }
 
-static int quote_len(uint32_t len)
+static const char *node_id(const struct reader *r, uint32_t node)
 {
-    return (int)(len < QUOTE_MAX ? len : QUOTE_MAX);
+    return r->pool + r->node_src[node].id_at;
 }
 
-static int node_quote_len(const struct reader *r, uint32_t node)
+static struct cs_quote node_quote(const struct reader *r, uint32_t node)
 {
-    return quote_len(r->node_src[node].id_len);
+    return cs_quote(node_id(r, node), r->node_src[node].id_len);
+}
+
+/* Copy s into the pool; *at is where it starts. */
+static int keep_text(struct reader *r, struct cs_span s, size_t *at)
+{
+    size_t len = (size_t)(s.end - s.p);
+    /* Allocated even for an empty id (""), so that every id points into the pool. */
+    if (!r->pool || r->pool_len + len > r->pool_cap) {
+        size_t cap = r->pool_cap ? r->pool_cap : 4096;
+        while (cap < r->pool_len + len)
+            cap *= 2;
+        char *bigger = realloc(r->pool, cap);
+        if (!bigger)
+            return -1;
+        r->pool = bigger;
+        r->pool_cap = cap;
+    }
+    memcpy(r->pool + r->pool_len, s.p, len);
+    *at = r->pool_len;
+    r->pool_len += len;
+    return 0;
 }
 
 static bool is_word_char(char c)
@@ -169,8 +190,11 @@ static int parse_lid_lmc_anywhere(struct reader *r, unsigned line, const struct 
     if (at) {
         struct cs_span s = {at + 4, tail->end};
         uint64_t v;
-        if (!parse_u64_at(&s, 0, &v) || v > 0xffff)
-            return fail(r, line, "bad LID after \"lid\" (0 to 65535)");
+        if (!parse_u64_at(&s, 0, &v))
+            return fail(r, line, "bad LID after \"lid\"");
+        if (v > CS_LID_UCAST_MAX)
+            return fail(r, line, "LID %" PRIu64 " is beyond the unicast range (0 to %d)", v,
+                        CS_LID_UCAST_MAX);
         *lid = (uint16_t)v;
     }
     at = cs_span_find(tail, "lmc ");
@@ -278,7 +302,10 @@ static int parse_node(struct reader *r, struct cs_span *s, enum cs_node_type typ
                 NULL) < 0 ||
         ensure_port_slots(r) < 0)
         return fail(r, line, "out of memory");
-    r->node_src[n] = (struct node_src){id.p, (uint32_t)(id.end - id.p), line};
+    size_t id_at;
+    if (keep_text(r, id, &id_at) < 0)
+        return fail(r, line, "out of memory");
+    r->node_src[n] = (struct node_src){id_at, (uint32_t)(id.end - id.p), line};
 
     struct cs_node *node = &r->f->nodes[n];
     node->sysimg_guid = r->has_sysimg_guid ? r->sysimg_guid : guid;
@@ -390,8 +417,11 @@ static int parse_port_comment(struct reader *r, struct cs_span c, bool own_lid, 
     cs_span_skip_space(&c);
     if (own_lid && cs_span_eat(&c, "lid ")) {
         uint64_t v;
-        if (!parse_u64_at(&c, 0, &v) || v > 0xffff)
-            return fail(r, line, "bad LID after \"lid\" (0 to 65535)");
+        if (!parse_u64_at(&c, 0, &v))
+            return fail(r, line, "bad LID after \"lid\"");
+        if (v > CS_LID_UCAST_MAX)
+            return fail(r, line, "LID %" PRIu64 " is beyond the unicast range (0 to %d)", v,
+                        CS_LID_UCAST_MAX);
         *lid = (uint16_t)v;
         cs_span_skip_space(&c);
         if (cs_span_eat(&c, "lmc ")) {
@@ -420,8 +450,8 @@ static int parse_port_comment(struct reader *r, struct cs_span c, bool own_lid, 
         s.p++;
     int rc = parse_rate(tok, s.p, &d->width, &d->speed);
     if (rc < 0)
-        return fail(r, line, "bad link width in \"%.*s\" (1x, 2x, 4x, 8x or 12x)",
-                    quote_len((uint32_t)(s.p - tok)), tok);
+        return fail(r, line, "bad link width in \"%s\" (1x, 2x, 4x, 8x or 12x)",
+                    cs_quote(tok, (size_t)(s.p - tok)).text);
     if (rc > 0)
         d->flags |= DECL_HAS_RATE;
     return 0;
@@ -445,25 +475,25 @@ static int parse_port_options(struct reader *r, struct cs_span s, struct port_de
         uint64_t v;
         bool ok = cs_span_u64(&value, 0, &v) && cs_span_empty(&value);
         char opt = eq[-1];
-        int tok_len = quote_len((uint32_t)(s.p - tok));
+        struct cs_quote option = cs_quote(tok, (size_t)(s.p - tok));
         switch (opt) {
         case 'w':
             if (!ok || v < 1 || v > 31)
-                return fail(r, line, "bad port option \"%.*s\" (w= takes a width mask 1 to 31)",
-                            tok_len, tok);
+                return fail(r, line, "bad port option \"%s\" (w= takes a width mask 1 to 31)",
+                            option.text);
             d->width_mask = (uint8_t)v;
             break;
         case 's':
             if (!ok || v > 7)
-                return fail(r, line, "bad port option \"%.*s\" (s= takes a speed mask 0 to 7)",
-                            tok_len, tok);
+                return fail(r, line, "bad port option \"%s\" (s= takes a speed mask 0 to 7)",
+                            option.text);
             d->speed_mask = (uint8_t)(v ? v : 4); /* ibsim: 0 means QDR */
             break;
         case 'e':
             if (!ok || v > 15)
                 return fail(r, line,
-                            "bad port option \"%.*s\" (e= takes an extended speed mask 0 to 15)",
-                            tok_len, tok);
+                            "bad port option \"%s\" (e= takes an extended speed mask 0 to 15)",
+                            option.text);
             d->ext_mask = (uint8_t)v;
             break;
         default:
@@ -487,15 +517,14 @@ static int parse_port_line(struct reader *r, struct cs_span *s, unsigned line)
     if (num == 0)
         return fail(r, line, "port 0 cannot be cabled (external ports are numbered from 1)");
     if (num > node->num_ports)
-        return fail(r, line, "port %" PRIu64 " out of range: node \"%.*s\" has %u ports", num,
-                    node_quote_len(r, r->current), r->node_src[r->current].id, node->num_ports);
+        return fail(r, line, "port %" PRIu64 " out of range: node \"%s\" has %u ports", num,
+                    node_quote(r, r->current).text, node->num_ports);
     if (skip_ext_port(r, s, line) < 0)
         return -1;
     uint32_t slot = node->first_port + (uint32_t)num;
     if (r->decl_of_port[slot] != CS_NONE)
-        return fail(r, line, "port %" PRIu64 " of \"%.*s\" is declared twice (first at line %u)",
-                    num, node_quote_len(r, r->current), r->node_src[r->current].id,
-                    r->decls[r->decl_of_port[slot]].line);
+        return fail(r, line, "port %" PRIu64 " of \"%s\" is declared twice (first at line %u)", num,
+                    node_quote(r, r->current).text, r->decls[r->decl_of_port[slot]].line);
 
     cs_span_skip_space(s);
     if (cs_span_eat_char(s, '(')) {
@@ -514,7 +543,8 @@ static int parse_port_line(struct reader *r, struct cs_span *s, unsigned line)
     struct cs_span remote;
     if (!cs_span_quoted(s, &remote))
         return fail(r, line, "expected a quoted remote node id");
-    d.remote_id = remote.p;
+    if (keep_text(r, remote, &d.remote_id_at) < 0)
+        return fail(r, line, "out of memory");
     d.remote_id_len = (uint32_t)(remote.end - remote.p);
     d.line = line;
     d.port = slot;
@@ -647,7 +677,7 @@ static int index_ids(struct reader *r)
     if (!r->ids)
         return cs_fail(r->err, "%s: out of memory", r->name ? r->name : "<input>");
     for (uint32_t i = 0; i < n; i++)
-        r->ids[i] = (struct id_entry){r->node_src[i].id, r->node_src[i].id_len, i};
+        r->ids[i] = (struct id_entry){node_id(r, i), r->node_src[i].id_len, i};
     qsort(r->ids, n, sizeof *r->ids, cmp_id);
     /* Report the duplicate that appears first in the file. */
     uint32_t worst = CS_NONE;
@@ -659,8 +689,8 @@ static int index_ids(struct reader *r)
     if (worst != CS_NONE) {
         const struct id_entry *dup = &r->ids[worst];
         return fail(r, r->node_src[dup->node].line,
-                    "duplicate node id \"%.*s\" (first defined at line %u)", quote_len(dup->len),
-                    dup->id, r->node_src[r->ids[worst - 1].node].line);
+                    "duplicate node id \"%s\" (first defined at line %u)",
+                    cs_quote(dup->id, dup->len).text, r->node_src[r->ids[worst - 1].node].line);
     }
     return 0;
 }
@@ -697,8 +727,8 @@ static int check_unique_guids(struct reader *r)
     int rc = 0;
     if (cs_key_index_duplicate(&ix, &guid, &first, &dup))
         rc = fail(r, r->node_src[dup].line,
-                  "duplicate node GUID 0x%016" PRIx64 " (node \"%.*s\" at line %u has it too)",
-                  guid, node_quote_len(r, first), r->node_src[first].id, r->node_src[first].line);
+                  "duplicate node GUID 0x%016" PRIx64 " (node \"%s\" at line %u has it too)", guid,
+                  node_quote(r, first).text, r->node_src[first].line);
     cs_key_index_free(&ix);
     return rc;
 }
@@ -790,8 +820,7 @@ static int set_link_rate(struct reader *r, const struct port_decl *a, const stru
 static void describe_port(const struct reader *r, uint32_t slot, char *buf, size_t size)
 {
     const struct cs_port *p = &r->f->ports[slot];
-    snprintf(buf, size, "\"%.*s\"[%u]", node_quote_len(r, p->node), r->node_src[p->node].id,
-             p->num);
+    snprintf(buf, size, "\"%s\"[%u]", node_quote(r, p->node).text, p->num);
 }
 
 static int link_all(struct reader *r)
@@ -803,14 +832,14 @@ static int link_all(struct reader *r)
     int rc = 0;
     for (uint32_t i = 0; i < r->num_decls && rc == 0; i++) {
         const struct port_decl *d = &r->decls[i];
-        uint32_t remote = find_id(r, d->remote_id, d->remote_id_len);
+        const char *remote_id = r->pool + d->remote_id_at;
+        uint32_t remote = find_id(r, remote_id, d->remote_id_len);
         if (remote == CS_NONE) {
-            rc = fail(r, d->line, "remote node \"%.*s\" is not defined in this file",
-                      quote_len(d->remote_id_len), d->remote_id);
+            rc = fail(r, d->line, "remote node \"%s\" is not defined in this file",
+                      cs_quote(remote_id, d->remote_id_len).text);
         } else if (d->remote_port > f->nodes[remote].num_ports) {
-            rc = fail(r, d->line, "remote port %u out of range: node \"%.*s\" has %u ports",
-                      d->remote_port, node_quote_len(r, remote), r->node_src[remote].id,
-                      f->nodes[remote].num_ports);
+            rc = fail(r, d->line, "remote port %u out of range: node \"%s\" has %u ports",
+                      d->remote_port, node_quote(r, remote).text, f->nodes[remote].num_ports);
         } else {
             target[i] = f->nodes[remote].first_port + d->remote_port;
             if (target[i] == d->port)
@@ -821,7 +850,8 @@ static int link_all(struct reader *r)
         const struct port_decl *d = &r->decls[i];
         uint32_t far = target[i];
         uint32_t far_decl = r->decl_of_port[far];
-        char here[QUOTE_MAX + 16], there[QUOTE_MAX + 16], other[QUOTE_MAX + 16];
+        char here[sizeof(struct cs_quote) + 16], there[sizeof(struct cs_quote) + 16],
+            other[sizeof(struct cs_quote) + 16];
         if (far_decl != CS_NONE && target[far_decl] != d->port) {
             describe_port(r, d->port, here, sizeof here);
             describe_port(r, far, there, sizeof there);
@@ -851,26 +881,34 @@ static int link_all(struct reader *r)
     return rc;
 }
 
-int cs_topo_parse(struct cs_fabric *f, const char *text, size_t len, const char *name,
-                  struct cs_error *err)
+static int parse_source(struct cs_fabric *f, struct cs_lines *lines, struct cs_error *err)
 {
     if (f->num_nodes != 0)
-        return cs_fail(err, "%s: cs_topo_parse needs an empty fabric", name ? name : "<input>");
+        return cs_fail(err, "%s: reading a topology needs an empty fabric", lines->name);
     struct reader r;
     memset(&r, 0, sizeof r);
     r.f = f;
-    r.name = name;
+    r.name = lines->name;
     r.err = err;
     r.current = CS_NONE;
     r.guid_base[CS_NODE_CA] = r.guid_next[CS_NODE_CA] = IBSIM_CA_GUID_BASE;
     r.guid_base[CS_NODE_SWITCH] = r.guid_next[CS_NODE_SWITCH] = IBSIM_SWITCH_GUID_BASE;
 
     int rc = 0;
-    struct cs_lines lines;
     struct cs_span line;
-    cs_lines_init(&lines, text, len);
-    while (rc == 0 && cs_lines_next(&lines, &line))
-        rc = parse_line(&r, &line, lines.number);
+    int got;
+    while (rc == 0 && (got = cs_lines_next(lines, &line)) > 0)
+        rc = parse_line(&r, &line, lines->number);
+    if (rc == 0 && got < 0)
+        rc = -1;
+    if (rc == 0 && f->num_nodes == 0) {
+        char found[160];
+        cs_lines_describe(lines, found, sizeof found);
+        rc = cs_fail(err,
+                     "%s: expected an ibnetdiscover or ibsim topology (Switch, Ca or Rt node "
+                     "lines); found no node in %s",
+                     r.name, found);
+    }
     if (rc == 0)
         rc = index_ids(&r);
     if (rc == 0)
@@ -878,6 +916,7 @@ int cs_topo_parse(struct cs_fabric *f, const char *text, size_t len, const char 
     if (rc == 0)
         rc = link_all(&r);
 
+    free(r.pool);
     free(r.node_src);
     free(r.decls);
     free(r.decl_of_port);
@@ -887,13 +926,20 @@ int cs_topo_parse(struct cs_fabric *f, const char *text, size_t len, const char 
     return rc;
 }
 
+int cs_topo_parse(struct cs_fabric *f, const char *text, size_t len, const char *name,
+                  struct cs_error *err)
+{
+    struct cs_lines lines;
+    cs_lines_init(&lines, text, len, name, err);
+    return parse_source(f, &lines, err);
+}
+
 int cs_topo_read(struct cs_fabric *f, const char *path, struct cs_error *err)
 {
-    char *text;
-    size_t len;
-    if (cs_read_whole_file(path, &text, &len, err) < 0)
+    struct cs_lines lines;
+    if (cs_lines_open(&lines, path, err) < 0)
         return -1;
-    int rc = cs_topo_parse(f, text, len, path, err);
-    free(text);
+    int rc = parse_source(f, &lines, err);
+    cs_lines_close(&lines);
     return rc;
 }

@@ -383,17 +383,19 @@ static bool is_opensm_key(const char *name, size_t len)
 }
 
 /* A value as messages show it: cut, and without control characters. */
+/* Text from the file as a message shows it: escaped (never raw bytes on a terminal), cut with
+ * "..." after about SHOWN_VALUE_MAX characters. */
 static const char *shown(const char *v, size_t n, char buf[SHOWN_VALUE_MAX + 4])
 {
-    size_t out = 0;
-    for (size_t i = 0; i < n && out < SHOWN_VALUE_MAX; i++)
-        buf[out++] = (unsigned char)v[i] < 0x20 || v[i] == 0x7f ? '?' : v[i];
-    if (n > SHOWN_VALUE_MAX) {
-        memcpy(buf + out, "...", 3);
-        out += 3;
-    }
-    buf[out] = '\0';
-    return buf;
+    return cs_text_escape(v, n, buf, SHOWN_VALUE_MAX + 4);
+}
+
+static bool is_printable_ascii(const char *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if ((unsigned char)v[i] < 0x20 || (unsigned char)v[i] >= 0x7f)
+            return false;
+    return true;
 }
 
 static bool is_null_string(const char *v, size_t n)
@@ -575,6 +577,12 @@ static int parse_line(struct cs_sm_config *c, struct cs_span line, const char *n
     cs_span_skip_space(&line);
     size_t n = (size_t)(line.end - line.p);
 
+    /* No key has other bytes: such a line is not an opensm.conf line, so the file is refused
+     * (rather than warned about and then partly used). */
+    if (!is_printable_ascii(key_start, key_len))
+        return cs_fail_at(err, name, number,
+                          "key '%s' has bytes that are not printable ASCII: not an opensm.conf",
+                          shown(key_start, key_len, buf));
     const struct key *k = find_key(key_start, key_len);
     if (!k) {
         bool opensm = is_opensm_key(key_start, key_len);
@@ -613,11 +621,10 @@ static int parse_line(struct cs_sm_config *c, struct cs_span line, const char *n
     return 0;
 }
 
-int cs_sm_config_parse(struct cs_sm_config *c, const char *text, size_t len, const char *name,
-                       struct cs_sm_config_warnings *warnings, struct cs_error *err)
+static int parse_source(struct cs_sm_config *c, struct cs_lines *in,
+                        struct cs_sm_config_warnings *warnings, struct cs_error *err)
 {
-    if (!name)
-        name = "<input>";
+    const char *name = in->name;
     /* Built aside so that a failure leaves the caller's configuration as it was. */
     struct cs_sm_config *next = malloc(sizeof *next);
     if (!next)
@@ -625,12 +632,12 @@ int cs_sm_config_parse(struct cs_sm_config *c, const char *text, size_t len, con
     cs_sm_config_defaults(next);
     unsigned set_on_line[KEY_COUNT] = {0};
     uint32_t warnings_before = warnings ? warnings->count : 0;
-    struct cs_lines in;
     struct cs_span line;
-    cs_lines_init(&in, text, len);
-    int rc = 0;
-    while (rc == 0 && cs_lines_next(&in, &line))
-        rc = parse_line(next, line, name, in.number, set_on_line, warnings, err);
+    int rc = 0, got;
+    while (rc == 0 && (got = cs_lines_next(in, &line)) > 0)
+        rc = parse_line(next, line, name, in->number, set_on_line, warnings, err);
+    if (rc == 0 && got < 0)
+        rc = -1;
     if (rc == 0)
         *c = *next;
     else if (warnings)
@@ -639,15 +646,22 @@ int cs_sm_config_parse(struct cs_sm_config *c, const char *text, size_t len, con
     return rc;
 }
 
+int cs_sm_config_parse(struct cs_sm_config *c, const char *text, size_t len, const char *name,
+                       struct cs_sm_config_warnings *warnings, struct cs_error *err)
+{
+    struct cs_lines in;
+    cs_lines_init(&in, text, len, name, err);
+    return parse_source(c, &in, warnings, err);
+}
+
 int cs_sm_config_read(struct cs_sm_config *c, const char *path,
                       struct cs_sm_config_warnings *warnings, struct cs_error *err)
 {
-    char *text;
-    size_t len;
-    if (cs_read_whole_file(path, &text, &len, err) < 0)
+    struct cs_lines in;
+    if (cs_lines_open(&in, path, err) < 0)
         return -1;
-    int rc = cs_sm_config_parse(c, text, len, path, warnings, err);
-    free(text);
+    int rc = parse_source(c, &in, warnings, err);
+    cs_lines_close(&in);
     return rc;
 }
 

@@ -108,6 +108,10 @@ printf 'Switch\t2 "s0"\n[1]\t"nowhere\n' >"$WORK/bad.topo"
 expect_eq "bad topology exits 1" 1 $?
 check "bad topology: file:line" grep -q "bad.topo:[0-9]*: " "$WORK/err.txt"
 "$CLOUDSM" lft check "$NET" "$D/ft2x2-dump_fts-M.txt" 2>"$WORK/err.txt" >/dev/null
+expect_eq "multicast-only dump exits 1" 1 $?
+check "multicast-only dump: says so" grep -q "found no unicast switch table: multicast tables only" "$WORK/err.txt"
+sed 's/ #.*//' "$D/ft2x2-ftree.dump" >"$WORK/no-targets.dump"
+"$CLOUDSM" lft check "$NET" "$WORK/no-targets.dump" 2>"$WORK/err.txt" >/dev/null
 expect_eq "no LIDs exits 1" 1 $?
 check "no LIDs: says which port" grep -q "has no LID" "$WORK/err.txt"
 "$CLOUDSM" lft check "$NET" "$D/ft2x2-ftree.dump" --per-link "$WORK/no/such/dir/x.csv" \

@@ -52,8 +52,8 @@ for key in "${!old[@]}" "${!new[@]}"; do
     blocks["${key% *} $((${key#* } / 64))"]=1
   fi
 done
-"$CLOUDSM" lft diff --json "$WORK/ftree/opensm-lfts.dump" "$WORK/minhop/opensm-lfts.dump" >"$WORK/diff.json" ||
-  fail "lft diff"
+"$CLOUDSM" lft diff --json "$WORK/ftree/opensm-lfts.dump" "$WORK/minhop/opensm-lfts.dump" >"$WORK/diff.json"
+expect_eq "lft diff exits 3: the two engines' tables differ" 3 $?
 cat "$WORK/diff.json"
 expect_eq "blocks changed ftree -> minhop" "${#blocks[@]}" "$(json_get "$WORK/diff.json" blocks_changed)"
 expect_eq "entries changed ftree -> minhop" "$entries" "$(json_get "$WORK/diff.json" entries_changed)"

@@ -159,7 +159,8 @@ static void test_parse_router_and_unknown_targets(void **state)
              "Unicast lids [0-3] of switch Lid 1 guid 0x10 ('s'):\n"
              "0x0001 001 # Router portguid 0x0000000000000077: 'r (a) ''x'''\n"
              "0x0002 002 # unknown node and type\n"
-             "0x0003 003 : (path #2 out of 4: portguid 0x0000000000000099)\n",
+             "0x0003 003 : (path #2 out of 4: portguid 0x0000000000000099)\n"
+             "3 lids dumped\n",
              "t");
     assert_int_equal(t.targets[1].type, CS_NODE_ROUTER);
     assert_string_equal(t.targets[1].desc, "r (a) ''x''");
@@ -370,23 +371,25 @@ static void test_multicast_sections_skipped(void **state)
 {
     (void)state;
     struct cs_lfts t;
-    /* Real dump_fts -M output: only multicast sections. */
-    read_ok(&t, DATA "ft2x2-dump_fts-M.txt");
-    assert_int_equal(t.num_switches, 0);
-    cs_lfts_free(&t);
+    /* Real dump_fts -M output: only multicast sections, so no unicast table to use. */
+    struct cs_error err;
+    assert_int_equal(cs_lfts_read(&t, DATA "ft2x2-dump_fts-M.txt", &err), -1);
+    assert_non_null(strstr(err.msg, "found no unicast switch table: multicast tables only"));
 
     /* Multicast between unicast sections, with an mlid line as dump_mlid() prints it; the
      * multicast header of switch 0x1 is not a second listing of that switch. */
     parse_ok(&t,
              "Unicast lids [0x0-0x2] of switch Lid 1 guid 0x0000000000000001 (a):\n"
              "0x0002 003 : (Switch portguid 0x0000000000000002: 'b')\n"
+             "1 valid lids dumped \n"
              "Multicast mlids [0xc000-0xc3ff] of switch Lid 1 guid 0x0000000000000001 (a):\n"
              "     Ports: 0 1 2 3 4 5 6 7 8 \n"
              " MLid\n"
              "0xc000      x   x       x   \n"
              "1 valid mlids dumped \n"
              "Unicast lids [0x0-0x2] of switch Lid 2 guid 0x0000000000000002 (b):\n"
-             "0x0001 004 : (Switch portguid 0x0000000000000001: 'a')\n",
+             "0x0001 004 : (Switch portguid 0x0000000000000001: 'a')\n"
+             "1 valid lids dumped \n",
              "mc");
     assert_int_equal(t.num_switches, 2);
     assert_int_equal(t.max_lid, 2);
@@ -414,7 +417,9 @@ static void expect_error(const char *text, const char *expected_prefix, const ch
 static void test_errors(void **state)
 {
     (void)state;
-    expect_error("# comment\n0x0001 001\n", "t.dump:2: ", "before any");
+    expect_error("# comment\n0x0001 001\n", "t.dump:2: ", "outside a switch's table");
+    expect_error(HEADER "0x0001 001\n4 lids dumped\n0x0002 001\n",
+                 "t.dump:4: ", "outside a switch's table");
     expect_error(HEADER "0x0001 001\n0xc000 001\n", "t.dump:3: ", "beyond the unicast range");
     expect_error(HEADER "0x10000000000 001\n", "t.dump:2: ", "beyond the unicast range");
     expect_error(HEADER "0x0001 256 # x\n", "t.dump:2: ", "port 256");
@@ -426,8 +431,28 @@ static void test_errors(void **state)
                  "t.dump:1: ", "switch GUID");
     expect_error("Unicast lids [0-0xc000] of switch Lid 1 guid 0x1 ('a'):\n",
                  "t.dump:1: ", "beyond the unicast range");
-    expect_error(HEADER "0x0001 001\n" HEADER,
-                 "t.dump:3: ", "switch 0x0000000000000001 is listed twice (first at line 1)");
+    expect_error(HEADER "0x0001 001\n4 lids dumped\n" HEADER "4 lids dumped\n",
+                 "t.dump:4: ", "switch 0x0000000000000001 is listed twice (first at line 1)");
+    /* Damaged and truncated dumps are not read as shorter tables. */
+    expect_error("Unicast lids [0x10-0x2] of switch Lid 1 guid 0x1 ('a'):\n",
+                 "t.dump:1: ", "reversed LID range [0x10-0x2]");
+    expect_error(HEADER "0x0001 001\n", "t.dump:2: ",
+                 "the file ends inside the table of switch 0x0000000000000001 (line 1), before "
+                 "its \"lids dumped\" footer: the dump is truncated");
+    expect_error(HEADER "0x0001 001\n" HEADER, "t.dump:3: ",
+                 "a new switch starts, but the table of switch 0x0000000000000001 (line 1) has "
+                 "no \"lids dumped\" footer");
+    expect_error(HEADER "0x0001 001\n3 lids dumped\n", "t.dump:3: ",
+                 "footer says 3 lids dumped, but the table of switch 0x0000000000000001 (line 1) "
+                 "has 1 entries and its range does not end there");
+    expect_error(HEADER "0x0001 001\n4 valid lids dumped\n",
+                 "t.dump:3: ", "footer says 4 valid lids dumped");
+    /* Input with no table at all is not an empty set: it is not an LFT dump. */
+    expect_error("", "t.dump: ", "found no unicast switch table: an empty file");
+    expect_error("hello world\n", "t.dump: ",
+                 "expected an LFT dump (\"Unicast lids ... guid 0x...\" switch tables); found no "
+                 "unicast switch table: text starting \"hello world\"");
+    expect_error("Switch 4 \"S-1\"\n", "t.dump: ", "found no unicast switch table: a topology");
     expect_error(HEADER "0x0001 001\n0x0002 001\n0x0001 002\n", "t.dump:4: ",
                  "LID 0x0001 of switch 0x0000000000000001 is listed twice (ports 1 and 2)");
 }
@@ -440,16 +465,17 @@ static void test_tolerated_input(void **state)
     parse_ok(&t,
              "some tool banner\r\n" HEADER "0x0001 001\r\n0x0001 001 # again\n"
              "\t0x0002\t255 : (illegal port)\n"
-             "0x0003 002",
+             "0x0003 002\n"
+             "4 lids dumped",
              "ok");
     assert_int_equal(cs_lfts_get(&t, 0, 1), 1);
     assert_int_equal(cs_lfts_get(&t, 0, 2), CS_LFT_NO_ROUTE);
     assert_int_equal(cs_lfts_get(&t, 0, 3), 2);
     cs_lfts_free(&t);
 
-    /* Empty input: an empty set. */
-    parse_ok(&t, "", "empty");
-    assert_int_equal(t.num_switches, 0);
+    /* An empty set writes as nothing. */
+    struct cs_error err;
+    assert_int_equal(cs_lfts_init(&t, 0, &err), 0);
     char *text = write_string(&t, CS_LFT_FORMAT_OSM);
     assert_string_equal(text, "");
     free(text);
@@ -457,7 +483,6 @@ static void test_tolerated_input(void **state)
 
     /* Bytes that are not text at all do not crash the reader. */
     static const char junk[] = "Unicast lids\0[\xff-\x01 guid 0x\n0x\0\0\n\x00\x80Unicast";
-    struct cs_error err;
     int rc = cs_lfts_parse(&t, junk, sizeof junk - 1, "junk", &err);
     if (rc == 0)
         cs_lfts_free(&t);

@@ -225,11 +225,14 @@ static void test_errors(void **state)
     expect_error("P=1,isolation_policy=strict : ALL ;\nQ=2,isolation_policy=best-effort : ALL ;",
                  "p.conf:2: isolation_policy=best-effort conflicts with isolation_policy=strict at"
                  " line 1");
+    /* Input quoted in a message is escaped: no raw control or high byte reaches a terminal. */
+    expect_error("P=1,isolation=\x1b[2J\xff : ALL ;",
+                 "p.conf:1: isolation=\\x1b[2J\\xff: expected phy, vlane or def");
     static const char nul[] = "P=1 : ALL ;\nQ=2 : \0 ALL ;\n";
     struct cs_partitions p;
     struct cs_error err = {""};
     assert_int_equal(cs_partitions_parse(&p, nul, sizeof nul - 1, "p.conf", &err), -1);
-    assert_string_equal(err.msg, "p.conf:2: NUL byte in the file");
+    assert_string_equal(err.msg, "p.conf:2: NUL byte: binary data, not text");
 }
 
 /* What OpenSM logs and skips is kept as warnings; the rest of the file still counts. */

@@ -279,7 +279,14 @@ static void test_bad_values(void **state)
     struct cs_sm_config c;
     struct cs_error err;
     assert_int_equal(cs_sm_config_parse(&c, nul, sizeof nul - 1, "sm.conf", NULL, &err), -1);
-    assert_string_equal(err.msg, "sm.conf:1: state_dir: the value holds a NUL byte");
+    assert_string_equal(err.msg, "sm.conf:1: NUL byte: binary data, not text");
+    /* A key of bytes that are not printable ASCII fails the file and is shown escaped: no raw
+     * byte (here an escape sequence and a high byte) reaches the terminal. */
+    static const char binary_key[] = "sm_priority 3\n\x1b[2J\xfe\x80 1\n";
+    assert_int_equal(
+        cs_sm_config_parse(&c, binary_key, sizeof binary_key - 1, "sm.conf", NULL, &err), -1);
+    assert_string_equal(err.msg, "sm.conf:2: key '\\x1b[2J\\xfe\\x80' has bytes that are not "
+                                 "printable ASCII: not an opensm.conf");
     /* A value too long for a path. */
     size_t long_len = CS_SM_CONFIG_PATH_MAX + 20;
     char *text = malloc(long_len + 1);

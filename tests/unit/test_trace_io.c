@@ -115,6 +115,43 @@ static void test_csv_interleaved(void **state)
     cs_trace_free(&t);
 }
 
+/* Many VMs interleaved by time (the name table grows several times while rows come in, and a
+ * later t grows every VM's series): each value lands at its VM and t, the rest stay NaN. */
+static void test_csv_many_vms_interleaved(void **state)
+{
+    (void)state;
+    enum { VMS = 300, STEPS = 40 };
+    size_t cap = 64 + (size_t)VMS * STEPS * 32, len = 0;
+    char *text = malloc(cap);
+    assert_non_null(text);
+    len += (size_t)snprintf(text + len, cap - len, "vm,vcores,t,cpu_pct\n");
+    for (unsigned t = 0; t < STEPS; t++)
+        for (unsigned vm = 0; vm < VMS; vm++)
+            if (t == 0 || (vm + t) % 7 != 0) /* some samples left out after t = 0 */
+                len += (size_t)snprintf(text + len, cap - len, "vm-%u,%u,%u,%u\n", vm, vm % 4 + 1,
+                                        t, vm * 100 + t);
+    struct cs_trace tr;
+    struct cs_error err;
+    assert_int_equal(cs_trace_parse_csv(&tr, text, len, "many", &err), 0);
+    assert_int_equal(tr.num_vms, VMS);
+    assert_int_equal(tr.steps, STEPS);
+    for (unsigned vm = 0; vm < VMS; vm++) {
+        char name[16];
+        snprintf(name, sizeof name, "vm-%u", vm);
+        assert_string_equal(tr.vms[vm].name, name); /* first appearance order */
+        assert_int_equal(tr.vms[vm].vcores, vm % 4 + 1);
+        const float *demand = cs_trace_vm_demand(&tr, vm);
+        for (unsigned t = 0; t < STEPS; t++) {
+            if (t > 0 && (vm + t) % 7 == 0)
+                assert_true(isnan(demand[t]));
+            else
+                assert_true(demand[t] == (float)(vm * 100 + t));
+        }
+    }
+    cs_trace_free(&tr);
+    free(text);
+}
+
 static void expect_error(const char *text, const char *expected_prefix, const char *part)
 {
     struct cs_trace t;
@@ -400,6 +437,7 @@ int main(void)
         cmocka_unit_test(test_csv_small_file),
         cmocka_unit_test(test_csv_directive_and_values),
         cmocka_unit_test(test_csv_interleaved),
+        cmocka_unit_test(test_csv_many_vms_interleaved),
         cmocka_unit_test(test_csv_errors),
         cmocka_unit_test(test_planetlab),
         cmocka_unit_test(test_synthetic_totals_and_determinism),

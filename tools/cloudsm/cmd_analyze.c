@@ -47,6 +47,7 @@ static const char analyze_help[] =
     "                          victim's group)\n"
     "  --exclude-host-links    count congestion on switch-to-switch links only\n"
     "  --guid2lid FILE         LIDs (default: the topology's, else the dump's comments)\n"
+    "  --allow-extra           accept (and ignore) LFTs for switches not in the topology\n"
     "  --json                  one JSON object: pattern, runs, seed, effective_bandwidth,\n"
     "                          max_congestion, sum_max_congestion, dep_max_delay (each with\n"
     "                          min, mean, max, stddev, ci99), weight_histogram, ...\n"
@@ -392,7 +393,7 @@ static int analyze_main(int argc, char **argv)
     const char *pattern = NULL, *versus = NULL, *order_file = NULL, *partitions_file = NULL;
     const char *guid2lid = NULL, *csv = NULL, *links = NULL, *plot = NULL;
     const char *receivers_file = NULL, *dot = NULL;
-    bool static_metrics = false;
+    bool static_metrics = false, allow_extra = false;
     bool as_json = false, has_pkey = false, has_aggressor_pkey = false;
     uint16_t pkey = 0, aggressor_pkey = 0;
     enum plot_of plot_of = PLOT_BANDWIDTH;
@@ -413,6 +414,7 @@ static int analyze_main(int argc, char **argv)
         {"aggressor-partition", required_argument, NULL, 'K'},
         {"exclude-host-links", no_argument, NULL, 'x'},
         {"guid2lid", required_argument, NULL, 'g'},
+        {"allow-extra", no_argument, NULL, 'X'},
         {"json", no_argument, NULL, 'j'},
         {"csv", required_argument, NULL, 'C'},
         {"links", required_argument, NULL, 'L'},
@@ -448,6 +450,9 @@ static int analyze_main(int argc, char **argv)
             break;
         case 'O':
             order_file = optarg;
+            break;
+        case 'X':
+            allow_extra = true;
             break;
         case 'c':
             if (!cli_parse_uint(optarg, 2, UINT32_MAX - 1, &o.victim.commsize))
@@ -538,7 +543,8 @@ static int analyze_main(int argc, char **argv)
     struct cs_static_result static_result = {0};
     bool have_parts = false;
     int rc = EXIT_OK;
-    if (routed_fabric_load(&routed, argv[optind], argv[optind + 1], guid2lid, &err) < 0)
+    if (routed_fabric_load(&routed, argv[optind], argv[optind + 1], guid2lid, allow_extra, &err) <
+        0)
         return cli_fail(who, &err);
     const struct cs_fabric *f = &routed.fabric;
     if (order_file) {

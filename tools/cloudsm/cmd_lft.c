@@ -15,6 +15,10 @@
 #include "json.h"
 #include "routed.h"
 
+/* Exit status of a command that found differences (diff) or problems (check); scripts rely on it
+ * matching `topo diff`. */
+enum { EXIT_DIFFERENT = 3 };
+
 /* ---- lft diff ---- */
 
 static const char diff_help[] =
@@ -31,6 +35,8 @@ static const char diff_help[] =
     "                switches_added, switches_removed, blocks_changed, entries_changed\n"
     "                (and per_switch with --per-switch)\n"
     "  --per-switch  list every switch that changed: GUID, blocks, entries\n"
+    "\n"
+    "exit status: 0 identical routes, 3 different, 1 failed (unreadable input), 2 bad usage\n"
     "\n"
     "example:\n"
     "  cloudsm lft diff ftree/opensm-lfts.dump minhop/opensm-lfts.dump --per-switch\n";
@@ -129,10 +135,14 @@ static int lft_diff(int argc, char **argv)
         cs_lfts_read(&new_set, argv[optind + 1], &err) < 0 ||
         cs_lft_diff(&old_set, &new_set, &d, &err) < 0) {
         rc = cli_fail(who, &err);
-    } else if (as_json) {
-        print_diff_json(&d, per_switch);
     } else {
-        print_diff_text(&d, per_switch);
+        if (as_json)
+            print_diff_json(&d, per_switch);
+        else
+            print_diff_text(&d, per_switch);
+        bool different =
+            d.switches_changed || d.switches_added || d.switches_removed || d.entries_changed;
+        rc = different ? EXIT_DIFFERENT : EXIT_OK;
     }
     cs_lft_diff_free(&d);
     cs_lfts_free(&old_set);
@@ -198,7 +208,7 @@ static int lft_convert(int argc, char **argv)
 
 static const char check_help[] =
     "usage: cloudsm lft check TOPOLOGY LFTS [--json] [--per-link FILE.csv] [--guid2lid FILE]\n"
-    "                         [--all-lids] [--threads N] [--show N]\n"
+    "                         [--all-lids] [--threads N] [--show N] [--allow-extra]\n"
     "\n"
     "Trace every route the LFTs define between the CA ports of the topology (every ordered\n"
     "pair, CAs on one leaf included) and report what is wrong:\n"
@@ -213,7 +223,10 @@ static const char check_help[] =
     "\n"
     "LFTS is opensm-lfts.dump or ibroute/dump_fts output; switches are matched by GUID. LIDs\n"
     "come from --guid2lid if given, else from the topology if it has any, else from the\n"
-    "dump's comments (the port GUID behind each LID).\n"
+    "dump's comments (the port GUID behind each LID). Tables for switches the topology does\n"
+    "not have mean the files describe different fabrics: an error unless --allow-extra. A\n"
+    "check that finds no CA pair to trace (no CA, or no CA with a LID) fails: it proves\n"
+    "nothing.\n"
     "\n"
     "  --json            one JSON object: pairs, delivered, unreachable, loops, black_holes,\n"
     "                    wrong_deliveries, hops {min,mean,max,histogram}, credit_loops (0 or\n"
@@ -226,14 +239,14 @@ static const char check_help[] =
     "  --all-lids        trace to switch LIDs too, not only CA LIDs\n"
     "  --threads N       worker threads (default: one per CPU when the fabric is big)\n"
     "  --show N          failing pairs to describe (default 10)\n"
+    "  --allow-extra     accept (and ignore) tables for switches not in the topology\n"
     "\n"
-    "exit status: 0 all routes fine, 3 problems found, 1 failed (unreadable input), 2 bad usage\n"
+    "exit status: 0 all routes fine, 3 problems found, 1 failed (unreadable input, nothing to\n"
+    "check), 2 bad usage\n"
     "\n"
     "examples:\n"
     "  cloudsm lft check fabric.topo /var/log/opensm-lfts.dump\n"
     "  cloudsm lft check ft.topo lfts.dump --guid2lid guid2lid --json --per-link links.csv\n";
-
-enum { EXIT_PROBLEMS = 3 };
 
 struct links_csv {
     const struct cs_tracer *tracer;
@@ -447,23 +460,23 @@ static int lft_check(int argc, char **argv)
 {
     const char *who = argv[0];
     const char *per_link = NULL, *guid2lid = NULL;
-    bool as_json = false;
+    bool as_json = false, allow_extra = false;
     struct cs_check_options copt = {0};
     unsigned value;
     static const struct option options[] = {
-        {"json", no_argument, NULL, 'j'},
-        {"per-link", required_argument, NULL, 'p'},
-        {"guid2lid", required_argument, NULL, 'g'},
-        {"all-lids", no_argument, NULL, 'a'},
-        {"threads", required_argument, NULL, 't'},
-        {"show", required_argument, NULL, 's'},
-        {NULL, 0, NULL, 0},
+        {"json", no_argument, NULL, 'j'},           {"per-link", required_argument, NULL, 'p'},
+        {"guid2lid", required_argument, NULL, 'g'}, {"all-lids", no_argument, NULL, 'a'},
+        {"threads", required_argument, NULL, 't'},  {"show", required_argument, NULL, 's'},
+        {"allow-extra", no_argument, NULL, 'x'},    {NULL, 0, NULL, 0},
     };
     int opt;
     while ((opt = getopt_long(argc, argv, "", options, NULL)) != -1) {
         switch (opt) {
         case 'j':
             as_json = true;
+            break;
+        case 'x':
+            allow_extra = true;
             break;
         case 'p':
             per_link = optarg;
@@ -495,10 +508,19 @@ static int lft_check(int argc, char **argv)
     struct routed_fabric routed;
     struct cs_check_result result = {0};
     int rc;
-    if (routed_fabric_load(&routed, argv[optind], argv[optind + 1], guid2lid, &err) < 0)
+    if (routed_fabric_load(&routed, argv[optind], argv[optind + 1], guid2lid, allow_extra, &err) <
+        0)
         return cli_fail(who, &err);
     const struct cs_tracer *tracer = &routed.tracer;
     if (cs_check_lfts(tracer, &copt, &result, &err) < 0) {
+        rc = cli_fail(who, &err);
+    } else if (result.pairs == 0) {
+        /* Nothing traced is not "ok": say why there was nothing. */
+        cs_fail(&err,
+                "nothing to check: %u CA port%s with a LID as sources and %u destination LID%s "
+                "(LIDs from %s) make no pair",
+                result.sources, result.sources == 1 ? "" : "s", result.destinations,
+                result.destinations == 1 ? "" : "s", routed.lid_source);
         rc = cli_fail(who, &err);
     } else {
         struct links_csv csv = {tracer, &result};
@@ -509,7 +531,7 @@ static int lft_check(int argc, char **argv)
                 print_check_json(tracer, &result, routed.lid_source);
             else
                 print_check_text(tracer, &result, routed.lid_source);
-            rc = result.ok ? EXIT_OK : EXIT_PROBLEMS;
+            rc = result.ok ? EXIT_OK : EXIT_DIFFERENT;
         }
     }
     cs_check_result_free(&result);

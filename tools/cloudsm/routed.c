@@ -1,5 +1,7 @@
 #include "routed.h"
 
+#include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cloudsm/lft_io.h"
@@ -40,14 +42,39 @@ static int load_lids(struct routed_fabric *r, const char *guid2lid, struct cs_er
     return cs_lids_from_lfts(&r->fabric, &r->lfts, err) < 0 ? -1 : 0;
 }
 
+/* An error naming the first LFT (in file order) whose switch the topology does not have. */
+static int refuse_extra_tables(const struct routed_fabric *r, const char *lfts,
+                               struct cs_error *err)
+{
+    const struct cs_tracer *t = &r->tracer;
+    bool *matched = calloc(r->lfts.num_switches ? r->lfts.num_switches : 1, sizeof *matched);
+    if (!matched)
+        return cs_fail(err, "out of memory");
+    for (uint32_t s = 0; s < t->num_switches; s++)
+        if (t->switch_table[s] != CS_NONE)
+            matched[t->switch_table[s]] = true;
+    uint32_t first = 0;
+    while (first < r->lfts.num_switches && matched[first])
+        first++;
+    free(matched);
+    return cs_fail(
+        err,
+        "%s: %u switch table%s for switches not in the topology (the first: 0x%016" PRIx64
+        "): the files describe different fabrics (--allow-extra to use them anyway)",
+        lfts, t->tables_without_switch, t->tables_without_switch == 1 ? "" : "s",
+        r->lfts.switches[first].guid);
+}
+
 int routed_fabric_load(struct routed_fabric *r, const char *topology, const char *lfts,
-                       const char *guid2lid, struct cs_error *err)
+                       const char *guid2lid, bool allow_extra, struct cs_error *err)
 {
     memset(r, 0, sizeof *r);
     cs_fabric_init(&r->fabric);
     if (cs_topo_read(&r->fabric, topology, err) < 0 || cs_lfts_read(&r->lfts, lfts, err) < 0 ||
         load_lids(r, guid2lid, err) < 0 ||
-        cs_tracer_init(&r->tracer, &r->fabric, &r->lfts, err) < 0) {
+        cs_tracer_init(&r->tracer, &r->fabric, &r->lfts, err) < 0 ||
+        (r->tracer.tables_without_switch && !allow_extra &&
+         refuse_extra_tables(r, lfts, err) < 0)) {
         routed_fabric_free(r);
         return -1;
     }

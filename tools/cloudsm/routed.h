@@ -22,9 +22,10 @@ int load_topology_with_lids(struct cs_fabric *f, const char *topology, const cha
                             unsigned lmc, struct cs_error *err);
 
 /* LIDs come from guid2lid if given, else from the topology if it has any, else from the LFT
- * dump's comments (the port GUID behind each LID). */
+ * dump's comments (the port GUID behind each LID). LFTs for switches the topology does not have
+ * mean the two files describe different fabrics: an error unless allow_extra. */
 int routed_fabric_load(struct routed_fabric *r, const char *topology, const char *lfts,
-                       const char *guid2lid, struct cs_error *err);
+                       const char *guid2lid, bool allow_extra, struct cs_error *err);
 void routed_fabric_free(struct routed_fabric *r);
 
 #endif
