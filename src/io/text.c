@@ -18,7 +18,7 @@ void cs_lines_init(struct cs_lines *l, const char *text, size_t len, const char 
     l->name = name ? name : "<input>";
     l->err = err;
     l->pos = text;
-    l->end = text + len;
+    l->end = text ? text + len : NULL; /* NULL + 0 is undefined */
 }
 
 int cs_lines_open(struct cs_lines *l, const char *path, struct cs_error *err)
