@@ -3,7 +3,8 @@
  *
  * cloudsmd loads them before it opens its port, so that a bad file stops it with the file's
  * `name:line: what is wrong` and not one SMP sent; and again on SIGHUP, where a bad file keeps
- * the running set. The bytes read are kept, so that a reload can tell which files changed.
+ * the running set. Each file's fingerprint is kept, so that a reload can tell which files
+ * changed. Files are streamed (memory bounded by what they define) and may be gzip-compressed.
  */
 #ifndef CLOUDSM_SM_FILES_H
 #define CLOUDSM_SM_FILES_H
@@ -28,9 +29,9 @@ struct cs_sm_files {
      * configured does not exist (OpenSM does the same); partitions_missing says which. */
     struct cs_partitions partitions;
     bool partitions_missing;
-    struct cs_guid_list roots, cns; /* empty when not configured */
-    char *text[CS_SM_FILE_COUNT];   /* the bytes read; NULL when no file was read */
-    size_t len[CS_SM_FILE_COUNT];
+    struct cs_guid_list roots, cns;         /* empty when not configured */
+    bool read[CS_SM_FILE_COUNT];            /* the file was read (configured and present) */
+    uint64_t fingerprint[CS_SM_FILE_COUNT]; /* of its lines, when read */
 };
 
 /* Read and parse every file c names into f (initialised here). On failure f is empty (free
@@ -38,7 +39,7 @@ struct cs_sm_files {
 int cs_sm_files_load(struct cs_sm_files *f, const struct cs_sm_config *c, struct cs_error *err);
 void cs_sm_files_free(struct cs_sm_files *f);
 
-/* Whether file differs between a and b: read in one and not the other, or other bytes. */
+/* Whether file differs between a and b: read in one and not the other, or other lines. */
 bool cs_sm_files_differ(const struct cs_sm_files *a, const struct cs_sm_files *b,
                         enum cs_sm_file file);
 

@@ -235,6 +235,24 @@ static size_t escape_byte(unsigned char c, char piece[4])
     return 4;
 }
 
+int cs_text_fingerprint(const char *path, uint64_t *fingerprint, struct cs_error *err)
+{
+    struct cs_lines in;
+    if (cs_lines_open(&in, path, err) < 0)
+        return -1;
+    uint64_t h = UINT64_C(0xcbf29ce484222325); /* FNV-1a 64: offset basis and prime */
+    struct cs_span line;
+    int rc;
+    while ((rc = cs_lines_next(&in, &line)) == 1) {
+        for (const char *c = line.p; c < line.end; c++)
+            h = (h ^ (uint8_t)*c) * UINT64_C(0x100000001b3);
+        h = (h ^ '\n') * UINT64_C(0x100000001b3);
+    }
+    cs_lines_close(&in);
+    *fingerprint = h;
+    return rc < 0 ? -1 : 0;
+}
+
 char *cs_text_escape(const char *p, size_t len, char *out, size_t size)
 {
     if (size == 0)

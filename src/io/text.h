@@ -64,6 +64,11 @@ void cs_lines_close(struct cs_lines *l);
  * "name:line: what", or "name: what" for a read error). */
 int cs_lines_next(struct cs_lines *l, struct cs_span *line);
 
+/* A 64-bit fingerprint (FNV-1a) of the file's lines, read through the line source: its rules
+ * and errors apply, gzip is transparent, memory stays bounded. Two reads that give the same lines
+ * give the same value; a reader that wants to know whether a file changed compares these. */
+int cs_text_fingerprint(const char *path, uint64_t *fingerprint, struct cs_error *err);
+
 /* What the input read so far looks like, for "expected X; found Y" messages: "an empty file",
  * "only blank lines and comments", "an OpenSM subnet list (opensm-subnet.lst)", "an LFT dump",
  * "a topology", "an OpenSM guid2lid file" or "text starting \"...\"" (escaped). */

@@ -1,12 +1,13 @@
 /* The files a cloudsmd configuration names (include/cloudsm/sm_files.h). */
 #include "cloudsm/sm_files.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
-#include "cloudsm/atomic_file.h"
+#include "io/text.h"
 
 static const char *const file_keys[CS_SM_FILE_COUNT] = {
     [CS_SM_FILE_PARTITIONS] = "partition_config_file",
@@ -24,19 +25,37 @@ void cs_sm_files_free(struct cs_sm_files *f)
     cs_partitions_free(&f->partitions);
     cs_guid_list_free(&f->roots);
     cs_guid_list_free(&f->cns);
-    for (int i = 0; i < CS_SM_FILE_COUNT; i++)
-        free(f->text[i]);
     memset(f, 0, sizeof *f);
 }
 
-/* The file's bytes into f->text[file]; "KEY: cannot read ..." on failure. */
-static int read_file(struct cs_sm_files *f, enum cs_sm_file file, const char *path,
+/* The file's fingerprint, then its contents through read (a streaming reader). A file that
+ * cannot be opened is "KEY: why"; a bad one is the reader's "path:line: what". */
+static int read_file(struct cs_sm_files *f, enum cs_sm_file file, const char *path, void *out,
+                     int (*read)(void *out, const char *path, struct cs_error *err),
                      struct cs_error *err)
 {
     struct cs_error why;
-    if (cs_read_whole_file(path, &f->text[file], &f->len[file], &why) < 0)
+    if (cs_text_fingerprint(path, &f->fingerprint[file], &why) < 0) {
+        /* A bad line ("path:N: ...") names its place already; a file that cannot be read is
+         * named by the key that points at it. */
+        size_t n = strlen(path);
+        if (strncmp(why.msg, path, n) == 0 && why.msg[n] == ':' &&
+            isdigit((unsigned char)why.msg[n + 1]))
+            return cs_fail(err, "%s", why.msg);
         return cs_fail(err, "%s: %s", file_keys[file], why.msg);
-    return 0;
+    }
+    f->read[file] = true;
+    return read(out, path, err);
+}
+
+static int read_partitions(void *out, const char *path, struct cs_error *err)
+{
+    return cs_partitions_read(out, path, err);
+}
+
+static int read_guid_list(void *out, const char *path, struct cs_error *err)
+{
+    return cs_guid_list_read(out, path, err);
 }
 
 static int load(struct cs_sm_files *f, const struct cs_sm_config *c, struct cs_error *err)
@@ -47,20 +66,15 @@ static int load(struct cs_sm_files *f, const struct cs_sm_config *c, struct cs_e
     if (!path[0] || f->partitions_missing) {
         if (cs_partitions_init(&f->partitions, err) < 0)
             return -1;
-    } else if (read_file(f, CS_SM_FILE_PARTITIONS, path, err) < 0 ||
-               cs_partitions_parse(&f->partitions, f->text[CS_SM_FILE_PARTITIONS],
-                                   f->len[CS_SM_FILE_PARTITIONS], path, err) < 0) {
+    } else if (read_file(f, CS_SM_FILE_PARTITIONS, path, &f->partitions, read_partitions, err) <
+               0) {
         return -1;
     }
     if (c->root_guid_file[0] &&
-        (read_file(f, CS_SM_FILE_ROOTS, c->root_guid_file, err) < 0 ||
-         cs_guid_list_parse(&f->roots, f->text[CS_SM_FILE_ROOTS], f->len[CS_SM_FILE_ROOTS],
-                            c->root_guid_file, err) < 0))
+        read_file(f, CS_SM_FILE_ROOTS, c->root_guid_file, &f->roots, read_guid_list, err) < 0)
         return -1;
     if (c->cn_guid_file[0] &&
-        (read_file(f, CS_SM_FILE_CNS, c->cn_guid_file, err) < 0 ||
-         cs_guid_list_parse(&f->cns, f->text[CS_SM_FILE_CNS], f->len[CS_SM_FILE_CNS],
-                            c->cn_guid_file, err) < 0))
+        read_file(f, CS_SM_FILE_CNS, c->cn_guid_file, &f->cns, read_guid_list, err) < 0)
         return -1;
     return 0;
 }
@@ -77,8 +91,7 @@ int cs_sm_files_load(struct cs_sm_files *f, const struct cs_sm_config *c, struct
 bool cs_sm_files_differ(const struct cs_sm_files *a, const struct cs_sm_files *b,
                         enum cs_sm_file file)
 {
-    const char *ta = a->text[file], *tb = b->text[file];
-    if (!ta || !tb)
-        return ta != tb;
-    return a->len[file] != b->len[file] || memcmp(ta, tb, a->len[file]) != 0;
+    if (!a->read[file] || !b->read[file])
+        return a->read[file] != b->read[file];
+    return a->fingerprint[file] != b->fingerprint[file];
 }

@@ -6,7 +6,6 @@
 # and a 4096-byte one get their documented error lines.
 source "$(dirname "$0")/../lib/common.sh"
 require_oracles ibsim saquery python3
-CLOUDSMD=${CLOUDSM_BUILD_DIR:?}/cloudsmd
 FLOOD=$(cd "$(dirname "$0")/../lib" && pwd)/control_flood.py
 cd "$WORK" || exit 1
 
@@ -14,11 +13,7 @@ cd "$WORK" || exit 1
 "$CLOUDSM" topo gen kary 4 2 -o tree.topo || fail "topo gen"
 IBSIM_CONSOLE=1 start_ibsim tree.topo
 printf 'sweep_interval 1\n' >sm.conf
-LD_PRELOAD="$UMAD2SIM" "$CLOUDSMD" -c sm.conf --state-dir state --log-file sm.log >/dev/null 2>&1 &
-daemon=$!
-SIM_PIDS+=("$daemon")
-for _ in $(seq 1 100); do grep -q "waiting for SIGTERM" sm.log 2>/dev/null && break; sleep 0.1; done
-check "cloudsmd is up" grep -q "waiting for SIGTERM" sm.log
+start_cloudsmd_daemon sm.log -c sm.conf --state-dir state
 SOCK=state/cloudsmd.sock
 
 # ms_of CMD...: run CMD (output to $WORK/last.out), print how long it took in ms.

@@ -85,23 +85,13 @@ ibsim_cmd 'Error "S-0020000200000001" 0'
 
 # ---- Item 2: LIDs of ports that go away ----
 printf 'sweep_interval 1\n' >sm.conf
-LD_PRELOAD="$UMAD2SIM" "$CLOUDSMD" -c sm.conf -d state -f sm.log >/dev/null 2>&1 &
-daemon=$!
-SIM_PIDS+=("$daemon")
-for _ in $(seq 1 100); do grep -q "waiting for SIGTERM" sm.log 2>/dev/null && break; sleep 0.1; done
-check "cloudsmd is up" grep -q "waiting for SIGTERM" sm.log
+start_cloudsmd_daemon sm.log -c sm.conf -d state
 h2=0x0010000000000201 h3=0x0010000000000301 leaf=0x0020000100000002
 lid2=$(lid_of $h2) lid3=$(lid_of $h3) leaf_lid=$(lid_of $leaf)
 check "hosts 2 and 3 have LIDs ($lid2, $lid3)" test -n "$lid2" -a -n "$lid3" -a "$lid2" != "$lid3"
 
-# wait_sweeps N: until the log holds N "sweep done" lines (at most 20 s).
-wait_sweeps() {
-  for _ in $(seq 1 200); do
-    [[ $(grep -c "sweep done" sm.log) -ge $1 ]] && return 0
-    sleep 0.1
-  done
-  return 1
-}
+# wait_sweeps N: until the log holds N "sweep done" lines.
+wait_sweeps() { wait_log sm.log "sweep done" "$1"; }
 # host_lid GUID: the LID port 1 of that host holds (smpquery, GUID resolved by cloudsmd's SA).
 host_lid() {
   sim smpquery -G portinfo "$1" 1 2>/dev/null | sed -n 's/^Lid:\.*//p'

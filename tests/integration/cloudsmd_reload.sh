@@ -7,7 +7,6 @@
 # at ERROR and the running one kept. The daemon never dies of it and its socket stays.
 source "$(dirname "$0")/../lib/common.sh"
 require_oracles ibsim smpquery dump_fts
-CLOUDSMD=${CLOUDSM_BUILD_DIR:?}/cloudsmd
 cd "$WORK" || exit 1
 
 # 4-ary-2-tree: 16 hosts H-0010000000000000 .. 0f00 (port GUID +1), 8 switches.
@@ -23,12 +22,7 @@ write_conf() { # write_conf [EXTRA LINES]: sm.conf with the partitions and what 
 }
 write_conf "routing_engine ftree" "sm_priority 5"
 # -p 3 on the command line: it must win over the file's sm_priority after every SIGHUP too.
-LD_PRELOAD="$UMAD2SIM" "$CLOUDSMD" -c sm.conf -p 3 --state-dir state --log-file sm.log \
-  >daemon.out 2>&1 &
-daemon=$!
-SIM_PIDS+=("$daemon")
-for _ in $(seq 1 100); do grep -q "waiting for SIGTERM" sm.log 2>/dev/null && break; sleep 0.1; done
-check "cloudsmd is up" grep -q "waiting for SIGTERM" sm.log
+start_cloudsmd_daemon sm.log -c sm.conf -p 3 --state-dir state
 
 lid_of() { printf '%d' "$(awk -v g="$1" '$1 == g {print $2}' state/guid2lid)"; }
 pkeys_of_host() { sim smpquery pkeys "$(lid_of "$1")" 2>/dev/null | grep -v '^#'; }

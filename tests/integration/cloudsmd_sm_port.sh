@@ -8,7 +8,6 @@
 # node, the SM port ACTIVE, the switches' tables exactly as before (dump_fts).
 source "$(dirname "$0")/../lib/common.sh"
 require_oracles ibsim dump_fts smpquery
-CLOUDSMD=${CLOUDSM_BUILD_DIR:?}/cloudsmd
 cd "$WORK" || exit 1
 
 # 2-ary-3-tree: 8 hosts, 12 switches. The SM attaches to H-0010000000000000, on leaf
@@ -16,11 +15,7 @@ cd "$WORK" || exit 1
 "$CLOUDSM" topo gen kary 2 3 -o tree.topo || fail "topo gen"
 IBSIM_CONSOLE=1 start_ibsim tree.topo
 printf 'sweep_interval 2\ntransaction_timeout 100\ntransaction_retries 1\n' >sm.conf
-LD_PRELOAD="$UMAD2SIM" "$CLOUDSMD" -c sm.conf -d state -f sm.log >/dev/null 2>&1 &
-daemon=$!
-SIM_PIDS+=("$daemon")
-for _ in $(seq 1 100); do grep -q "waiting for SIGTERM" sm.log 2>/dev/null && break; sleep 0.1; done
-check "cloudsmd is up" grep -q "waiting for SIGTERM" sm.log
+start_cloudsmd_daemon sm.log -c sm.conf -d state
 sim dump_fts >before.dump 2>/dev/null || fail "dump_fts"
 entries() { grep -c '^0x' state/guid2lid; }
 expect_eq "guid2lid: 20 entries" 20 "$(entries)"

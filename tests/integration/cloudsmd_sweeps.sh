@@ -7,7 +7,6 @@
 # trap-driven; the light sweep's own detection (PortStateChange) is covered by test_sm_program.
 source "$(dirname "$0")/../lib/common.sh"
 require_oracles ibsim ibnetdiscover dump_fts iblinkinfo
-CLOUDSMD=${CLOUDSM_BUILD_DIR:?}/cloudsmd
 cd "$WORK" || exit 1
 
 # 4-ary-3-tree: 64 hosts, 48 switches, single cables; S-0020000200000000 port 5 goes to root
@@ -15,21 +14,11 @@ cd "$WORK" || exit 1
 "$CLOUDSM" topo gen kary 4 3 -o tree.topo || fail "topo gen"
 IBSIM_CONSOLE=1 start_ibsim tree.topo
 printf 'sweep_interval 2\n' >sm.conf
-LD_PRELOAD="$UMAD2SIM" "$CLOUDSMD" -c sm.conf --state-dir state --log-file sm.log >/dev/null 2>&1 &
-daemon=$!
-SIM_PIDS+=("$daemon")
-for _ in $(seq 1 100); do grep -q "waiting for SIGTERM" sm.log 2>/dev/null && break; sleep 0.1; done
-check "cloudsmd is up" grep -q "waiting for SIGTERM" sm.log
+start_cloudsmd_daemon sm.log -c sm.conf --state-dir state
 sim dump_fts >before.dump 2>/dev/null || fail "dump_fts"
 
-# wait_sweeps N: until the log holds N "sweep done" lines (at most 10 s).
-wait_sweeps() {
-  for _ in $(seq 1 100); do
-    [[ $(grep -c "sweep done" sm.log) -ge $1 ]] && return 0
-    sleep 0.1
-  done
-  return 1
-}
+# wait_sweeps N: until the log holds N "sweep done" lines.
+wait_sweeps() { wait_log sm.log "sweep done" "$1"; }
 
 # lft_blocks_of_sweep N: the LFT blocks the N-th re-sweep sent.
 lft_blocks_of_sweep() {

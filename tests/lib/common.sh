@@ -113,6 +113,29 @@ stop_ibsim() {
   unset 'SIM_PIDS[-1]'
 }
 
+# wait_log FILE PATTERN COUNT [SECONDS]: until FILE holds COUNT lines matching PATTERN (grep -E),
+# at most SECONDS (20); 1 if it never does.
+wait_log() {
+  local file=$1 pattern=$2 count=$3 tenths=$((${4:-20} * 10)) i
+  for ((i = 0; i < tenths; i++)); do
+    [[ $(grep -cE "$pattern" "$file" 2>/dev/null) -ge $count ]] && return 0
+    sleep 0.1
+  done
+  return 1
+}
+
+# start_cloudsmd_daemon LOG [cloudsmd options]: cloudsmd as a daemon on the current ibsim, its log
+# in LOG and its output in LOG.out; sets $daemon (killed at exit) and checks that it came up
+# (serving within 10 s).
+start_cloudsmd_daemon() {
+  local log=$1; shift
+  LD_PRELOAD="$UMAD2SIM" "${CLOUDSM_BUILD_DIR:?}/cloudsmd" "$@" --log-file "$log" >"$log.out" 2>&1 &
+  daemon=$!
+  SIM_PIDS+=("$daemon")
+  wait_log "$log" "waiting for SIGTERM" 1 10
+  check "cloudsmd is up ($log)" grep -q "waiting for SIGTERM" "$log"
+}
+
 # sim CMD...: run an infiniband client (or OpenSM) against the current ibsim.
 sim() {
   LD_PRELOAD=$UMAD2SIM "$@"

@@ -56,7 +56,7 @@ static const char *load_error(const struct cs_sm_config *c)
     if (cs_sm_files_load(&f, c, &err) == 0)
         fail_msg("loaded");
     assert_int_equal(f.partitions.count, 0);
-    assert_null(f.text[CS_SM_FILE_PARTITIONS]);
+    assert_false(f.read[CS_SM_FILE_PARTITIONS]);
     assert_int_equal(f.roots.count, 0);
     cs_sm_files_free(&f);
     return err.msg;
@@ -73,7 +73,7 @@ static void test_none_configured(void **state)
     assert_false(f.partitions_missing);
     assert_int_equal(f.roots.count + f.cns.count, 0);
     for (int i = 0; i < CS_SM_FILE_COUNT; i++)
-        assert_null(f.text[i]);
+        assert_false(f.read[i]);
     cs_sm_files_free(&f);
 }
 
@@ -124,7 +124,7 @@ static void test_missing_partitions(void **state)
     load_ok(&f, &c);
     assert_true(f.partitions_missing);
     assert_int_equal(f.partitions.count, 1);
-    assert_null(f.text[CS_SM_FILE_PARTITIONS]);
+    assert_false(f.read[CS_SM_FILE_PARTITIONS]);
     cs_sm_files_free(&f);
 }
 
@@ -157,6 +157,12 @@ static void test_bad_files(void **state)
     msg = load_error(&c);
     if (strncmp(msg, want, strlen(want)) != 0)
         fail_msg("'%s' does not start with '%s'", msg, want);
+
+    /* Not text: /dev/zero fails at its first line instead of filling memory. */
+    cs_sm_config_defaults(&c);
+    snprintf(c.partition_config_file, sizeof c.partition_config_file, "/dev/zero");
+    msg = load_error(&c);
+    assert_string_equal(msg, "/dev/zero:1: line longer than 65536 bytes");
 
     /* A root_guid_file that is not there is an error (only partitions.conf may be missing). */
     cs_sm_config_defaults(&c);

@@ -165,6 +165,35 @@ static void test_dev_zero(void **state)
     cs_lines_close(&l);
 }
 
+/* Fingerprints: the same lines give the same value (plain, gzip, CRLF endings), other lines
+ * another; a file that is not text fails as reading it would. */
+static void test_fingerprint(void **state)
+{
+    (void)state;
+    const char text[] = "Default=0x7fff : ALL ;\nBlue=0x1 : 0x2=full ;\n";
+    const char crlf[] = "Default=0x7fff : ALL ;\r\nBlue=0x1 : 0x2=full ;\r\n";
+    const char other[] = "Default=0x7fff : ALL ;\nBlue=0x1 : 0x3=full ;\n";
+    char a[64], b[64], c[64], d[64];
+    write_temp(a, text, sizeof text - 1, false);
+    write_temp(b, text, sizeof text - 1, true);
+    write_temp(c, crlf, sizeof crlf - 1, false);
+    write_temp(d, other, sizeof other - 1, false);
+    uint64_t fa, fb, fc, fd;
+    struct cs_error err;
+    assert_int_equal(cs_text_fingerprint(a, &fa, &err), 0);
+    assert_int_equal(cs_text_fingerprint(b, &fb, &err), 0);
+    assert_int_equal(cs_text_fingerprint(c, &fc, &err), 0);
+    assert_int_equal(cs_text_fingerprint(d, &fd, &err), 0);
+    assert_true(fa == fb && fa == fc);
+    assert_true(fa != fd);
+    assert_int_equal(cs_text_fingerprint("/dev/zero", &fd, &err), -1);
+    assert_string_equal(err.msg, "/dev/zero:1: line longer than 65536 bytes");
+    unlink(a);
+    unlink(b);
+    unlink(c);
+    unlink(d);
+}
+
 static void test_nul_byte(void **state)
 {
     (void)state;
@@ -329,7 +358,7 @@ int main(void)
         cmocka_unit_test(test_nul_byte),        cmocka_unit_test(test_truncated_gzip),
         cmocka_unit_test(test_open_errors),     cmocka_unit_test(test_escape),
         cmocka_unit_test(test_describe),        cmocka_unit_test(test_numbers),
-        cmocka_unit_test(test_quoted_and_find),
+        cmocka_unit_test(test_quoted_and_find), cmocka_unit_test(test_fingerprint),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
