@@ -156,11 +156,10 @@ int cs_sm_control_fd(const struct cs_sm_control *c);
  * call handler and send the reply (the part the client's socket does not take goes out in later
  * calls), then close; drop a connection past its request deadline with "error: no request line
  * within N ms", or whose client takes no reply for stall_timeout_ms. With timeout_ms 0 that is
- * one pass that waits for
- * nothing; otherwise passes repeat, sleeping in poll() between them, until at least one
- * connection is finished or timeout_ms has passed (-1: no limit). Returns the connections
- * finished (answered in full, refused, dropped, or closed by the client), 0 also when a signal
- * interrupted the wait, or -1 if the listening socket failed. A client's mistakes are not
+ * one pass that waits for nothing; otherwise passes repeat, sleeping in poll() between them, until
+ * at least one connection is finished or timeout_ms has passed (-1: no limit). Returns the
+ * connections finished (answered in full, refused, dropped, or closed by the client), 0 also when a
+ * signal interrupted the wait, or -1 if the listening socket failed. A client's mistakes are not
  * errors here: they are answered with an "error: " line, logged and counted. */
 int cs_sm_control_serve(struct cs_sm_control *c, int timeout_ms, cs_sm_control_handler handler,
                         void *arg, struct cs_error *err);
