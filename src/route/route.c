@@ -60,8 +60,11 @@ int cs_route(const char *engine, const struct cs_fabric *f, const struct cs_rout
     if (!opt)
         opt = &defaults;
     const struct cs_route_engine *e = cs_route_engine_find(engine);
-    if (!e)
-        return cs_fail(err, "no routing engine '%s' (engines: ftree, minhop, updn)", engine);
+    if (!e) {
+        char names[128];
+        return cs_fail(err, "no routing engine '%s' (engines: %s)", engine,
+                       cs_route_engine_names(names, sizeof names));
+    }
     copy_name(stats->requested, sizeof stats->requested, e->name);
 
     uint32_t switches = 0;

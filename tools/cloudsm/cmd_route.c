@@ -110,10 +110,12 @@ static int route_main(int argc, char **argv)
             return cli_usage(who, "unknown option");
         }
     }
+    char names[128];
+    cs_route_engine_names(names, sizeof names);
     if (!engine)
-        return cli_usage(who, "which engine? -R ftree, minhop or updn");
+        return cli_usage(who, "which engine? -R %s", names);
     if (!cs_route_engine_find(engine))
-        return cli_usage(who, "no engine '%s' (ftree, minhop, updn)", engine);
+        return cli_usage(who, "no engine '%s' (%s)", engine, names);
     if (argc - optind != 1)
         return cli_usage(who, "wants exactly one topology file");
 
