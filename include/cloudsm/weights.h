@@ -52,6 +52,15 @@ int cs_node_weights_sort(struct cs_node_weights *w, const char *name, struct cs_
 /* The weight of a port GUID: its entry, or CS_WEIGHT_DEFAULT. w may be NULL (all default). */
 uint32_t cs_node_weights_find(const struct cs_node_weights *w, uint64_t guid);
 
+/* pFTree-Wt's Eq. 1 with its erratum fixed (src/core/weights_learn.c): the min-max map of a
+ * measurement x in [min, max] onto the weights [a, b],
+ *
+ *     W(x) = (x - min) * (b - a) / (max - min) + a
+ *
+ * rounded to the nearest whole number, a half rounded up (exactly, in integer arithmetic). When
+ * max == min every port measured the same and weighs a. Needs min <= x <= max and a <= b. */
+uint32_t cs_weight_scale(uint64_t x, uint64_t min, uint64_t max, uint32_t a, uint32_t b);
+
 int cs_node_weights_write(FILE *out, const struct cs_node_weights *w, struct cs_error *err);
 /* Atomic: written to a temporary file, then renamed. */
 int cs_node_weights_write_file(const char *path, const struct cs_node_weights *w,
