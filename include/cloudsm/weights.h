@@ -8,7 +8,9 @@
  *     0x0010000000000201   1
  *
  * A weight is a whole number from 1 to CS_WEIGHT_MAX; a port that the file does not name weighs
- * CS_WEIGHT_DEFAULT. Blank lines and `#` comments are skipped; a GUID named twice is an error.
+ * CS_WEIGHT_DEFAULT. Blank lines and `#` comments (also after the weight) are skipped; a GUID
+ * named twice, and a file without any entry, are errors. `cloudsm weights learn` makes such a file
+ * from port counters (include/cloudsm/counters.h).
  */
 #ifndef CLOUDSM_WEIGHTS_H
 #define CLOUDSM_WEIGHTS_H
