@@ -8,7 +8,9 @@
  *     0x0010000000000201   1
  *
  * A weight is a whole number from 1 to CS_WEIGHT_MAX; a port that the file does not name weighs
- * CS_WEIGHT_DEFAULT. Blank lines and `#` comments are skipped; a GUID named twice is an error.
+ * CS_WEIGHT_DEFAULT. Blank lines and `#` comments (also after the weight) are skipped; a GUID
+ * named twice, and a file without any entry, are errors. `cloudsm weights learn` makes such a file
+ * from port counters (include/cloudsm/counters.h).
  */
 #ifndef CLOUDSM_WEIGHTS_H
 #define CLOUDSM_WEIGHTS_H
@@ -51,6 +53,15 @@ int cs_node_weights_sort(struct cs_node_weights *w, const char *name, struct cs_
 
 /* The weight of a port GUID: its entry, or CS_WEIGHT_DEFAULT. w may be NULL (all default). */
 uint32_t cs_node_weights_find(const struct cs_node_weights *w, uint64_t guid);
+
+/* pFTree-Wt's Eq. 1 with its erratum fixed (src/core/weights_learn.c): the min-max map of a
+ * measurement x in [min, max] onto the weights [a, b],
+ *
+ *     W(x) = (x - min) * (b - a) / (max - min) + a
+ *
+ * rounded to the nearest whole number, a half rounded up (exactly, in integer arithmetic). When
+ * max == min every port measured the same and weighs a. Needs min <= x <= max and a <= b. */
+uint32_t cs_weight_scale(uint64_t x, uint64_t min, uint64_t max, uint32_t a, uint32_t b);
 
 int cs_node_weights_write(FILE *out, const struct cs_node_weights *w, struct cs_error *err);
 /* Atomic: written to a temporary file, then renamed. */
