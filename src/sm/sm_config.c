@@ -22,7 +22,7 @@ enum value_kind {
     VALUE_BOOL,    /* bool, TRUE/FALSE */
     VALUE_PATH,    /* char[CS_SM_CONFIG_PATH_MAX], "(null)" = "" */
     VALUE_ENGINE,  /* char[32], a cs_route engine */
-    VALUE_LEVEL,   /* enum cs_sm_log_level */
+    VALUE_LEVEL,   /* enum cs_log_level */
     VALUE_LMC,     /* no field: only 0 is accepted */
     VALUE_ENFORCE, /* uint8_t enum cs_sm_part_enforce: both|in|out|off */
 };
@@ -261,20 +261,20 @@ static const char *const opensm_keys[] = {
 
 static const char *const level_names[] = {"error", "warn", "info", "debug"};
 
-const char *cs_sm_log_level_name(enum cs_sm_log_level level)
+const char *cs_log_level_name(enum cs_log_level level)
 {
     return (unsigned)level < sizeof level_names / sizeof level_names[0] ? level_names[level] : "?";
 }
 
-bool cs_sm_log_level_parse(const char *name, enum cs_sm_log_level *out)
+bool cs_log_level_parse(const char *name, enum cs_log_level *out)
 {
     for (unsigned i = 0; i < sizeof level_names / sizeof level_names[0]; i++)
         if (strcasecmp(name, level_names[i]) == 0) {
-            *out = (enum cs_sm_log_level)i;
+            *out = (enum cs_log_level)i;
             return true;
         }
     if (strcasecmp(name, "warning") == 0) {
-        *out = CS_SM_LOG_WARN;
+        *out = CS_LOG_WARN;
         return true;
     }
     return false;
@@ -292,7 +292,7 @@ void cs_sm_config_defaults(struct cs_sm_config *c)
     c->retries = CS_SMP_PIPE_DEFAULT_RETRIES;
     c->sweep_interval = CS_SM_CONFIG_DEFAULT_SWEEP_INTERVAL;
     snprintf(c->state_dir, sizeof c->state_dir, "%s", CS_SM_CONFIG_DEFAULT_STATE_DIR);
-    c->log_level = CS_SM_LOG_INFO;
+    c->log_level = CS_LOG_INFO;
 }
 
 struct cs_smp_pipe_options cs_sm_config_pipe_options(const struct cs_sm_config *c)
@@ -512,12 +512,12 @@ static int set_value(struct cs_sm_config *c, const struct key *k, const char *v,
         return set_engine(field, sizeof c->routing_engine, v, n, note, note_size, err);
     case VALUE_LEVEL: {
         char name[16];
-        enum cs_sm_log_level level;
+        enum cs_log_level level;
         if (n >= sizeof name)
             n = sizeof name - 1; /* too long for any level: fails below */
         memcpy(name, v, n);
         name[n] = '\0';
-        if (!cs_sm_log_level_parse(name, &level))
+        if (!cs_log_level_parse(name, &level))
             return cs_fail(err, "'%s' is not one of error, warn, info, debug", shown(v, n, buf));
         memcpy(field, &level, sizeof level);
         return 0;
@@ -730,9 +730,9 @@ int cs_sm_config_write(FILE *out, const struct cs_sm_config *c, struct cs_error 
                 bad |= fprintf(out, "%s\n", field) < 0;
             break;
         case VALUE_LEVEL: {
-            enum cs_sm_log_level v;
+            enum cs_log_level v;
             memcpy(&v, field, sizeof v);
-            bad |= fprintf(out, "%s\n", cs_sm_log_level_name(v)) < 0;
+            bad |= fprintf(out, "%s\n", cs_log_level_name(v)) < 0;
             break;
         }
         case VALUE_LMC:
@@ -766,7 +766,7 @@ static size_t value_size(const struct key *k)
     case VALUE_ENGINE:
         return sizeof(((struct cs_sm_config *)0)->routing_engine);
     case VALUE_LEVEL:
-        return sizeof(enum cs_sm_log_level);
+        return sizeof(enum cs_log_level);
     case VALUE_ENFORCE:
         return sizeof(uint8_t);
     case VALUE_LMC:
@@ -832,7 +832,7 @@ int cs_sm_config_format_value(const struct cs_sm_config *c, const char *key, cha
     uint64_t u64;
     unsigned u;
     bool b;
-    enum cs_sm_log_level level;
+    enum cs_log_level level;
     switch (k->kind) {
     case VALUE_GUID:
         memcpy(&u64, field, sizeof u64);
@@ -848,7 +848,7 @@ int cs_sm_config_format_value(const struct cs_sm_config *c, const char *key, cha
         return snprintf(buf, size, "%s", *field ? field : NULL_STRING);
     case VALUE_LEVEL:
         memcpy(&level, field, sizeof level);
-        return snprintf(buf, size, "%s", cs_sm_log_level_name(level));
+        return snprintf(buf, size, "%s", cs_log_level_name(level));
     case VALUE_ENFORCE:
         return snprintf(buf, size, "%s", enforce_names[*(const uint8_t *)field % 4]);
     case VALUE_LMC:

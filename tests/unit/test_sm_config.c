@@ -63,7 +63,7 @@ static void test_defaults(void **state)
     assert_string_equal(c.cn_guid_file, "");
     assert_string_equal(c.log_file, "");
     assert_string_equal(c.state_dir, "/var/lib/cloudsm");
-    assert_int_equal(c.log_level, CS_SM_LOG_INFO);
+    assert_int_equal(c.log_level, CS_LOG_INFO);
 
     struct cs_smp_pipe_options p = cs_sm_config_pipe_options(&c);
     assert_int_equal(p.window, CS_SMP_PIPE_DEFAULT_WINDOW);
@@ -130,7 +130,7 @@ static void test_every_key(void **state)
     assert_int_equal(c.sweep_interval, 0);
     assert_string_equal(c.state_dir, "/srv/sm");
     assert_string_equal(c.log_file, "/var/log/cloudsmd.log");
-    assert_int_equal(c.log_level, CS_SM_LOG_DEBUG);
+    assert_int_equal(c.log_level, CS_LOG_DEBUG);
     cs_sm_config_warnings_free(&w);
 }
 
@@ -179,7 +179,7 @@ static void test_syntax(void **state)
     assert_string_equal(c.log_file, "/var/log/x y");
     assert_string_equal(c.cn_guid_file, "  padded  ");
     assert_string_equal(c.root_guid_file, "\"unbalanced");
-    assert_int_equal(c.log_level, CS_SM_LOG_WARN);
+    assert_int_equal(c.log_level, CS_LOG_WARN);
 
     /* (null), as OpenSM writes an unset string, unsets; "" does too. */
     parse_ok(&c,
@@ -320,7 +320,7 @@ static void test_set(void **state)
     assert_int_equal(cs_sm_config_set(&c, "sm_priority", "0x0c", &w, &err), 0);
     assert_int_equal(c.sm_priority, 12);
     assert_int_equal(cs_sm_config_set(&c, "log_level", "Warning", &w, &err), 0);
-    assert_int_equal(c.log_level, CS_SM_LOG_WARN);
+    assert_int_equal(c.log_level, CS_LOG_WARN);
     assert_int_equal(cs_sm_config_set(&c, "connect_roots", "TRUE", &w, &err), 0);
     assert_true(c.connect_roots);
     before = c;
@@ -345,16 +345,16 @@ static void test_set(void **state)
 static void test_log_levels(void **state)
 {
     (void)state;
-    enum cs_sm_log_level l;
+    enum cs_log_level l;
     const char *names[] = {"error", "warn", "info", "debug"};
     for (int i = 0; i < 4; i++) {
-        assert_string_equal(cs_sm_log_level_name((enum cs_sm_log_level)i), names[i]);
-        assert_true(cs_sm_log_level_parse(names[i], &l));
+        assert_string_equal(cs_log_level_name((enum cs_log_level)i), names[i]);
+        assert_true(cs_log_level_parse(names[i], &l));
         assert_int_equal(l, i);
     }
-    assert_true(cs_sm_log_level_parse("DEBUG", &l) && l == CS_SM_LOG_DEBUG);
-    assert_false(cs_sm_log_level_parse("verbose", &l));
-    assert_false(cs_sm_log_level_parse("", &l));
+    assert_true(cs_log_level_parse("DEBUG", &l) && l == CS_LOG_DEBUG);
+    assert_false(cs_log_level_parse("verbose", &l));
+    assert_false(cs_log_level_parse("", &l));
 }
 
 static void round_trip(const struct cs_sm_config *c)

@@ -169,7 +169,7 @@ void cloudsmd_print_help(FILE *out)
             "Exit status: %d ok, %d failed (no port, fabric or file error), %d bad usage.\n",
             engines, d.routing_engine, d.sm_priority, d.state_dir, CS_SMP_PIPE_MAX_WINDOW,
             d.smp_window, d.timeout_ms, CS_SM_CONFIG_MAX_RETRIES, d.retries,
-            cs_sm_log_level_name(d.log_level), EXIT_OK, EXIT_FAILED, EXIT_USAGE);
+            cs_log_level_name(d.log_level), EXIT_OK, EXIT_FAILED, EXIT_USAGE);
 }
 
 static int usage(FILE *err_out, const char *fmt, ...) CS_PRINTF(2, 3);
