@@ -4,8 +4,11 @@
 #include "route/fattree.h"
 
 int cs_route_ftree(const struct cs_fabric *f, const struct cs_route_options *opt,
-                   struct cs_lfts *lfts, struct cs_error *err)
+                   const struct cs_route_inputs *in, struct cs_lfts *lfts,
+                   struct cs_route_result *res, struct cs_error *err)
 {
+    (void)in; /* OpenSM's ftree reads only the options */
+    (void)res;
     struct cs_ft ft;
     struct cs_ft_targets targets = {0};
     int rc = cs_ft_build(&ft, f, opt, err);

@@ -5,6 +5,7 @@
 #include "cloudsm/clock.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -12,6 +13,8 @@
 
 const struct cs_route_engine cs_route_engines[] = {
     {"ftree", "OpenSM 3.3.23's fat-tree routing, entry for entry", cs_route_ftree},
+    {"noftree", "ftree with compute nodes routed in a given order (--order): NoFTree",
+     cs_route_noftree},
     {"minhop", "shortest paths, balanced by per-port route counters", cs_route_minhop},
     {"updn", "up*/down* shortest paths from the roots: free of credit loops", cs_route_updn},
     {NULL, NULL, NULL},
@@ -51,10 +54,30 @@ static void copy_name(char *dst, size_t size, const char *src)
     snprintf(dst, size, "%s", src);
 }
 
+void cs_route_result_free(struct cs_route_result *r)
+{
+    free(r->partition_sl);
+    memset(r, 0, sizeof *r);
+}
+
 int cs_route(const char *engine, const struct cs_fabric *f, const struct cs_route_options *opt,
              struct cs_lfts *lfts, struct cs_route_stats *stats, struct cs_error *err)
 {
+    return cs_route_with(engine, f, opt, NULL, lfts, stats, NULL, err);
+}
+
+int cs_route_with(const char *engine, const struct cs_fabric *f, const struct cs_route_options *opt,
+                  const struct cs_route_inputs *in, struct cs_lfts *lfts,
+                  struct cs_route_stats *stats, struct cs_route_result *res, struct cs_error *err)
+{
     static const struct cs_route_options defaults = {0};
+    static const struct cs_route_inputs no_inputs = {0};
+    struct cs_route_result unwanted = {0};
+    if (!in)
+        in = &no_inputs;
+    if (!res)
+        res = &unwanted;
+    memset(res, 0, sizeof *res);
     memset(stats, 0, sizeof *stats);
     memset(lfts, 0, sizeof *lfts);
     if (!opt)
@@ -79,24 +102,28 @@ int cs_route(const char *engine, const struct cs_fabric *f, const struct cs_rout
     double start = cs_clock_ms();
     int rc = prepare(f, lfts, err);
     if (rc == 0)
-        rc = e->route(f, opt, lfts, err);
+        rc = e->route(f, opt, in, lfts, res, err);
     if (rc == CS_ROUTE_UNSUITABLE && !opt->no_fallback) {
         /* OpenSM: "Topologies that do not comply cause a fallback to min hop routing." */
         stats->fell_back = true;
         copy_name(stats->fallback_reason, sizeof stats->fallback_reason, err->msg);
+        cs_logf(in->log, CS_LOG_WARN, "%s: %s; falling back to minhop", e->name, err->msg);
         e = cs_route_engine_find("minhop");
         cs_lfts_free(lfts);
+        cs_route_result_free(res);
         rc = prepare(f, lfts, err);
         if (rc == 0)
-            rc = e->route(f, opt, lfts, err);
+            rc = e->route(f, opt, in, lfts, res, err);
     } else if (rc == CS_ROUTE_UNSUITABLE) {
         rc = -1;
     }
     stats->route_ms = cs_clock_ms() - start;
     if (rc != 0) {
         cs_lfts_free(lfts);
+        cs_route_result_free(res);
         return -1;
     }
+    cs_route_result_free(&unwanted);
     copy_name(stats->engine, sizeof stats->engine, e->name);
     stats->switches = switches;
     stats->max_lid = lfts->max_lid;
@@ -105,4 +132,24 @@ int cs_route(const char *engine, const struct cs_fabric *f, const struct cs_rout
             stats->lids += 1u << f->ports[i].lmc;
     stats->lft_blocks = (uint64_t)switches * cs_lfts_blocks(lfts);
     return 0;
+}
+
+int cs_route_inputs_load(const struct cs_route_files *paths, struct cs_route_loaded *files,
+                         struct cs_route_inputs *in, struct cs_error *err)
+{
+    memset(files, 0, sizeof *files);
+    if (paths->node_order_file) {
+        if (cs_guid_list_read(&files->node_order, paths->node_order_file, err) < 0)
+            return -1;
+        files->has_node_order = true;
+        in->node_order = &files->node_order;
+    }
+    return 0;
+}
+
+void cs_route_loaded_free(struct cs_route_loaded *files)
+{
+    if (files->has_node_order)
+        cs_guid_list_free(&files->node_order);
+    memset(files, 0, sizeof *files);
 }

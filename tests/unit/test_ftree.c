@@ -69,7 +69,8 @@ static int ftree_alone(const struct cs_fabric *f, const struct cs_route_options 
     struct cs_error e = {{0}};
     if (cs_lfts_for_fabric(&t, f, &e) != 0)
         fail_msg("%s", e.msg);
-    int rc = cs_route_ftree(f, opt, &t, err);
+    int rc =
+        cs_route_ftree(f, opt, &(struct cs_route_inputs){0}, &t, &(struct cs_route_result){0}, err);
     cs_lfts_free(&t);
     return rc;
 }
