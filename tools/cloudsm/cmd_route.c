@@ -33,6 +33,8 @@ static const char route_help[] =
     "  --root-guids FILE     root switches by node GUID, one per line (OpenSM's -a)\n"
     "  --cn-guids FILE       compute nodes by port GUID (OpenSM's -u); other CA ports are\n"
     "                        routed after them\n"
+    "  --order FILE          node order for noftree: port GUIDs, one per line, most\n"
+    "                        important first (docs/routing/noftree.md)\n"
     "  --connect-roots       also route between root switches (OpenSM's -z)\n"
     "  --no-fallback         fail instead of falling back to minhop\n"
     "  -o, --output FILE     write the LFTs here (atomically); default: standard output,\n"
@@ -58,18 +60,14 @@ static int route_main(int argc, char **argv)
     bool as_json = false;
     struct cs_route_options ropt = {0};
     static const struct option options[] = {
-        {"engine", required_argument, NULL, 'R'},
-        {"guid2lid", required_argument, NULL, 'g'},
-        {"lmc", required_argument, NULL, 'm'},
-        {"root-guids", required_argument, NULL, 'a'},
-        {"cn-guids", required_argument, NULL, 'u'},
-        {"connect-roots", no_argument, NULL, 'z'},
-        {"no-fallback", no_argument, NULL, 'n'},
-        {"output", required_argument, NULL, 'o'},
-        {"format", required_argument, NULL, 'f'},
-        {"json", no_argument, NULL, 'j'},
-        {NULL, 0, NULL, 0},
+        {"engine", required_argument, NULL, 'R'},   {"guid2lid", required_argument, NULL, 'g'},
+        {"lmc", required_argument, NULL, 'm'},      {"root-guids", required_argument, NULL, 'a'},
+        {"cn-guids", required_argument, NULL, 'u'}, {"order", required_argument, NULL, 'O'},
+        {"connect-roots", no_argument, NULL, 'z'},  {"no-fallback", no_argument, NULL, 'n'},
+        {"output", required_argument, NULL, 'o'},   {"format", required_argument, NULL, 'f'},
+        {"json", no_argument, NULL, 'j'},           {NULL, 0, NULL, 0},
     };
+    struct cs_route_files files = {0};
     int opt;
     while ((opt = getopt_long(argc, argv, "R:o:", options, NULL)) != -1) {
         switch (opt) {
@@ -88,6 +86,9 @@ static int route_main(int argc, char **argv)
             break;
         case 'u':
             cns_file = optarg;
+            break;
+        case 'O':
+            files.node_order_file = optarg;
             break;
         case 'z':
             ropt.connect_roots = true;
@@ -124,17 +125,20 @@ static int route_main(int argc, char **argv)
     struct cs_guid_list roots = {0}, cns = {0};
     struct cs_lfts lfts = {0};
     struct cs_route_stats stats;
+    struct cs_route_loaded loaded = {0};
+    struct cs_route_inputs inputs = {0};
     cs_fabric_init(&f);
     int rc = EXIT_OK;
     if (load_topology_with_lids(&f, argv[optind], guid2lid, lmc, &err) < 0 ||
         (roots_file && cs_guid_list_read(&roots, roots_file, &err) < 0) ||
-        (cns_file && cs_guid_list_read(&cns, cns_file, &err) < 0)) {
+        (cns_file && cs_guid_list_read(&cns, cns_file, &err) < 0) ||
+        cs_route_inputs_load(&files, &loaded, &inputs, &err) < 0) {
         rc = cli_fail(who, &err);
         goto done;
     }
     ropt.root_guids = roots_file ? &roots : NULL;
     ropt.cn_guids = cns_file ? &cns : NULL;
-    if (cs_route(engine, &f, &ropt, &lfts, &stats, &err) < 0) {
+    if (cs_route_with(engine, &f, &ropt, &inputs, &lfts, &stats, NULL, &err) < 0) {
         rc = cli_fail(who, &err);
         goto done;
     }
@@ -175,6 +179,7 @@ done:
     cs_lfts_free(&lfts);
     cs_guid_list_free(&roots);
     cs_guid_list_free(&cns);
+    cs_route_loaded_free(&loaded);
     cs_fabric_free(&f);
     return rc;
 }
