@@ -96,18 +96,23 @@ int cs_route_with(const char *engine, const struct cs_fabric *f, const struct cs
                   const struct cs_route_inputs *in, struct cs_lfts *lfts,
                   struct cs_route_stats *stats, struct cs_route_result *res, struct cs_error *err);
 
-/* The files that feed engines, by path (NULL: not given), read into `in` (whose pointers then
- * point into `files`): one loader for `cloudsm route` and cloudsmd. On error nothing is kept. */
+/* The files that feed engines: one loader for `cloudsm route` (options) and cloudsmd
+ * (configuration keys, src/sm/sm_files.c). */
 struct cs_route_files {
-    const char *node_order_file;
+    const char *node_order_file; /* --order, node_order_file: a GUID list (guid_list.h) */
 };
 struct cs_route_loaded {
     struct cs_guid_list node_order;
     bool has_node_order;
 };
-int cs_route_inputs_load(const struct cs_route_files *paths, struct cs_route_loaded *files,
-                         struct cs_route_inputs *in, struct cs_error *err);
-void cs_route_loaded_free(struct cs_route_loaded *files);
+/* Read every file paths names (NULL: not given) into loaded, which starts zeroed; a file it
+ * already holds is not named twice. On error (err: "file:line: what") loaded keeps what it had
+ * read before: free it either way. */
+int cs_route_files_load(const struct cs_route_files *paths, struct cs_route_loaded *loaded,
+                        struct cs_error *err);
+void cs_route_loaded_free(struct cs_route_loaded *loaded);
+/* Point in's file fields at what loaded holds (fields of files not loaded are left alone). */
+void cs_route_loaded_inputs(const struct cs_route_loaded *loaded, struct cs_route_inputs *in);
 
 /* The engines (src/route/), each a cs_route_fn. */
 int cs_route_ftree(const struct cs_fabric *f, const struct cs_route_options *opt,

@@ -12,11 +12,12 @@
 #include "cloudsm/lid.h"
 
 const struct cs_route_engine cs_route_engines[] = {
-    {"ftree", "OpenSM 3.3.23's fat-tree routing, entry for entry", cs_route_ftree},
-    {"noftree", "ftree with compute nodes routed in a given order (--order): NoFTree",
+    {"ftree", "OpenSM 3.3.23's fat-tree routing, entry for entry on the same LIDs", cs_route_ftree},
+    {"noftree", "NoFTree: ftree with the compute nodes routed in a given node order",
      cs_route_noftree},
-    {"minhop", "shortest paths, balanced by per-port route counters", cs_route_minhop},
-    {"updn", "up*/down* shortest paths from the roots: free of credit loops", cs_route_updn},
+    {"minhop", "shortest paths, balanced by per-port route counters (OpenSM's default)",
+     cs_route_minhop},
+    {"updn", "up*/down* shortest paths from the root switches: no credit loops", cs_route_updn},
     {NULL, NULL, NULL},
 };
 
@@ -134,22 +135,25 @@ int cs_route_with(const char *engine, const struct cs_fabric *f, const struct cs
     return 0;
 }
 
-int cs_route_inputs_load(const struct cs_route_files *paths, struct cs_route_loaded *files,
-                         struct cs_route_inputs *in, struct cs_error *err)
+int cs_route_files_load(const struct cs_route_files *paths, struct cs_route_loaded *loaded,
+                        struct cs_error *err)
 {
-    memset(files, 0, sizeof *files);
     if (paths->node_order_file) {
-        if (cs_guid_list_read(&files->node_order, paths->node_order_file, err) < 0)
+        if (cs_guid_list_read(&loaded->node_order, paths->node_order_file, err) < 0)
             return -1;
-        files->has_node_order = true;
-        in->node_order = &files->node_order;
+        loaded->has_node_order = true;
     }
     return 0;
 }
 
-void cs_route_loaded_free(struct cs_route_loaded *files)
+void cs_route_loaded_free(struct cs_route_loaded *loaded)
 {
-    if (files->has_node_order)
-        cs_guid_list_free(&files->node_order);
-    memset(files, 0, sizeof *files);
+    cs_guid_list_free(&loaded->node_order);
+    memset(loaded, 0, sizeof *loaded);
+}
+
+void cs_route_loaded_inputs(const struct cs_route_loaded *loaded, struct cs_route_inputs *in)
+{
+    if (loaded->has_node_order)
+        in->node_order = &loaded->node_order;
 }

@@ -45,13 +45,15 @@ static const struct key keys[] = {
     {"guid", VALUE_GUID, FIELD(port_guid), 0, 0, CS_SM_CONFIG_RESTART,
      "The port GUID the SM runs on; 0 = the first active port"},
     {"routing_engine", VALUE_ENGINE, FIELD(routing_engine), 0, 0, CS_SM_CONFIG_REROUTE,
-     "Routing engine: ftree, minhop or updn (ftree falls back to minhop by itself)"},
+     "Routing engine by name (cloudsm route --help lists them); ftree falls back to minhop"},
     {"connect_roots", VALUE_BOOL, FIELD(connect_roots), 0, 0, CS_SM_CONFIG_REROUTE,
      "Route the root switches' LIDs between roots too (OpenSM -z)"},
     {"root_guid_file", VALUE_PATH, FIELD(root_guid_file), 0, 0, CS_SM_CONFIG_REROUTE,
      "Root switches by node GUID, one per line; (null) = detect them"},
     {"cn_guid_file", VALUE_PATH, FIELD(cn_guid_file), 0, 0, CS_SM_CONFIG_REROUTE,
      "Compute node port GUIDs, one per line; (null) = every CA port"},
+    {"node_order_file", VALUE_PATH, FIELD(node_order_file), 0, 0, CS_SM_CONFIG_REROUTE,
+     "noftree's node order: port GUIDs, one per line, most important first; (null) = none"},
     {"sm_priority", VALUE_UINT, FIELD(sm_priority), 0, 15, CS_SM_CONFIG_LIVE,
      "SM priority in SMInfo, 0 (lowest) .. 15 (highest)"},
     {"subnet_prefix", VALUE_GUID, FIELD(subnet_prefix), 0, 0, CS_SM_CONFIG_RESTART,
@@ -314,9 +316,10 @@ bool cs_sm_config_equal(const struct cs_sm_config *a, const struct cs_sm_config 
            a->timeout_ms == b->timeout_ms && a->retries == b->retries &&
            a->sweep_interval == b->sweep_interval &&
            strcmp(a->root_guid_file, b->root_guid_file) == 0 &&
-           strcmp(a->cn_guid_file, b->cn_guid_file) == 0 && strcmp(a->log_file, b->log_file) == 0 &&
-           strcmp(a->state_dir, b->state_dir) == 0 && a->log_level == b->log_level &&
-           a->reassign_lids == b->reassign_lids;
+           strcmp(a->cn_guid_file, b->cn_guid_file) == 0 &&
+           strcmp(a->node_order_file, b->node_order_file) == 0 &&
+           strcmp(a->log_file, b->log_file) == 0 && strcmp(a->state_dir, b->state_dir) == 0 &&
+           a->log_level == b->log_level && a->reassign_lids == b->reassign_lids;
 }
 
 void cs_sm_config_warnings_free(struct cs_sm_config_warnings *w)

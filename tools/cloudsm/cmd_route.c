@@ -19,11 +19,9 @@ static const char route_help[] =
     "Compute the linear forwarding tables of every switch and write them as an LFT dump\n"
     "that OpenSM loads (opensm -R file -U FILE) and `cloudsm lft check` verifies.\n"
     "\n"
-    "engines:\n"
-    "  ftree    OpenSM 3.3.23's fat-tree routing, entry for entry on the same LIDs; falls\n"
-    "           back to minhop on a fabric that is not a pure fat-tree, as OpenSM does\n"
-    "  minhop   shortest paths, balanced by per-port route counters (OpenSM's default)\n"
-    "  updn     up*/down* shortest paths from the root switches: no credit loops\n"
+    "engines (the fat-tree ones fall back to minhop on a fabric that is not a pure\n"
+    "fat-tree, as OpenSM does):\n"
+    "@ENGINES@\n"
     "\n"
     "options:\n"
     "  -R, --engine NAME     the engine (required)\n"
@@ -132,10 +130,11 @@ static int route_main(int argc, char **argv)
     if (load_topology_with_lids(&f, argv[optind], guid2lid, lmc, &err) < 0 ||
         (roots_file && cs_guid_list_read(&roots, roots_file, &err) < 0) ||
         (cns_file && cs_guid_list_read(&cns, cns_file, &err) < 0) ||
-        cs_route_inputs_load(&files, &loaded, &inputs, &err) < 0) {
+        cs_route_files_load(&files, &loaded, &err) < 0) {
         rc = cli_fail(who, &err);
         goto done;
     }
+    cs_route_loaded_inputs(&loaded, &inputs);
     ropt.root_guids = roots_file ? &roots : NULL;
     ropt.cn_guids = cns_file ? &cns : NULL;
     if (cs_route_with(engine, &f, &ropt, &inputs, &lfts, &stats, NULL, &err) < 0) {
@@ -185,7 +184,6 @@ done:
 }
 
 const struct cli_command cli_route_commands[] = {
-    {"route", "", "compute LFTs with a routing engine (ftree, minhop, updn)", route_help,
-     route_main},
+    {"route", "", "compute LFTs with a routing engine", route_help, route_main},
     {"route", NULL, NULL, NULL, NULL},
 };

@@ -145,9 +145,11 @@ static int route(struct run *r, struct cs_error *err)
         .cn_guids = c->cn_guid_file[0] ? &r->files.cns : NULL,
         .connect_roots = c->connect_roots,
     };
+    struct cs_route_inputs in = {.log = &r->sink};
+    cs_route_loaded_inputs(&r->files.route, &in);
     struct cs_route_stats st;
     cs_lfts_free(&r->lfts);
-    if (cs_route(r->engine, &r->sweep.fabric, &ropt, &r->lfts, &st, err) < 0)
+    if (cs_route_with(r->engine, &r->sweep.fabric, &ropt, &in, &r->lfts, &st, NULL, err) < 0)
         return -1;
     r->route = st;
     if (st.fell_back)
@@ -652,7 +654,8 @@ static void apply_config(struct run *r, const struct cs_sm_config *next, struct 
 {
     bool reroute_needed = cs_sm_config_changes_take(changes, n, CS_SM_CONFIG_REROUTE) ||
                           cs_sm_files_differ(&r->files, files, CS_SM_FILE_ROOTS) ||
-                          cs_sm_files_differ(&r->files, files, CS_SM_FILE_CNS);
+                          cs_sm_files_differ(&r->files, files, CS_SM_FILE_CNS) ||
+                          cs_sm_files_differ(&r->files, files, CS_SM_FILE_NODE_ORDER);
     bool pkeys_needed = cs_sm_config_changes_take(changes, n, CS_SM_CONFIG_PKEYS) ||
                         cs_sm_files_differ(&r->files, files, CS_SM_FILE_PARTITIONS);
     cs_sa_db_free(r->sa); /* it points into the partitions and tables replaced here */
