@@ -108,7 +108,6 @@ int cs_route_with(const char *engine, const struct cs_fabric *f, const struct cs
         /* OpenSM: "Topologies that do not comply cause a fallback to min hop routing." */
         stats->fell_back = true;
         copy_name(stats->fallback_reason, sizeof stats->fallback_reason, err->msg);
-        cs_logf(in->log, CS_LOG_WARN, "%s: %s; falling back to minhop", e->name, err->msg);
         e = cs_route_engine_find("minhop");
         cs_lfts_free(lfts);
         cs_route_result_free(res);

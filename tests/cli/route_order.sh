@@ -12,8 +12,10 @@ check "noftree without --order is ftree" cmp -s "$WORK/ftree.lfts" "$WORK/none.l
 
 printf '# nobody here\n0x1234\n' >"$WORK/stranger.order"
 "$CLOUDSM" route -R noftree --order "$WORK/stranger.order" "$WORK/fig5.topo" \
-  -o "$WORK/stranger.lfts" || fail "noftree, order of strangers"
+  -o "$WORK/stranger.lfts" 2>"$WORK/stranger.err" || fail "noftree, order of strangers"
 check "an order naming no routed node is ftree" cmp -s "$WORK/ftree.lfts" "$WORK/stranger.lfts"
+check "and says which entry it skipped" grep -q "warning: noftree: node order entry 1 (0x0000000000001234)" \
+  "$WORK/stranger.err"
 
 # The port GUIDs of host-4, host-8 and host-12: the first host of leaves 2, 3 and 4 (e, i, m).
 port_guid() { sed -nE "/# \"$1\"\$/{n;s/^\[1\]\(([0-9a-f]+)\).*/0x\1/p}" "$WORK/fig5.topo"; }

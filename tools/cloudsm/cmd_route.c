@@ -48,6 +48,15 @@ static const char route_help[] =
     "  cloudsm route -R ftree fabric.topo --guid2lid /var/cache/opensm/guid2lid -o lfts.dump\n"
     "  cloudsm lft check k4n3.topo k4n3.lfts\n";
 
+/* An engine's warnings (e.g. an order naming a node it does not route) on stderr. */
+static void warn_on_stderr(void *arg, enum cs_log_level level, const char *msg)
+{
+    (void)arg;
+    if (level <= CS_LOG_WARN)
+        fprintf(stderr, "cloudsm route: %s: %s\n", level == CS_LOG_ERROR ? "error" : "warning",
+                msg);
+}
+
 static int route_main(int argc, char **argv)
 {
     const char *who = argv[0];
@@ -124,7 +133,7 @@ static int route_main(int argc, char **argv)
     struct cs_lfts lfts = {0};
     struct cs_route_stats stats;
     struct cs_route_loaded loaded = {0};
-    struct cs_route_inputs inputs = {0};
+    struct cs_route_inputs inputs = {.log = &(struct cs_log){warn_on_stderr, NULL}};
     cs_fabric_init(&f);
     int rc = EXIT_OK;
     if (load_topology_with_lids(&f, argv[optind], guid2lid, lmc, &err) < 0 ||
