@@ -43,8 +43,9 @@
  *  - up_group: which of a switch's up groups (sorted by load as OpenSM sorts them; OpenSM takes
  *    the first) carries a main path;
  *  - cable: which cable of a group carries a route, for every group (one-cable ones too);
- *  - hop: told of every entry the walk sets (switch, group, cable, direction, main or
- *    secondary): partition marks on switches per direction, per-partition counters;
+ *  - hop: told of every entry the walk sets through a group (switch, group, cable, direction,
+ *    main or secondary; not the leaf's entry to the target's own port): partition marks on
+ *    switches per direction, per-partition counters;
  *  - admit_down: may veto a downward group (isolation: a switch reserved for other partitions
  *    is not entered); a vetoed group is not walked and not counted.
  *  - exact: turns off the shortcuts that assume every child is walked (the family bound below)
