@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # cloudsmd -R noftree with a node order (node_order_file / --node-order) on ibsim: dump_fts shows
 # exactly the tables `cloudsm route -R noftree --order` computes offline for the same LIDs, which
-# are not ftree's; a bad order file stops cloudsmd with file:line before the port is opened.
+# are not ftree's; a bad order file stops cloudsmd with file:line before the port is opened; a
+# running cloudsmd whose node_order_file changes routes again on SIGHUP.
 source "$(dirname "$0")/../lib/common.sh"
 require_oracles ibsim dump_fts
 CLOUDSMD=${CLOUDSM_BUILD_DIR:?}/cloudsmd
@@ -35,5 +36,25 @@ expect_eq "entries differing between dump_fts and the offline noftree" 0 \
   "$(json_get same.json entries_changed)"
 "$CLOUDSM" lft diff ftree.dump fts.dump --json >other.json
 check "and the order made them differ from ftree's" test "$(json_get other.json entries_changed)" -gt 0
+
+# SIGHUP: the daemon reads node_order_file again, and a new order routes again.
+printf 'routing_engine noftree\nnode_order_file %s\nsweep_interval 30\n' "$WORK/eim.order" >sm.conf
+start_cloudsmd_daemon daemon.log -c sm.conf --state-dir state
+{ echo "# m, i, e: the other way round"; port_guid host-12; port_guid host-8; port_guid host-4; } \
+  >eim.order
+kill -HUP "$daemon"
+wait_log daemon.log "SIGHUP: routed with noftree" 1 20
+check "SIGHUP: the changed file is named" \
+  grep -q "SIGHUP: configuration read again; changed: nothing; files changed: node_order_file" \
+  daemon.log
+check "SIGHUP: routed again" grep -q "SIGHUP: routed with noftree" daemon.log
+sim dump_fts >hup.dump 2>/dev/null || fail "dump_fts after SIGHUP"
+"$CLOUDSM" route -R noftree --order eim.order fig5.topo --guid2lid state/guid2lid --no-fallback \
+  -o mie.dump || fail "offline noftree, new order"
+"$CLOUDSM" lft diff mie.dump hup.dump --json >hup.json
+expect_eq "SIGHUP: dump_fts = offline noftree with the new order" 0 \
+  "$(json_get hup.json entries_changed)"
+"$CLOUDSM" lft diff noftree.dump hup.dump --json >moved.json
+check "SIGHUP: the tables did change" test "$(json_get moved.json entries_changed)" -gt 0
 
 finish
