@@ -16,6 +16,9 @@
 #include "cloudsm/fabric.h"
 #include "cloudsm/guid_list.h"
 #include "cloudsm/lft.h"
+#include "cloudsm/log.h"
+#include "cloudsm/partitions.h"
+#include "cloudsm/weights.h"
 
 struct cs_route_options {
     /* Root switches by node GUID (OpenSM's root_guid_file, -a). NULL: auto-detect. */
@@ -27,6 +30,27 @@ struct cs_route_options {
     /* Fail instead of falling back to minhop. */
     bool no_fallback;
 };
+
+/* What an engine may read besides the fabric and the options: the files an operator names
+ * (cs_route_inputs_load reads them). Every field may be NULL; an engine ignores what it does not
+ * use. */
+struct cs_route_inputs {
+    const struct cs_node_weights *weights;  /* node weights (wftree) */
+    const struct cs_guid_list *node_order;  /* port GUIDs, most important first (noftree) */
+    const struct cs_partitions *partitions; /* partitions with isolation policies (pftree) */
+    const struct cs_lfts *previous;         /* the tables in use (slimupdate, re-routing) */
+    const struct cs_guid_list *later_vms;   /* VM port GUIDs to route ahead of time (vftree) */
+    const struct cs_log *log;               /* where warnings go (NULL: nowhere) */
+};
+
+/* What an engine says besides the tables (cs_route_result_free releases it). */
+struct cs_route_result {
+    uint8_t *partition_sl; /* per partition of inputs->partitions: its SL/VL; NULL: all 0 */
+    uint32_t num_partitions;
+    uint32_t violations; /* policy requirements the engine could not meet (each one logged) */
+};
+
+void cs_route_result_free(struct cs_route_result *r);
 
 struct cs_route_stats {
     char requested[16]; /* engine asked for */
@@ -46,7 +70,8 @@ struct cs_route_stats {
 /* An engine fills `lfts` (prepared by cs_route: one table per switch in fabric order, all
  * CS_LFT_NO_ROUTE except each switch's own LID -> port 0). */
 typedef int (*cs_route_fn)(const struct cs_fabric *f, const struct cs_route_options *opt,
-                           struct cs_lfts *lfts, struct cs_error *err);
+                           const struct cs_route_inputs *in, struct cs_lfts *lfts,
+                           struct cs_route_result *res, struct cs_error *err);
 
 struct cs_route_engine {
     const char *name;
@@ -65,13 +90,42 @@ const char *cs_route_engine_names(char *buf, size_t size);
  * lid.h). On success lfts and stats are filled; on failure lfts is left empty. */
 int cs_route(const char *engine, const struct cs_fabric *f, const struct cs_route_options *opt,
              struct cs_lfts *lfts, struct cs_route_stats *stats, struct cs_error *err);
+/* cs_route with inputs (NULL: none) and a result (NULL: not wanted; else filled, free it with
+ * cs_route_result_free). */
+int cs_route_with(const char *engine, const struct cs_fabric *f, const struct cs_route_options *opt,
+                  const struct cs_route_inputs *in, struct cs_lfts *lfts,
+                  struct cs_route_stats *stats, struct cs_route_result *res, struct cs_error *err);
 
-/* The engines (src/route/). */
+/* The files that feed engines: one loader for `cloudsm route` (options) and cloudsmd
+ * (configuration keys, src/sm/sm_files.c). */
+struct cs_route_files {
+    const char *node_order_file; /* --order, node_order_file: a GUID list (guid_list.h) */
+};
+struct cs_route_loaded {
+    struct cs_guid_list node_order;
+    bool has_node_order;
+};
+/* Read every file paths names (NULL: not given) into loaded, which starts zeroed; a file it
+ * already holds is not named twice. On error (err: "file:line: what") loaded keeps what it had
+ * read before: free it either way. */
+int cs_route_files_load(const struct cs_route_files *paths, struct cs_route_loaded *loaded,
+                        struct cs_error *err);
+void cs_route_loaded_free(struct cs_route_loaded *loaded);
+/* Point in's file fields at what loaded holds (fields of files not loaded are left alone). */
+void cs_route_loaded_inputs(const struct cs_route_loaded *loaded, struct cs_route_inputs *in);
+
+/* The engines (src/route/), each a cs_route_fn. */
 int cs_route_ftree(const struct cs_fabric *f, const struct cs_route_options *opt,
-                   struct cs_lfts *lfts, struct cs_error *err);
+                   const struct cs_route_inputs *in, struct cs_lfts *lfts,
+                   struct cs_route_result *res, struct cs_error *err);
+int cs_route_noftree(const struct cs_fabric *f, const struct cs_route_options *opt,
+                     const struct cs_route_inputs *in, struct cs_lfts *lfts,
+                     struct cs_route_result *res, struct cs_error *err);
 int cs_route_minhop(const struct cs_fabric *f, const struct cs_route_options *opt,
-                    struct cs_lfts *lfts, struct cs_error *err);
+                    const struct cs_route_inputs *in, struct cs_lfts *lfts,
+                    struct cs_route_result *res, struct cs_error *err);
 int cs_route_updn(const struct cs_fabric *f, const struct cs_route_options *opt,
-                  struct cs_lfts *lfts, struct cs_error *err);
+                  const struct cs_route_inputs *in, struct cs_lfts *lfts,
+                  struct cs_route_result *res, struct cs_error *err);
 
 #endif

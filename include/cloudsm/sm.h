@@ -9,8 +9,8 @@
  *                     switch holds (read back once, then tracked by the caller)
  *   cs_sm_activate    every linked port INIT -> ARMED, then -> ACTIVE
  *
- * Library code: no printing. Everything worth telling an operator goes through struct cs_sm_log;
- * every phase returns its SMP counts so that cloudsmd can log them.
+ * Library code: no printing. Everything worth telling an operator goes through struct cs_log
+ * (log.h); every phase returns its SMP counts so that cloudsmd can log them.
  */
 #ifndef CLOUDSM_SM_H
 #define CLOUDSM_SM_H
@@ -22,25 +22,9 @@
 #include "cloudsm/fabric.h"
 #include "cloudsm/lft.h"
 #include "cloudsm/lid.h"
+#include "cloudsm/log.h"
 #include "cloudsm/smp.h"
 #include "cloudsm/smp_pipe.h"
-
-enum cs_sm_log_level {
-    CS_SM_LOG_ERROR = 0,
-    CS_SM_LOG_WARN,
-    CS_SM_LOG_INFO,
-    CS_SM_LOG_DEBUG,
-};
-
-/* Where the core reports what happened. fn may be NULL (silent). */
-struct cs_sm_log {
-    void (*fn)(void *arg, enum cs_sm_log_level level, const char *msg);
-    void *arg;
-};
-
-/* printf-style helper for the core's own files. */
-void cs_sm_logf(const struct cs_sm_log *log, enum cs_sm_log_level level, const char *fmt, ...)
-    CS_PRINTF(3, 4);
 
 /* A directed route from the SM port: path[1..hops] are output ports (path[0] unused). */
 struct cs_dr_path {
@@ -86,7 +70,7 @@ void cs_sm_sweep_free(struct cs_sm_sweep *s);
  * answered NodeInfo but not all of its follow-up reads stays in, with what it answered (and a
  * WARN). A CA port the sweep never arrived on has port GUID 0. Node order is breadth-first from
  * the SM port, ports ascending, whatever order the replies come in (src/sm/discover.c). */
-int cs_sm_discover(struct cs_smp_pipe *pipe, const struct cs_sm_log *log, struct cs_sm_sweep *out,
+int cs_sm_discover(struct cs_smp_pipe *pipe, const struct cs_log *log, struct cs_sm_sweep *out,
                    struct cs_error *err);
 
 /* Whether fresh saw less than the fabric because of the SM's own link: its port was not up, or it
@@ -98,7 +82,7 @@ bool cs_sm_sweep_lost_fabric(const struct cs_sm_sweep *fresh, const struct cs_sm
  * with hop count 0, which needs no link. 1 with *out filled, 0 when it did not answer (logged at
  * DEBUG), -1 on a transport failure. */
 int cs_sm_own_port_info(struct cs_smp_pipe *pipe, const struct cs_sm_sweep *s,
-                        const struct cs_sm_log *log, struct cs_smp_port_info *out,
+                        const struct cs_log *log, struct cs_smp_port_info *out,
                         struct cs_error *err);
 
 /* The directed route that reaches port slot p itself (so that a PortInfo Set lands on that port):
@@ -125,7 +109,7 @@ uint16_t cs_sm_lid_limit(const struct cs_sm_sweep *s, uint32_t *limiting_node);
  * Writes the LIDs into s->fabric. Returns the number of ports whose LID is new or changed
  * compared to what they hold, or -1. */
 int cs_sm_assign_lids(struct cs_sm_sweep *s, const struct cs_guid2lid *guid2lid, bool reassign,
-                      const struct cs_sm_log *log, struct cs_error *err);
+                      const struct cs_log *log, struct cs_error *err);
 
 /* The guid2lid to keep after cs_sm_assign_lids: the LIDs of s->fabric's ports (fabric order),
  * then the entries of stored (may be NULL) whose ports are absent and whose LIDs are still
@@ -145,7 +129,7 @@ struct cs_sm_port_settings {
  * the settings and s->fabric's LIDs; s->port_info is updated from the replies. Returns the number
  * of ports that refused or did not answer (each logged), or -1 on a transport failure. */
 int cs_sm_set_lids(struct cs_smp_pipe *pipe, struct cs_sm_sweep *s,
-                   const struct cs_sm_port_settings *settings, const struct cs_sm_log *log,
+                   const struct cs_sm_port_settings *settings, const struct cs_log *log,
                    struct cs_error *err);
 
 /* Program the switches with want (a set made for s->fabric by cs_lfts_for_fabric): SwitchInfo
@@ -163,7 +147,7 @@ struct cs_sm_lft_counts {
     unsigned failures; /* SMPs refused or unanswered, each logged */
 };
 int cs_sm_program_lfts(struct cs_smp_pipe *pipe, struct cs_sm_sweep *s, const struct cs_lfts *want,
-                       struct cs_lfts *held, const struct cs_sm_log *log,
+                       struct cs_lfts *held, const struct cs_log *log,
                        struct cs_sm_lft_counts *counts, struct cs_error *err);
 
 /* OpenSM 3.3.23's default head-of-queue lifetimes (PortInfo HOQLife exponents). */
@@ -174,7 +158,7 @@ int cs_sm_program_lfts(struct cs_smp_pipe *pipe, struct cs_sm_sweep *s, const st
  * goes ARMED -> ACTIVE only after its neighbour left INIT, so the two steps are two rounds).
  * Switch ports get their head-of-queue lifetime with these Sets.
  * *activated = ports now ACTIVE that were not. Returns the failures (logged) or -1. */
-int cs_sm_activate(struct cs_smp_pipe *pipe, struct cs_sm_sweep *s, const struct cs_sm_log *log,
+int cs_sm_activate(struct cs_smp_pipe *pipe, struct cs_sm_sweep *s, const struct cs_log *log,
                    unsigned *activated, struct cs_error *err);
 
 /* What the switches of a new sweep hold, carried over from the tables held for an earlier one:
@@ -189,7 +173,7 @@ int cs_sm_carry_held(const struct cs_lfts *old, const struct cs_lfts *want, stru
  * cleared (SwitchInfo Set with the bit written as 1) so that the next change raises them again.
  * Returns how many switches reported a change or stopped answering, or -1. */
 int cs_sm_light_sweep(struct cs_smp_pipe *pipe, const struct cs_sm_sweep *s,
-                      const struct cs_sm_log *log, struct cs_error *err);
+                      const struct cs_log *log, struct cs_error *err);
 
 /* ---- Master SM election (src/sm/master.c) ---------------------------------------------------
  *
@@ -262,7 +246,7 @@ struct cs_sm_decision cs_sm_decide(const struct cs_sm_identity *me, const struct
  * sweep), each SM that did not answer or refused too (DEBUG). Returns the number of entries, or -1
  * on a transport failure. */
 int cs_sm_poll_sms(struct cs_smp_pipe *pipe, const struct cs_sm_sweep *s, struct cs_sm_identity *me,
-                   const struct cs_sm_log *log, struct cs_sm_peer **peers, struct cs_error *err);
+                   const struct cs_log *log, struct cs_sm_peer **peers, struct cs_error *err);
 
 /* The election, polling with cs_sm_poll_sms and deciding with cs_sm_decide. DISCOVERING: poll;
  * on CLAIM, me->state becomes MASTER and the MASTER step follows at once (it closes the window in
@@ -273,7 +257,7 @@ int cs_sm_poll_sms(struct cs_smp_pipe *pipe, const struct cs_sm_sweep *s, struct
  * NULL), and me->state becomes NOT_ACTIVE. Returns 1 (we are master), 0 (yielded), -1 on a
  * transport failure. */
 int cs_sm_elect(struct cs_smp_pipe *pipe, const struct cs_sm_sweep *s, struct cs_sm_identity *me,
-                const struct cs_sm_log *log, int wait_ms, struct cs_sm_peer *winner,
+                const struct cs_log *log, int wait_ms, struct cs_sm_peer *winner,
                 struct cs_error *err);
 
 /* ---- Partitions: P_Key tables and partition enforcement (src/sm/pkeys.c) ----------------------
@@ -353,7 +337,7 @@ struct cs_sm_pkey_counts {
  * NodeInfo gets no tables; a block that does not answer leaves its port unknown.
  * Returns the failures (logged; also in counts), or -1 on a transport failure. */
 int cs_sm_read_pkeys(struct cs_smp_pipe *pipe, const struct cs_sm_sweep *s,
-                     struct cs_sm_pkey_tables *held, const struct cs_sm_log *log,
+                     struct cs_sm_pkey_tables *held, const struct cs_log *log,
                      struct cs_sm_pkey_counts *counts, struct cs_error *err);
 
 /* The tables the ports must hold (want, initialised; freed first) for set, a partition set
@@ -363,7 +347,7 @@ int cs_sm_read_pkeys(struct cs_smp_pipe *pipe, const struct cs_sm_sweep *s,
  * Returns the number of P_Keys that did not fit their port's table (each logged at WARN), or -1. */
 int cs_sm_pkey_tables(const struct cs_sm_sweep *s, const struct cs_partition_set *set,
                       const struct cs_sm_pkey_options *opt, const struct cs_sm_pkey_tables *held,
-                      struct cs_sm_pkey_tables *want, const struct cs_sm_log *log,
+                      struct cs_sm_pkey_tables *want, const struct cs_log *log,
                       struct cs_error *err);
 
 /* P_KeyTable Sets of the blocks where want differs from held (or held does not know the port),
@@ -374,7 +358,7 @@ int cs_sm_pkey_tables(const struct cs_sm_sweep *s, const struct cs_partition_set
  * filled (failures logged and counted), or -1 on a transport failure or tables of another shape. */
 int cs_sm_program_pkeys(struct cs_smp_pipe *pipe, struct cs_sm_sweep *s,
                         const struct cs_sm_pkey_tables *want, struct cs_sm_pkey_tables *held,
-                        const struct cs_sm_log *log, struct cs_sm_pkey_counts *counts,
+                        const struct cs_log *log, struct cs_sm_pkey_counts *counts,
                         struct cs_error *err);
 
 #endif

@@ -62,12 +62,13 @@ struct cs_sm_config {
     unsigned timeout_ms;         /* transaction_timeout: per SMP attempt, ms */
     unsigned retries;            /* transaction_retries */
     unsigned sweep_interval;     /* sweep_interval: seconds, 0 = no sweeps (used from issue 7) */
-    char root_guid_file[CS_SM_CONFIG_PATH_MAX]; /* root_guid_file */
-    char cn_guid_file[CS_SM_CONFIG_PATH_MAX];   /* cn_guid_file */
-    char log_file[CS_SM_CONFIG_PATH_MAX];       /* log_file: "" = standard error */
-    char state_dir[CS_SM_CONFIG_PATH_MAX];      /* state_dir (cloudsm's): holds guid2lid */
+    char root_guid_file[CS_SM_CONFIG_PATH_MAX];  /* root_guid_file */
+    char cn_guid_file[CS_SM_CONFIG_PATH_MAX];    /* cn_guid_file */
+    char node_order_file[CS_SM_CONFIG_PATH_MAX]; /* node_order_file (cloudsm's): noftree */
+    char log_file[CS_SM_CONFIG_PATH_MAX];        /* log_file: "" = standard error */
+    char state_dir[CS_SM_CONFIG_PATH_MAX];       /* state_dir (cloudsm's): holds guid2lid */
     bool reassign_lids; /* reassign_lids (OpenSM -r): ignore guid2lid and held LIDs at start */
-    enum cs_sm_log_level log_level; /* log_level (cloudsm's): error|warn|info|debug */
+    enum cs_log_level log_level; /* log_level (cloudsm's): error|warn|info|debug */
 };
 
 /* What the parser did not use. Each message starts with "name:line: ". */
@@ -159,8 +160,8 @@ int cs_sm_config_format_value(const struct cs_sm_config *c, const char *key, cha
 struct cs_smp_pipe_options cs_sm_config_pipe_options(const struct cs_sm_config *c);
 
 /* "error", "warn", "info", "debug" (as log_level and --log-level spell them). */
-const char *cs_sm_log_level_name(enum cs_sm_log_level level);
+const char *cs_log_level_name(enum cs_log_level level);
 /* Case-insensitive; "warning" is accepted for "warn". false if name is none of them. */
-bool cs_sm_log_level_parse(const char *name, enum cs_sm_log_level *out);
+bool cs_log_level_parse(const char *name, enum cs_log_level *out);
 
 #endif

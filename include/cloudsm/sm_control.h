@@ -74,7 +74,7 @@ struct cs_sm_request {
     bool json;     /* --json: the reply body is one JSON object */
     unsigned argc; /* == cs_sm_commands[command].args */
     char argv[CS_SM_REQUEST_MAX_ARGS][CS_SM_REQUEST_ARG_MAX];
-    enum cs_sm_log_level log_level; /* CS_SM_CMD_LOG_LEVEL: argv[0] parsed */
+    enum cs_log_level log_level; /* CS_SM_CMD_LOG_LEVEL: argv[0] parsed */
     /* Who asked (filled by the server from SO_PEERCRED; 0 when parsed elsewhere). */
     uint32_t peer_uid;
     int32_t peer_pid;
@@ -130,7 +130,7 @@ struct cs_sm_control {
     int stall_timeout_ms;   /* a client that takes none of its reply this long loses the
                                connection (2000) */
     unsigned max_clients;   /* connections held at once, 1..CS_SM_CONTROL_MAX_CLIENTS (32) */
-    struct cs_sm_log log;   /* refusals, bad requests, commands; silent by default */
+    struct cs_log log;      /* refusals, bad requests, commands; silent by default */
     struct cs_sm_control_conn *conns; /* the table: CS_SM_CONTROL_MAX_CLIENTS slots */
     unsigned open; /* connections held now: waiting for their line or sending a reply */
     /* Counters since open. */

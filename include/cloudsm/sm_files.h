@@ -1,5 +1,5 @@
 /* The files a cloudsmd configuration names (partition_config_file, root_guid_file,
- * cn_guid_file), read and parsed together.
+ * cn_guid_file, node_order_file), read and parsed together.
  *
  * cloudsmd loads them before it opens its port, so that a bad file stops it with the file's
  * `name:line: what is wrong` and not one SMP sent; and again on SIGHUP, where a bad file keeps
@@ -15,12 +15,14 @@
 #include "cloudsm/error.h"
 #include "cloudsm/guid_list.h"
 #include "cloudsm/partitions.h"
+#include "cloudsm/route.h"
 #include "cloudsm/sm_config.h"
 
 enum cs_sm_file {
     CS_SM_FILE_PARTITIONS, /* partition_config_file */
     CS_SM_FILE_ROOTS,      /* root_guid_file */
     CS_SM_FILE_CNS,        /* cn_guid_file */
+    CS_SM_FILE_NODE_ORDER, /* node_order_file */
     CS_SM_FILE_COUNT
 };
 
@@ -30,6 +32,7 @@ struct cs_sm_files {
     struct cs_partitions partitions;
     bool partitions_missing;
     struct cs_guid_list roots, cns;         /* empty when not configured */
+    struct cs_route_loaded route;           /* the routing engines' inputs (route.h) */
     bool read[CS_SM_FILE_COUNT];            /* the file was read (configured and present) */
     uint64_t fingerprint[CS_SM_FILE_COUNT]; /* of its lines, when read */
 };

@@ -1,34 +1,58 @@
 /* Fat-tree routing machinery (internal): OpenSM 3.3.23's ftree, taken apart so that variants
- * (wftree, pftree, noftree, vftree, slimupdate, mftree) reuse it instead of copying it.
+ * (noftree, wftree, pftree, vftree, slimupdate, mftree, sub-tree re-routing) are each "a policy
+ * and a target order" on one walk instead of a copy of it.
  *
- * Three stages, each a function here:
+ * Stages, one file each:
  *
- *  1. cs_ft_build: what OpenSM's construct_fabric does. Switches and CAs are put in the order of
- *     their byte-swapped node GUIDs (OpenSM's sw_tbl/hca_tbl are cl_qmaps keyed by the GUID in
- *     network byte order, so that is their iteration order on x86), switches are ranked (BFS
- *     from the CA-attached switches, reversed, then again from the switches that came out as
- *     roots; or from the given roots), cables are bundled into port groups (all cables from one
- *     switch to one neighbour, directed DOWN, UP or SIBLING by rank), leaves are marked, every
- *     switch gets a tuple by a BFS from the first leaf (bfs_fabric_indexing), groups are sorted
- *     by the remote switch's tuple, the leaf array is sorted by tuple and trimmed to the first
- *     and last leaf with compute nodes, and, without a root list, the tree is validated. A
- *     fabric OpenSM would refuse gives CS_ROUTE_UNSUITABLE and the reason.
+ *  1. Build (ft_build.c), cs_ft_build: what OpenSM's construct_fabric does. Switches and CAs are
+ *     put in the order of their byte-swapped node GUIDs (OpenSM's sw_tbl/hca_tbl are cl_qmaps
+ *     keyed by the GUID in network byte order, so that is their iteration order on x86),
+ *     switches are ranked (BFS from the CA-attached switches, reversed, then again from the
+ *     switches that came out as roots; or from the given roots), cables are bundled into port
+ *     groups (all cables from one switch to one neighbour, directed DOWN, UP or SIBLING by
+ *     rank), leaves are marked, every switch gets a tuple by a BFS from the first leaf
+ *     (bfs_fabric_indexing), groups are sorted by the remote switch's tuple, the leaf array is
+ *     sorted by tuple and trimmed to the first and last leaf with compute nodes, and, without a
+ *     root list, the tree is validated. A fabric OpenSM would refuse gives CS_ROUTE_UNSUITABLE.
  *
- *  2. Targets: one destination at a time, the two recursive passes of OpenSM
- *     (fabric_route_downgoing_by_going_up, fabric_route_upgoing_by_going_down) fill one LFT
- *     column: cs_ft_route_ca (a CA port LID, counted on the main path), cs_ft_route_dummy
- *     (a missing compute node: counters only), cs_ft_route_switch (a switch LID: secondary
- *     paths only). A variant changes the node order by calling these in its own order, and the
- *     counter increments by the weight it passes.
+ *  2. Walk (ft_walk.c): cs_ft_bind ties the view to a set of tables; cs_ft_route_target routes
+ *     one target with OpenSM's two recursive passes (fabric_route_downgoing_by_going_up, then
+ *     fabric_route_upgoing_by_going_down at every switch it climbs to), filling that LID's
+ *     column. cs_ft_reset forgets every load and sort so that one build serves many routings
+ *     (routing twice on a reset machinery equals a fresh build); cs_ft_set_scope limits the
+ *     walk and the tables written to a subset of the switches.
  *
- *  3. OpenSM's passes in OpenSM's order: cs_ft_route_cns (leaf by leaf in tuple order, compute
- *     nodes in leaf port order, then dummies up to the fullest leaf), cs_ft_route_non_cns (other
- *     CA ports, hca_tbl order, counted), cs_ft_route_switches (sw_tbl order), and
- *     cs_ft_connect_roots (-z). ftree is exactly these four calls.
+ *  3. Passes (ft_passes.c): OpenSM's targets in OpenSM's order, as data (cs_ft_targets_opensm:
+ *     leaf by leaf in tuple order, compute nodes in leaf port order, then dummies up to the
+ *     fullest leaf; other CA ports in hca_tbl order; switches in sw_tbl order), and its -z pass
+ *     (cs_ft_connect_roots). ftree is: build, bind, route OpenSM's targets with no policy.
  *
- * Port-group choice: the hooks in struct cs_ft_hooks may override which up group a main path
- * takes and which cable of a group carries a route; NULL keeps OpenSM's choice (least loaded
- * group after OpenSM's bubble sort, least loaded cable, first in port order on ties).
+ * Targets. A target is (leaf, leaf port, LID or 0 for a dummy, weight, tag): a CA port routed
+ * on the main path and counted, a dummy (a missing compute node: counted, no entries), or a
+ * switch LID (secondary paths only). A variant builds its own list: it reorders it (noftree,
+ * mftree), weights it (wftree, vftree) or tags it (pftree: the partition) and routes it.
+ *
+ * Loads. Every counter is a cs_ft_load (64 bits) in units of ft->unit per route of weight 1:
+ * a target of weight w adds w to each load on its path, and OpenSM's choices compare loads
+ * exactly as they compared route counts. ftree's unit is 1 and every target weighs 1, so loads
+ * are OpenSM's counters. A variant picks a unit that makes its weights integers: wftree's
+ * 1..100 node weights are weights in unit 1; vftree's VM of a vSwitch with k VMs weighs unit/k
+ * with unit = the least common multiple of the k's, so 1/k is exact.
+ *
+ * Policy (struct cs_ft_policy), instead of hooks on LIDs: each callback sees the target.
+ *  - up_group: which of a switch's up groups (sorted by load as OpenSM sorts them; OpenSM takes
+ *    the first) carries a main path;
+ *  - cable: which cable of a group carries a route, for every group (one-cable ones too);
+ *  - hop: told of every entry the walk sets through a group (switch, group, cable, direction,
+ *    main or secondary; not the leaf's entry to the target's own port): partition marks on
+ *    switches per direction, per-partition counters;
+ *  - admit_down: may veto a downward group (isolation: a switch reserved for other partitions
+ *    is not entered); a vetoed group is not walked and not counted.
+ *  - exact: turns off the shortcuts that assume every child is walked (the family bound below)
+ *    for a policy whose choices depend on more than the loads. admit_down and a scope imply it.
+ * The do-nothing policy (all NULL, exact false) is OpenSM's choices: least loaded group after
+ * OpenSM's bubble sort, least loaded cable, first in port order on ties. cs_ft_group_load and
+ * cs_ft_cable_load read loads for a policy.
  *
  * Hop counts. OpenSM keeps hops[LID] per switch (LIDs x switches bytes) only to answer "does
  * this switch already have a route to the LID with fewer hops?" while the LID is being routed:
@@ -56,23 +80,26 @@
 /* A tuple nobody assigned (OpenSM: all bytes 0xFF). */
 #define CS_FT_NO_TUPLE UINT64_MAX
 
-/* One cable of a port group, as its owner sees it. Counters are 32-bit as in OpenSM (and
- * compared as OpenSM compares them); keeping the hot structures small is what keeps routing
- * in cache. The cable of a one-cable group keeps no counters of its own: they would always
- * equal the group's (OpenSM counts a route on a group and on one of its cables together). */
+/* A load: routes times their weights, in units of cs_ft.unit (see the file comment). */
+typedef uint64_t cs_ft_load;
+#define CS_FT_LOAD_MAX UINT64_MAX
+
+/* One cable of a port group, as its owner sees it. The cable of a one-cable group keeps no counters
+ * of its own: they would always equal the group's (OpenSM counts a route on a group and on one of
+ * its cables together). */
 struct cs_ft_port {
-    uint32_t counter_up;   /* routes assigned upward through it (toward the roots) */
-    uint32_t counter_down; /* routes assigned downward through it */
-    uint8_t num;           /* port number on the owner */
-    uint8_t remote_num;    /* port number at the other end */
+    cs_ft_load load_up;   /* routes assigned upward through it (toward the roots) */
+    cs_ft_load load_down; /* routes assigned downward through it */
+    uint8_t num;          /* port number on the owner */
+    uint8_t remote_num;   /* port number at the other end */
 };
 
 /* All cables from one switch to one neighbour (OpenSM's ftree_port_group_t). A switch owns one
  * group per neighbour and direction; the neighbour owns its own group for the same cables, with
  * its own counters. */
 struct cs_ft_group {
-    uint32_t counter_up;
-    uint32_t counter_down;
+    cs_ft_load load_up;
+    cs_ft_load load_down;
     uint32_t remote;     /* switch index, or for a CA the fabric port index of the CA's port */
     uint32_t first_port; /* index of the first cable in cs_ft.ports */
     uint32_t remote_key; /* the remote switch's tuple as a rank (equal tuples, equal keys);
@@ -97,11 +124,11 @@ struct cs_ft_switch {
     uint32_t family;        /* switches with the same children share a family */
     uint16_t lid;
     uint8_t num_down, num_up, num_sib, num_children;
-    bool is_leaf;            /* at the leaf rank with compute nodes (OpenSM's is_leaf) */
-    bool has_ca;             /* has a down group to a CA */
-    bool counter_up_changed; /* a down/sibling group's counter_up moved since the last sort */
-    bool up_dirty;           /* an up group's counter_down moved since the up list was sorted */
-    uint32_t up_epoch;       /* cs_ft.min_epoch when the up list was sorted */
+    bool is_leaf;         /* at the leaf rank with compute nodes (OpenSM's is_leaf) */
+    bool has_ca;          /* has a down group to a CA */
+    bool load_up_changed; /* a down/sibling group's load_up moved since the last sort */
+    bool up_dirty;        /* an up group's load_down moved since the up list was sorted */
+    uint32_t up_epoch;    /* cs_ft.min_epoch when the up list was sorted */
 };
 
 /* A CA port that ftree routes, in hca_tbl order (byte-swapped node GUID), then port order. */
@@ -118,11 +145,12 @@ struct cs_ft_ca_port {
  * record per switch, so that visiting a switch touches one cache line, not several. */
 struct cs_ft_mark {
     uint32_t seq;
-    uint8_t hops;       /* OpenSM's hops[target] (8-bit, as OpenSM's) */
-    uint8_t port;       /* OpenSM's new_lft[target]; CS_LFT_NO_ROUTE if no entry yet */
-    uint8_t below : 2;  /* enum cs_ft_below: how the downward pass starts here (static) */
-    uint8_t has_ca : 1; /* the switch has a down group to a CA (static) */
-    uint8_t top : 1;    /* a root, or no up groups: the upward pass stops here (static) */
+    uint8_t hops;        /* OpenSM's hops[target] (8-bit, as OpenSM's) */
+    uint8_t port;        /* OpenSM's new_lft[target]; CS_LFT_NO_ROUTE if no entry yet */
+    uint8_t below : 2;   /* enum cs_ft_below: how the downward pass starts here (static) */
+    uint8_t has_ca : 1;  /* the switch has a down group to a CA (static) */
+    uint8_t top : 1;     /* a root, or no up groups: the upward pass stops here (static) */
+    uint8_t outside : 1; /* outside the scope: the walk does not enter it (static) */
     uint8_t unused;
     uint32_t family; /* the switch's family (static) */
 };
@@ -145,17 +173,55 @@ struct cs_ft_family {
 
 struct cs_ft;
 
-/* Optional overrides of OpenSM's choices (NULL: OpenSM's). */
-struct cs_ft_hooks {
+/* A destination, as the walk sees it (see the file comment). */
+enum cs_ft_target_kind {
+    CS_FT_TARGET_CA,     /* a CA port's LID: main path, counted */
+    CS_FT_TARGET_DUMMY,  /* a missing compute node: counted, no table entries */
+    CS_FT_TARGET_SWITCH, /* a switch's LID: secondary paths only */
+};
+
+struct cs_ft_target {
+    cs_ft_load weight; /* what each load on its main path grows by, in units of cs_ft.unit */
+    uint32_t leaf;     /* the switch it hangs from (a switch target: the switch itself) */
+    uint32_t port;     /* fabric port index of the CA port; CS_NONE for a dummy or a switch */
+    uint32_t tag;      /* the variant's (a partition, a VM's hypervisor, ...); OpenSM's: 0 */
+    uint16_t lid;      /* 0 for a dummy */
+    uint8_t leaf_port; /* the leaf's port to the CA (0 for a switch, a dummy) */
+    uint8_t kind;      /* enum cs_ft_target_kind */
+};
+
+struct cs_ft_targets {
+    struct cs_ft_target *items;
+    uint32_t count, capacity;
+};
+
+/* Which way a hop set by the walk points. */
+enum cs_ft_hop_dir {
+    CS_FT_HOP_DOWN,    /* the remote switch is above: its entry points down to the owner */
+    CS_FT_HOP_UP,      /* the remote switch is below: its entry points up to the owner */
+    CS_FT_HOP_SIBLING, /* the remote is a sibling */
+};
+
+/* Overrides of OpenSM's choices (see the file comment); NULL callbacks keep OpenSM's. */
+struct cs_ft_policy {
     void *ctx;
-    /* Main path going up from switch sw toward `lid` (0 for a dummy): which of sw's up groups
-     * (an index into its list, sorted by load as OpenSM sorts it; OpenSM takes 0) carries the
-     * route. Must return < num_up. */
-    unsigned (*pick_up_group)(void *ctx, const struct cs_ft *ft, uint32_t sw, uint16_t lid);
-    /* Which cable of group g (of more than one) carries a route to `lid`: `up` for an up group
-     * on a climb (OpenSM: the first cable with the least counter_down), else a down group of
-     * the downward pass (the first with the least counter_up). Returns an index < num_ports. */
-    unsigned (*pick_port)(void *ctx, const struct cs_ft *ft, uint32_t g, bool up, uint16_t lid);
+    /* Main path climbing from switch sw: the index into sw's up list (sorted by load as OpenSM
+     * sorts it) of the group that carries the route. Must return < num_up. */
+    unsigned (*up_group)(void *ctx, const struct cs_ft *ft, const struct cs_ft_target *t,
+                         uint32_t sw);
+    /* Which cable of group g carries a route: `up` for an up group on a climb (OpenSM: the
+     * first cable with the least load_down), else a down or sibling group of the downward pass
+     * (the first with the least load_up). Returns an index < the group's num_ports. */
+    unsigned (*cable)(void *ctx, const struct cs_ft *ft, const struct cs_ft_target *t, uint32_t g,
+                      bool up);
+    /* The walk set the entry of g's remote switch toward the target, through `cable` (an index
+     * into cs_ft.ports), owned by sw; main: on the counted main path. */
+    void (*hop)(void *ctx, struct cs_ft *ft, const struct cs_ft_target *t, uint32_t sw, uint32_t g,
+                uint32_t cable, enum cs_ft_hop_dir dir, bool main);
+    /* May the downward pass at sw walk down group g (to a switch)? false: skip it. */
+    bool (*admit_down)(void *ctx, const struct cs_ft *ft, const struct cs_ft_target *t, uint32_t sw,
+                       uint32_t g);
+    bool exact; /* no shortcuts that assume every child is walked */
 };
 
 struct cs_ft {
@@ -180,14 +246,19 @@ struct cs_ft {
      * a function of the counters (the sort keys are all distinct), so a sort may wait until
      * someone walks the list (family shortcut); otherwise sort exactly when OpenSM does. */
     bool lazy_sort;
-    struct cs_ft_hooks hooks;
+    uint32_t *built_lists; /* the lists as built (tuple order), restored by cs_ft_reset */
+    cs_ft_load unit;       /* load of one route of weight 1 (ftree: 1) */
+    struct cs_ft_policy policy;
+    /* Scope: switches the walk may enter and whose tables it writes (NULL: all). */
+    uint8_t *in_scope;
+    uint8_t *scratch_row; /* what a switch outside the scope "writes" to (one table's size) */
 
     /* Routing state (cs_ft_bind, cs_ft_route_*). */
     struct cs_lfts *lfts;
-    uint8_t **rows;             /* per switch: its LFT */
-    struct cs_ft_mark *marks;   /* per switch */
-    uint32_t *min_counter_down; /* per switch: OpenSM's min_counter_down */
-    uint32_t min_epoch;         /* bumped whenever a min_counter_down changes */
+    uint8_t **rows;            /* per switch: its LFT */
+    struct cs_ft_mark *marks;  /* per switch */
+    cs_ft_load *min_load_down; /* per switch: OpenSM's min_counter_down */
+    uint32_t min_epoch;        /* bumped whenever a min_load_down changes */
     /* LFT columns of the last targets, written to the tables a batch at a time (a blocked
      * transpose: one target's entries land in as many tables as there are switches, which
      * would miss the cache on every switch). */
@@ -196,11 +267,33 @@ struct cs_ft {
     uint32_t batch_len;
     uint8_t *column; /* the current target's column (a dummy writes a scratch one) */
     struct cs_ft_family *families;
-    uint32_t seq;    /* current target */
-    uint16_t lid;    /* current target's LID (0: dummy) */
-    bool real;       /* current target has an LFT column (not a dummy) */
-    uint32_t weight; /* counter increment of the current target */
+    uint32_t seq;                      /* current target */
+    const struct cs_ft_target *target; /* current target */
+    bool real;                         /* current target has an LFT column (not a dummy) */
+    bool shortcuts;                    /* the family bound may be used (no exact policy/scope) */
+    cs_ft_load weight;                 /* load increment of the current target */
 };
+
+static inline const struct cs_ft_group *cs_ft_group_at(const struct cs_ft *ft, uint32_t list_offset,
+                                                       unsigned i)
+{
+    return &ft->groups[ft->lists[list_offset + i]];
+}
+
+/* Loads for a policy: group g's, and one cable's (a one-cable group's cable carries exactly the
+ * group's load). up: load_up, else load_down. */
+static inline cs_ft_load cs_ft_group_load(const struct cs_ft *ft, uint32_t g, bool up)
+{
+    return up ? ft->groups[g].load_up : ft->groups[g].load_down;
+}
+
+static inline cs_ft_load cs_ft_cable_load(const struct cs_ft *ft, uint32_t g, uint32_t cable,
+                                          bool up)
+{
+    if (ft->groups[g].num_ports == 1)
+        return cs_ft_group_load(ft, g, up);
+    return up ? ft->ports[cable].load_up : ft->ports[cable].load_down;
+}
 
 /* Build the fat-tree view of f (LIDs assigned) as OpenSM's construct_fabric does, with the
  * options' root_guids (rank from them, skip validation) and cn_guids (compute nodes; other CA
@@ -211,28 +304,47 @@ int cs_ft_build(struct cs_ft *ft, const struct cs_fabric *f, const struct cs_rou
                 struct cs_error *err);
 void cs_ft_free(struct cs_ft *ft);
 
-/* Route into lfts (one table per switch of the fabric, as cs_lfts_for_fabric makes them). */
-int cs_ft_bind(struct cs_ft *ft, struct cs_lfts *lfts, struct cs_error *err);
+/* Route into lfts (one table per switch of the fabric, as cs_lfts_for_fabric makes them), with
+ * the policy (NULL: OpenSM's choices); the machinery starts reset and unscoped. */
+int cs_ft_bind(struct cs_ft *ft, struct cs_lfts *lfts, const struct cs_ft_policy *policy,
+               struct cs_error *err);
 
-/* Targets routed with the cs_ft_route_ca/dummy/switch primitives reach the tables in batches
- * of this many; cs_ft_flush writes what is pending (the pass functions below flush when they
- * end). Nothing in the machinery reads the tables while routing: the marks stand for them.
- * A routed LID's column replaces that LID's entries in every bound table: switches its route
- * does not reach get CS_LFT_NO_ROUTE. */
+/* Forget every load, sort and mark: the next routing gives what a fresh build and bind would.
+ * Keeps the tables, the policy and the scope. */
+void cs_ft_reset(struct cs_ft *ft);
+
+/* Limit the walk and the tables written to the switches whose fabric node indices are listed
+ * (count 0: every switch again). The walk does not enter a switch outside the scope, targets
+ * that hang from one are not routed, and their tables are not written. Call between routings
+ * (after a reset, or with nothing pending). Returns -1 on an unknown node or out of memory. */
+int cs_ft_set_scope(struct cs_ft *ft, const uint32_t *nodes, uint32_t count, struct cs_error *err);
+
+/* Targets reach the tables in batches of this many; cs_ft_flush writes what is pending
+ * (cs_ft_route_targets flushes when it ends). Nothing in the machinery reads the tables while
+ * routing: the marks stand for them. A routed LID's column replaces that LID's entries in every
+ * bound table in scope: switches its route does not reach get CS_LFT_NO_ROUTE. */
 #define CS_FT_BATCH 64
 void cs_ft_flush(struct cs_ft *ft);
 
-/* One target each (see the file comment). weight is what each counter on the path grows by
- * (OpenSM: 1). */
-void cs_ft_route_ca(struct cs_ft *ft, uint32_t sw, uint8_t sw_port, uint16_t lid, uint32_t weight);
-void cs_ft_route_dummy(struct cs_ft *ft, uint32_t leaf, uint32_t weight);
-void cs_ft_route_switch(struct cs_ft *ft, uint32_t sw);
+/* Route one target (see the file comment); the target must stay valid until the call returns. */
+void cs_ft_route_target(struct cs_ft *ft, const struct cs_ft_target *t);
+/* Every target of the list, in its order, then flush. */
+void cs_ft_route_targets(struct cs_ft *ft, const struct cs_ft_targets *list);
 
-/* OpenSM's passes (fabric_route_to_cns, fabric_route_to_non_cns, fabric_route_to_switches,
- * fabric_route_roots), weight 1. */
-void cs_ft_route_cns(struct cs_ft *ft);
-void cs_ft_route_non_cns(struct cs_ft *ft);
-void cs_ft_route_switches(struct cs_ft *ft);
+int cs_ft_targets_add(struct cs_ft_targets *list, const struct cs_ft_target *t,
+                      struct cs_error *err);
+void cs_ft_targets_free(struct cs_ft_targets *list);
+
+/* OpenSM's targets in OpenSM's order, each weighing ft->unit (fabric_route_to_cns, then
+ * fabric_route_to_non_cns, then fabric_route_to_switches), appended to list. */
+int cs_ft_targets_opensm(const struct cs_ft *ft, struct cs_ft_targets *list, struct cs_error *err);
+/* The compute-node part alone, leaf by leaf: on each leaf the compute nodes in leaf port order,
+ * then dummies up to ft->max_cn_per_leaf. */
+int cs_ft_targets_cns(const struct cs_ft *ft, struct cs_ft_targets *list, struct cs_error *err);
+/* The rest: other CA ports, then switches. */
+int cs_ft_targets_rest(const struct cs_ft *ft, struct cs_ft_targets *list, struct cs_error *err);
+
+/* fabric_route_roots (-z), on the tables as routed (flushes first). */
 void cs_ft_connect_roots(struct cs_ft *ft);
 
 #endif

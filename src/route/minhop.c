@@ -22,8 +22,11 @@ static int minhop_next(void *ctx, uint32_t dest, uint8_t *next, struct cs_error 
 }
 
 int cs_route_minhop(const struct cs_fabric *f, const struct cs_route_options *opt,
-                    struct cs_lfts *lfts, struct cs_error *err)
+                    const struct cs_route_inputs *in, struct cs_lfts *lfts,
+                    struct cs_route_result *res, struct cs_error *err)
 {
+    (void)in; /* minhop and updn read no inputs and report nothing beyond the tables */
+    (void)res;
     (void)opt; /* roots, compute nodes and connect_roots do not apply to minhop */
     struct cs_hops_graph g;
     if (cs_hops_graph_build(&g, f, err) < 0)

@@ -5,15 +5,19 @@
 #include "cloudsm/clock.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "cloudsm/lid.h"
 
 const struct cs_route_engine cs_route_engines[] = {
-    {"ftree", "OpenSM 3.3.23's fat-tree routing, entry for entry", cs_route_ftree},
-    {"minhop", "shortest paths, balanced by per-port route counters", cs_route_minhop},
-    {"updn", "up*/down* shortest paths from the roots: free of credit loops", cs_route_updn},
+    {"ftree", "OpenSM 3.3.23's fat-tree routing, entry for entry on the same LIDs", cs_route_ftree},
+    {"noftree", "NoFTree: ftree with the compute nodes routed in a given node order",
+     cs_route_noftree},
+    {"minhop", "shortest paths, balanced by per-port route counters (OpenSM's default)",
+     cs_route_minhop},
+    {"updn", "up*/down* shortest paths from the root switches: no credit loops", cs_route_updn},
     {NULL, NULL, NULL},
 };
 
@@ -51,10 +55,30 @@ static void copy_name(char *dst, size_t size, const char *src)
     snprintf(dst, size, "%s", src);
 }
 
+void cs_route_result_free(struct cs_route_result *r)
+{
+    free(r->partition_sl);
+    memset(r, 0, sizeof *r);
+}
+
 int cs_route(const char *engine, const struct cs_fabric *f, const struct cs_route_options *opt,
              struct cs_lfts *lfts, struct cs_route_stats *stats, struct cs_error *err)
 {
+    return cs_route_with(engine, f, opt, NULL, lfts, stats, NULL, err);
+}
+
+int cs_route_with(const char *engine, const struct cs_fabric *f, const struct cs_route_options *opt,
+                  const struct cs_route_inputs *in, struct cs_lfts *lfts,
+                  struct cs_route_stats *stats, struct cs_route_result *res, struct cs_error *err)
+{
     static const struct cs_route_options defaults = {0};
+    static const struct cs_route_inputs no_inputs = {0};
+    struct cs_route_result unwanted = {0};
+    if (!in)
+        in = &no_inputs;
+    if (!res)
+        res = &unwanted;
+    memset(res, 0, sizeof *res);
     memset(stats, 0, sizeof *stats);
     memset(lfts, 0, sizeof *lfts);
     if (!opt)
@@ -79,24 +103,27 @@ int cs_route(const char *engine, const struct cs_fabric *f, const struct cs_rout
     double start = cs_clock_ms();
     int rc = prepare(f, lfts, err);
     if (rc == 0)
-        rc = e->route(f, opt, lfts, err);
+        rc = e->route(f, opt, in, lfts, res, err);
     if (rc == CS_ROUTE_UNSUITABLE && !opt->no_fallback) {
         /* OpenSM: "Topologies that do not comply cause a fallback to min hop routing." */
         stats->fell_back = true;
         copy_name(stats->fallback_reason, sizeof stats->fallback_reason, err->msg);
         e = cs_route_engine_find("minhop");
         cs_lfts_free(lfts);
+        cs_route_result_free(res);
         rc = prepare(f, lfts, err);
         if (rc == 0)
-            rc = e->route(f, opt, lfts, err);
+            rc = e->route(f, opt, in, lfts, res, err);
     } else if (rc == CS_ROUTE_UNSUITABLE) {
         rc = -1;
     }
     stats->route_ms = cs_clock_ms() - start;
     if (rc != 0) {
         cs_lfts_free(lfts);
+        cs_route_result_free(res);
         return -1;
     }
+    cs_route_result_free(&unwanted);
     copy_name(stats->engine, sizeof stats->engine, e->name);
     stats->switches = switches;
     stats->max_lid = lfts->max_lid;
@@ -105,4 +132,27 @@ int cs_route(const char *engine, const struct cs_fabric *f, const struct cs_rout
             stats->lids += 1u << f->ports[i].lmc;
     stats->lft_blocks = (uint64_t)switches * cs_lfts_blocks(lfts);
     return 0;
+}
+
+int cs_route_files_load(const struct cs_route_files *paths, struct cs_route_loaded *loaded,
+                        struct cs_error *err)
+{
+    if (paths->node_order_file) {
+        if (cs_guid_list_read(&loaded->node_order, paths->node_order_file, err) < 0)
+            return -1;
+        loaded->has_node_order = true;
+    }
+    return 0;
+}
+
+void cs_route_loaded_free(struct cs_route_loaded *loaded)
+{
+    cs_guid_list_free(&loaded->node_order);
+    memset(loaded, 0, sizeof *loaded);
+}
+
+void cs_route_loaded_inputs(const struct cs_route_loaded *loaded, struct cs_route_inputs *in)
+{
+    if (loaded->has_node_order)
+        in->node_order = &loaded->node_order;
 }

@@ -228,8 +228,11 @@ static void rank_switches(struct updn *u)
 }
 
 int cs_route_updn(const struct cs_fabric *f, const struct cs_route_options *opt,
-                  struct cs_lfts *lfts, struct cs_error *err)
+                  const struct cs_route_inputs *in, struct cs_lfts *lfts,
+                  struct cs_route_result *res, struct cs_error *err)
 {
+    (void)in; /* minhop and updn read no inputs and report nothing beyond the tables */
+    (void)res;
     struct cs_hops_graph g;
     if (cs_hops_graph_build(&g, f, err) < 0)
         return -1;

@@ -77,7 +77,7 @@ struct ca_port_read {
 
 struct discovery {
     struct cs_smp_pipe *pipe;
-    const struct cs_sm_log *log;
+    const struct cs_log *log;
     struct cs_sm_sweep *out;
     struct cs_error *err;
 
@@ -115,7 +115,7 @@ static void problem(struct discovery *d, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(line, sizeof line, fmt, ap);
     va_end(ap);
-    cs_sm_logf(d->log, CS_SM_LOG_WARN, "%s", line);
+    cs_logf(d->log, CS_LOG_WARN, "%s", line);
 }
 
 static const char *result_text(const struct req *r, char *buf, size_t size)
@@ -623,9 +623,9 @@ static int sweep(struct discovery *d)
             return -1;
         if (first && !port_says_up(d, d->out->sm_port)) {
             d->out->sm_port_down = true;
-            cs_sm_logf(d->log, CS_SM_LOG_WARN,
-                       "the SM port (port %u) is not up: the fabric is this node alone",
-                       d->out->fabric.ports[d->out->sm_port].num);
+            cs_logf(d->log, CS_LOG_WARN,
+                    "the SM port (port %u) is not up: the fabric is this node alone",
+                    d->out->fabric.ports[d->out->sm_port].num);
         }
         if (probe_level(d) < 0)
             return -1;
@@ -641,7 +641,7 @@ static int sweep(struct discovery *d)
     return 0;
 }
 
-int cs_sm_discover(struct cs_smp_pipe *pipe, const struct cs_sm_log *log, struct cs_sm_sweep *out,
+int cs_sm_discover(struct cs_smp_pipe *pipe, const struct cs_log *log, struct cs_sm_sweep *out,
                    struct cs_error *err)
 {
     double t0 = cs_clock_ms();
@@ -665,11 +665,11 @@ int cs_sm_discover(struct cs_smp_pipe *pipe, const struct cs_sm_log *log, struct
         switches += cs_node_is_switch(&out->fabric.nodes[n]);
     for (uint32_t p = 0; p < out->fabric.num_port_slots; p++)
         links += out->fabric.ports[p].peer != CS_NONE && out->fabric.ports[p].peer > p;
-    cs_sm_logf(log, CS_SM_LOG_INFO,
-               "heavy sweep: %u nodes (%u switches), %u links, %" PRIu64 " SMPs (%" PRIu64
-               " retries, %" PRIu64 " timeouts), %u problems, %.1f ms",
-               out->fabric.num_nodes, switches, links, out->smps.sent, out->smps.retries,
-               out->smps.timeouts, out->problems, out->ms);
+    cs_logf(log, CS_LOG_INFO,
+            "heavy sweep: %u nodes (%u switches), %u links, %" PRIu64 " SMPs (%" PRIu64
+            " retries, %" PRIu64 " timeouts), %u problems, %.1f ms",
+            out->fabric.num_nodes, switches, links, out->smps.sent, out->smps.retries,
+            out->smps.timeouts, out->problems, out->ms);
     return 0;
 }
 

@@ -10,7 +10,7 @@
 struct probe {
     struct cs_smp_pipe *pipe;
     const struct cs_sm_sweep *s;
-    const struct cs_sm_log *log;
+    const struct cs_log *log;
     uint32_t node;
     int *changed;
     struct cs_smp_switch_info info;
@@ -24,9 +24,9 @@ static int clear_done(void *arg, enum cs_smp_result result, const struct cs_smp 
     (void)err;
     struct probe *pr = arg;
     if (result != CS_SMP_OK)
-        cs_sm_logf(pr->log, CS_SM_LOG_DEBUG,
-                   "light sweep: switch 0x%016llx did not clear PortStateChange",
-                   (unsigned long long)pr->s->fabric.nodes[pr->node].guid);
+        cs_logf(pr->log, CS_LOG_DEBUG,
+                "light sweep: switch 0x%016llx did not clear PortStateChange",
+                (unsigned long long)pr->s->fabric.nodes[pr->node].guid);
     return 0;
 }
 
@@ -37,17 +37,16 @@ static int info_done(void *arg, enum cs_smp_result result, const struct cs_smp *
     const struct cs_node *n = &pr->s->fabric.nodes[pr->node];
     if (result != CS_SMP_OK) {
         (*pr->changed)++;
-        cs_sm_logf(pr->log, CS_SM_LOG_DEBUG, "light sweep: switch 0x%016llx \"%s\" does not answer",
-                   (unsigned long long)n->guid, n->desc);
+        cs_logf(pr->log, CS_LOG_DEBUG, "light sweep: switch 0x%016llx \"%s\" does not answer",
+                (unsigned long long)n->guid, n->desc);
         return 0;
     }
     cs_smp_switch_info_decode(reply->data, &pr->info);
     if (!pr->info.port_state_change)
         return 0;
     (*pr->changed)++;
-    cs_sm_logf(pr->log, CS_SM_LOG_DEBUG,
-               "light sweep: switch 0x%016llx \"%s\" reports a port change",
-               (unsigned long long)n->guid, n->desc);
+    cs_logf(pr->log, CS_LOG_DEBUG, "light sweep: switch 0x%016llx \"%s\" reports a port change",
+            (unsigned long long)n->guid, n->desc);
     /* Writing 1 clears the flag (IBA 14.2.5.4); every other field is written back as read. */
     struct cs_smp set;
     if (cs_smp_init_directed(&set, CS_SMP_METHOD_SET, CS_SMP_ATTR_SWITCH_INFO, 0, req->initial_path,
@@ -58,7 +57,7 @@ static int info_done(void *arg, enum cs_smp_result result, const struct cs_smp *
 }
 
 int cs_sm_light_sweep(struct cs_smp_pipe *pipe, const struct cs_sm_sweep *s,
-                      const struct cs_sm_log *log, struct cs_error *err)
+                      const struct cs_log *log, struct cs_error *err)
 {
     const struct cs_fabric *f = &s->fabric;
     struct probe *probes = cs_calloc_array(f->num_nodes ? f->num_nodes : 1, sizeof(*probes), err);
@@ -103,7 +102,7 @@ static int own_port_done(void *arg, enum cs_smp_result result, const struct cs_s
 }
 
 int cs_sm_own_port_info(struct cs_smp_pipe *pipe, const struct cs_sm_sweep *s,
-                        const struct cs_sm_log *log, struct cs_smp_port_info *out,
+                        const struct cs_log *log, struct cs_smp_port_info *out,
                         struct cs_error *err)
 {
     struct own_port op = {.info = out};
@@ -114,6 +113,6 @@ int cs_sm_own_port_info(struct cs_smp_pipe *pipe, const struct cs_sm_sweep *s,
         cs_smp_pipe_run(pipe, err) < 0)
         return -1;
     if (!op.answered)
-        cs_sm_logf(log, CS_SM_LOG_DEBUG, "the SM port's own PortInfo did not answer");
+        cs_logf(log, CS_LOG_DEBUG, "the SM port's own PortInfo did not answer");
     return op.answered ? 1 : 0;
 }

@@ -124,9 +124,9 @@ int cs_sm_answer_sminfo(void *arg, const struct cs_smp *mad, struct cs_smp *answ
 /* One SMInfo Get of a poll: to an IsSM port of the sweep (port set) or to an asker. */
 struct probe {
     const struct cs_sm_sweep *s;
-    const struct cs_sm_log *log;
-    uint32_t port;              /* port slot, or CS_NONE for an asker */
-    enum cs_sm_log_level level; /* of an answer */
+    const struct cs_log *log;
+    uint32_t port;           /* port slot, or CS_NONE for an asker */
+    enum cs_log_level level; /* of an answer */
     struct cs_sm_peer peer;
     bool answered;
 };
@@ -144,26 +144,25 @@ static int sminfo_done(void *arg, enum cs_smp_result result, const struct cs_smp
     if (result != CS_SMP_OK) {
         /* IsSM without an answering SM (its SM died, or is too busy): nothing to yield to now;
          * the next poll asks again. */
-        cs_sm_logf(pr->log, CS_SM_LOG_DEBUG, "SM at DR path %s \"%s\" %s SMInfo", path, desc,
-                   result == CS_SMP_TIMEOUT ? "does not answer" : "refuses");
+        cs_logf(pr->log, CS_LOG_DEBUG, "SM at DR path %s \"%s\" %s SMInfo", path, desc,
+                result == CS_SMP_TIMEOUT ? "does not answer" : "refuses");
         return 0;
     }
     cs_smp_sm_info_decode(reply->data, &pr->peer.info);
     pr->answered = true;
-    cs_sm_logf(pr->log, pr->level, "SM on port 0x%016llx \"%s\": state %s, priority %u, DR path %s",
-               (unsigned long long)pr->peer.info.guid, desc, state_name(pr->peer.info.sm_state),
-               pr->peer.info.priority, path);
+    cs_logf(pr->log, pr->level, "SM on port 0x%016llx \"%s\": state %s, priority %u, DR path %s",
+            (unsigned long long)pr->peer.info.guid, desc, state_name(pr->peer.info.sm_state),
+            pr->peer.info.priority, path);
     return 0;
 }
 
 int cs_sm_poll_sms(struct cs_smp_pipe *pipe, const struct cs_sm_sweep *s, struct cs_sm_identity *me,
-                   const struct cs_sm_log *log, struct cs_sm_peer **peers, struct cs_error *err)
+                   const struct cs_log *log, struct cs_sm_peer **peers, struct cs_error *err)
 {
     *peers = NULL;
     const struct cs_fabric *f = &s->fabric;
     /* A master polls on every sweep: its answers are routine. */
-    enum cs_sm_log_level level =
-        me->state == CS_SMP_SM_STATE_MASTER ? CS_SM_LOG_DEBUG : CS_SM_LOG_INFO;
+    enum cs_log_level level = me->state == CS_SMP_SM_STATE_MASTER ? CS_LOG_DEBUG : CS_LOG_INFO;
     unsigned candidates = me->num_askers;
     for (uint32_t p = 0; p < f->num_port_slots; p++)
         if (p != s->sm_port && s->port_info_valid[p] &&
@@ -238,17 +237,17 @@ int cs_sm_poll_sms(struct cs_smp_pipe *pipe, const struct cs_sm_sweep *s, struct
     return (int)n;
 }
 
-static void log_peer(const struct cs_sm_log *log, enum cs_sm_log_level level, const char *what,
+static void log_peer(const struct cs_log *log, enum cs_log_level level, const char *what,
                      const struct cs_sm_peer *p, const char *why)
 {
     char path[4 * CS_SMP_PATH_SIZE];
-    cs_sm_logf(log, level, "%s: port GUID 0x%016llx, priority %u, %s, DR path %s: %s", what,
-               (unsigned long long)p->info.guid, p->info.priority, state_name(p->info.sm_state),
-               cs_dr_path_format(&p->path, path, sizeof path), why);
+    cs_logf(log, level, "%s: port GUID 0x%016llx, priority %u, %s, DR path %s: %s", what,
+            (unsigned long long)p->info.guid, p->info.priority, state_name(p->info.sm_state),
+            cs_dr_path_format(&p->path, path, sizeof path), why);
 }
 
 int cs_sm_elect(struct cs_smp_pipe *pipe, const struct cs_sm_sweep *s, struct cs_sm_identity *me,
-                const struct cs_sm_log *log, int wait_ms, struct cs_sm_peer *winner,
+                const struct cs_log *log, int wait_ms, struct cs_sm_peer *winner,
                 struct cs_error *err)
 {
     double deadline = cs_clock_ms() + wait_ms;
@@ -261,7 +260,7 @@ int cs_sm_elect(struct cs_smp_pipe *pipe, const struct cs_sm_sweep *s, struct cs
         struct cs_sm_peer other = d.peer >= 0 ? peers[d.peer] : (struct cs_sm_peer){0};
         free(peers);
         if (d.verdict == CS_SM_YIELD) {
-            log_peer(log, CS_SM_LOG_ERROR, "another SM wins", &other, d.why);
+            log_peer(log, CS_LOG_ERROR, "another SM wins", &other, d.why);
             if (winner != NULL)
                 *winner = other;
             me->state = CS_SMP_SM_STATE_NOT_ACTIVE;
@@ -269,15 +268,15 @@ int cs_sm_elect(struct cs_smp_pipe *pipe, const struct cs_sm_sweep *s, struct cs
         }
         if (d.verdict == CS_SM_CLAIM && me->state != CS_SMP_SM_STATE_MASTER) {
             /* Claimed: answer MASTER from now on, and look once more before acting as one. */
-            cs_sm_logf(log, CS_SM_LOG_INFO, "master: %s (%d other SM%s answered)", d.why, n,
-                       n == 1 ? "" : "s");
+            cs_logf(log, CS_LOG_INFO, "master: %s (%d other SM%s answered)", d.why, n,
+                    n == 1 ? "" : "s");
             me->state = CS_SMP_SM_STATE_MASTER;
             continue;
         }
         if (d.verdict == CS_SM_CLAIM)
             return 1;
         if (cs_clock_ms() >= deadline) {
-            log_peer(log, wait_ms > 0 ? CS_SM_LOG_WARN : CS_SM_LOG_INFO, "staying master", &other,
+            log_peer(log, wait_ms > 0 ? CS_LOG_WARN : CS_LOG_INFO, "staying master", &other,
                      wait_ms > 0 ? "still discovering after the wait; it will find us master"
                                  : "still discovering; it will find us master");
             return 1;

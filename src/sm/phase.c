@@ -33,7 +33,7 @@ static const char *attr_name(uint16_t attr)
     }
 }
 
-bool cs_sm_smp_failed(const struct cs_sm_sweep *s, const struct cs_sm_log *log, uint32_t node,
+bool cs_sm_smp_failed(const struct cs_sm_sweep *s, const struct cs_log *log, uint32_t node,
                       enum cs_smp_result result, const struct cs_smp *req,
                       const struct cs_smp *reply)
 {
@@ -44,10 +44,10 @@ bool cs_sm_smp_failed(const struct cs_sm_sweep *s, const struct cs_sm_log *log, 
     memcpy(path.port, req->initial_path, sizeof(path.port));
     const struct cs_node *n = &s->fabric.nodes[node];
     const char *how = result == CS_SMP_TIMEOUT ? "no answer" : "refused";
-    cs_sm_logf(
-        log, CS_SM_LOG_WARN, "%s %s(%u) to 0x%016llx \"%s\" (DR path %s): %s (status 0x%04x)",
-        req->method == CS_SMP_METHOD_SET ? "Set" : "Get", attr_name(req->attr_id), req->attr_mod,
-        (unsigned long long)n->guid, n->desc, cs_dr_path_format(&path, pathbuf, sizeof(pathbuf)),
-        how, reply ? reply->status & CS_SMP_STATUS_CODE_MASK : 0);
+    cs_logf(log, CS_LOG_WARN, "%s %s(%u) to 0x%016llx \"%s\" (DR path %s): %s (status 0x%04x)",
+            req->method == CS_SMP_METHOD_SET ? "Set" : "Get", attr_name(req->attr_id),
+            req->attr_mod, (unsigned long long)n->guid, n->desc,
+            cs_dr_path_format(&path, pathbuf, sizeof(pathbuf)), how,
+            reply ? reply->status & CS_SMP_STATUS_CODE_MASK : 0);
     return true;
 }

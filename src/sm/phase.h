@@ -19,7 +19,7 @@ int cs_sm_submit_dr(struct cs_smp_pipe *pipe, uint8_t method, uint16_t attr, uin
 
 /* True when the request failed (refused or no answer); it is then logged at WARN with the node
  * it was for (a node index of s->fabric) and its DR path. The caller counts it. */
-bool cs_sm_smp_failed(const struct cs_sm_sweep *s, const struct cs_sm_log *log, uint32_t node,
+bool cs_sm_smp_failed(const struct cs_sm_sweep *s, const struct cs_log *log, uint32_t node,
                       enum cs_smp_result result, const struct cs_smp *req,
                       const struct cs_smp *reply);
 

@@ -114,19 +114,19 @@ static bool pkey_route(const struct cs_sm_sweep *s, uint32_t p, uint32_t b, stru
     return cs_sm_port_path(s, p, path);
 }
 
-static void log_no_route(const struct cs_sm_sweep *s, const struct cs_sm_log *log, uint32_t p)
+static void log_no_route(const struct cs_sm_sweep *s, const struct cs_log *log, uint32_t p)
 {
     const struct cs_port *port = &s->fabric.ports[p];
     const struct cs_node *n = &s->fabric.nodes[port->node];
-    cs_sm_logf(log, CS_SM_LOG_WARN, "no directed route to port %u of 0x%016llx \"%s\"", port->num,
-               (unsigned long long)n->guid, n->desc);
+    cs_logf(log, CS_LOG_WARN, "no directed route to port %u of 0x%016llx \"%s\"", port->num,
+            (unsigned long long)n->guid, n->desc);
 }
 
 /* ---- Reading what the ports hold ---- */
 
 struct read_phase {
     const struct cs_sm_sweep *s;
-    const struct cs_sm_log *log;
+    const struct cs_log *log;
     struct cs_sm_pkey_tables *held;
     uint16_t *partition_cap; /* [node] NodeInfo PartitionCap */
     bool *cap_known;         /* [node] */
@@ -155,10 +155,10 @@ static int node_info_done(void *arg, enum cs_smp_result result, const struct cs_
     if (ni.node_guid != n->guid) {
         /* Another node answers where the sweep found this one: the fabric changed under us. */
         ph->failures++;
-        cs_sm_logf(ph->log, CS_SM_LOG_WARN,
-                   "NodeInfo for 0x%016llx \"%s\" came from 0x%016llx: its P_Key tables are left "
-                   "alone",
-                   (unsigned long long)n->guid, n->desc, (unsigned long long)ni.node_guid);
+        cs_logf(ph->log, CS_LOG_WARN,
+                "NodeInfo for 0x%016llx \"%s\" came from 0x%016llx: its P_Key tables are left "
+                "alone",
+                (unsigned long long)n->guid, n->desc, (unsigned long long)ni.node_guid);
         return 0;
     }
     ph->partition_cap[job->index] = ni.partition_cap;
@@ -229,7 +229,7 @@ static int read_capacities(struct cs_smp_pipe *pipe, struct read_phase *ph,
 }
 
 int cs_sm_read_pkeys(struct cs_smp_pipe *pipe, const struct cs_sm_sweep *s,
-                     struct cs_sm_pkey_tables *held, const struct cs_sm_log *log,
+                     struct cs_sm_pkey_tables *held, const struct cs_log *log,
                      struct cs_sm_pkey_counts *counts, struct cs_error *err)
 {
     *counts = (struct cs_sm_pkey_counts){0};
@@ -294,9 +294,9 @@ out:
         cs_sm_pkey_tables_free(held);
         return -1;
     }
-    cs_sm_logf(log, CS_SM_LOG_DEBUG, "pkeys: read %llu blocks (%llu NodeInfo), %u failures",
-               (unsigned long long)counts->blocks_read, (unsigned long long)counts->node_info_gets,
-               ph.failures);
+    cs_logf(log, CS_LOG_DEBUG, "pkeys: read %llu blocks (%llu NodeInfo), %u failures",
+            (unsigned long long)counts->blocks_read, (unsigned long long)counts->node_info_gets,
+            ph.failures);
     return (int)ph.failures;
 }
 
@@ -488,17 +488,17 @@ static uint32_t lay_out(struct layout *l)
     return dropped;
 }
 
-static void log_dropped(const struct cs_sm_sweep *s, const struct cs_sm_log *log, uint32_t p,
+static void log_dropped(const struct cs_sm_sweep *s, const struct cs_log *log, uint32_t p,
                         const struct layout *l)
 {
     const struct cs_port *port = &s->fabric.ports[p];
     const struct cs_node *n = &s->fabric.nodes[port->node];
     for (uint32_t i = 0; i < l->count; i++)
         if (l->placed[i] == NOT_PLACED)
-            cs_sm_logf(log, CS_SM_LOG_WARN,
-                       "P_Key 0x%04x does not fit the %u-entry P_Key table of port %u of "
-                       "0x%016llx \"%s\": left out",
-                       l->keys[i], l->capacity, port->num, (unsigned long long)n->guid, n->desc);
+            cs_logf(log, CS_LOG_WARN,
+                    "P_Key 0x%04x does not fit the %u-entry P_Key table of port %u of "
+                    "0x%016llx \"%s\": left out",
+                    l->keys[i], l->capacity, port->num, (unsigned long long)n->guid, n->desc);
 }
 
 /* A switch port facing end port q gets q's P_Keys packed from index 0, without a limited entry
@@ -542,7 +542,7 @@ static uint8_t enforce_bits(enum cs_sm_part_enforce mode, const struct cs_smp_sw
 
 int cs_sm_pkey_tables(const struct cs_sm_sweep *s, const struct cs_partition_set *set,
                       const struct cs_sm_pkey_options *opt, const struct cs_sm_pkey_tables *held,
-                      struct cs_sm_pkey_tables *want, const struct cs_sm_log *log,
+                      struct cs_sm_pkey_tables *want, const struct cs_log *log,
                       struct cs_error *err)
 {
     const struct cs_fabric *f = &s->fabric;
@@ -654,11 +654,11 @@ int cs_sm_pkey_tables(const struct cs_sm_sweep *s, const struct cs_partition_set
             want->enforce[p] = 0;
             unenforced++;
             const struct cs_node *sw = &f->nodes[port->node];
-            cs_sm_logf(log, CS_SM_LOG_WARN,
-                       "the %u P_Keys of port %u of 0x%016llx do not fit the %u-entry table of "
-                       "port %u of switch 0x%016llx \"%s\": no partition enforcement there",
-                       n, f->ports[q].num, (unsigned long long)f->nodes[f->ports[q].node].guid,
-                       want->capacity[p], port->num, (unsigned long long)sw->guid, sw->desc);
+            cs_logf(log, CS_LOG_WARN,
+                    "the %u P_Keys of port %u of 0x%016llx do not fit the %u-entry table of "
+                    "port %u of switch 0x%016llx \"%s\": no partition enforcement there",
+                    n, f->ports[q].num, (unsigned long long)f->nodes[f->ports[q].node].guid,
+                    want->capacity[p], port->num, (unsigned long long)sw->guid, sw->desc);
         }
     }
     free(scratch);
@@ -668,10 +668,10 @@ int cs_sm_pkey_tables(const struct cs_sm_sweep *s, const struct cs_partition_set
         cs_sm_pkey_tables_free(want);
         return -1;
     }
-    cs_sm_logf(log, CS_SM_LOG_DEBUG,
-               "pkeys: %u tables from %u partitions, %u P_Keys left out, %u switch ports without "
-               "enforcement for lack of room",
-               tables, set->count, dropped, unenforced);
+    cs_logf(log, CS_LOG_DEBUG,
+            "pkeys: %u tables from %u partitions, %u P_Keys left out, %u switch ports without "
+            "enforcement for lack of room",
+            tables, set->count, dropped, unenforced);
     return (int)dropped;
 }
 
@@ -679,7 +679,7 @@ int cs_sm_pkey_tables(const struct cs_sm_sweep *s, const struct cs_partition_set
 
 struct program_phase {
     struct cs_sm_sweep *s;
-    const struct cs_sm_log *log;
+    const struct cs_log *log;
     const struct cs_sm_pkey_tables *want;
     struct cs_sm_pkey_tables *held;
     unsigned failures;
@@ -795,10 +795,10 @@ static int send_enforcement(struct cs_smp_pipe *pipe, struct program_phase *ph,
         const struct cs_node *n = &s->fabric.nodes[port->node];
         if (!s->port_info_valid[p]) {
             ph->failures++;
-            cs_sm_logf(ph->log, CS_SM_LOG_WARN,
-                       "no PortInfo of port %u of 0x%016llx \"%s\": its partition enforcement is "
-                       "left as it is",
-                       port->num, (unsigned long long)n->guid, n->desc);
+            cs_logf(ph->log, CS_LOG_WARN,
+                    "no PortInfo of port %u of 0x%016llx \"%s\": its partition enforcement is "
+                    "left as it is",
+                    port->num, (unsigned long long)n->guid, n->desc);
             continue;
         }
         struct cs_smp_port_info pi = s->port_info[p];
@@ -811,10 +811,10 @@ static int send_enforcement(struct cs_smp_pipe *pipe, struct program_phase *ph,
             table_right = table_right && table_equal(want, ph->held, p, b);
         if (bits != 0 && (!ph->held->known[p] || !table_right)) {
             /* Enforcing with a wrong table would cut the CA off its partitions. */
-            cs_sm_logf(ph->log, CS_SM_LOG_WARN,
-                       "port %u of 0x%016llx \"%s\": partition enforcement not switched on, its "
-                       "P_Key table is not programmed",
-                       port->num, (unsigned long long)n->guid, n->desc);
+            cs_logf(ph->log, CS_LOG_WARN,
+                    "port %u of 0x%016llx \"%s\": partition enforcement not switched on, its "
+                    "P_Key table is not programmed",
+                    port->num, (unsigned long long)n->guid, n->desc);
             continue;
         }
         pi.partition_enforcement_inbound = (bits & CS_SM_ENFORCE_INBOUND) != 0;
@@ -840,7 +840,7 @@ static int send_enforcement(struct cs_smp_pipe *pipe, struct program_phase *ph,
 
 int cs_sm_program_pkeys(struct cs_smp_pipe *pipe, struct cs_sm_sweep *s,
                         const struct cs_sm_pkey_tables *want, struct cs_sm_pkey_tables *held,
-                        const struct cs_sm_log *log, struct cs_sm_pkey_counts *counts,
+                        const struct cs_log *log, struct cs_sm_pkey_counts *counts,
                         struct cs_error *err)
 {
     *counts = (struct cs_sm_pkey_counts){0};
@@ -870,10 +870,10 @@ int cs_sm_program_pkeys(struct cs_smp_pipe *pipe, struct cs_sm_sweep *s,
     counts->failures = ph.failures;
     if (rc < 0)
         return -1;
-    cs_sm_logf(log, CS_SM_LOG_DEBUG,
-               "pkeys: %llu blocks sent to %u ports, %llu PortInfo Sets (enforcement), %u "
-               "failures",
-               (unsigned long long)counts->blocks_sent, ports_written,
-               (unsigned long long)counts->port_info_sets, ph.failures);
+    cs_logf(log, CS_LOG_DEBUG,
+            "pkeys: %llu blocks sent to %u ports, %llu PortInfo Sets (enforcement), %u "
+            "failures",
+            (unsigned long long)counts->blocks_sent, ports_written,
+            (unsigned long long)counts->port_info_sets, ph.failures);
     return 0;
 }

@@ -124,7 +124,7 @@ static const char *limit_reason(const struct cs_sm_sweep *s, uint32_t node, char
 enum { LID_FREE = 0, LID_PRESENT, LID_HELD };
 
 int cs_sm_assign_lids(struct cs_sm_sweep *s, const struct cs_guid2lid *guid2lid, bool reassign,
-                      const struct cs_sm_log *log, struct cs_error *err)
+                      const struct cs_log *log, struct cs_error *err)
 {
     struct cs_fabric *f = &s->fabric;
     for (uint32_t p = 0; p < f->num_port_slots; p++) {
@@ -165,10 +165,10 @@ int cs_sm_assign_lids(struct cs_sm_sweep *s, const struct cs_guid2lid *guid2lid,
         if (cs_key_index_find(&ports, e->guid) != CS_NONE)
             continue;
         if (!stored_range_usable(e, limit) || range_taken(used, e)) {
-            cs_sm_logf(log, CS_SM_LOG_WARN,
-                       "lids: absent port 0x%016llx: its stored LIDs 0x%04x-0x%04x are beyond %s "
-                       "(0x%04x) or taken: forgotten",
-                       (unsigned long long)e->guid, e->min_lid, e->max_lid, why, limit);
+            cs_logf(log, CS_LOG_WARN,
+                    "lids: absent port 0x%016llx: its stored LIDs 0x%04x-0x%04x are beyond %s "
+                    "(0x%04x) or taken: forgotten",
+                    (unsigned long long)e->guid, e->min_lid, e->max_lid, why, limit);
             continue;
         }
         mark_range(used, e, LID_HELD);
@@ -200,9 +200,9 @@ int cs_sm_assign_lids(struct cs_sm_sweep *s, const struct cs_guid2lid *guid2lid,
                 e = &guid2lid->entries[i];
         if (e == NULL)
             continue;
-        cs_sm_logf(log, CS_SM_LOG_WARN,
-                   "lids: out of free LIDs: LID 0x%04x of absent port 0x%016llx goes to a new port",
-                   e->min_lid, (unsigned long long)e->guid);
+        cs_logf(log, CS_LOG_WARN,
+                "lids: out of free LIDs: LID 0x%04x of absent port 0x%016llx goes to a new port",
+                e->min_lid, (unsigned long long)e->guid);
         mark_range(used, e, LID_FREE);
         free_lids += (uint32_t)e->max_lid - e->min_lid + 1;
         held--;
@@ -231,22 +231,22 @@ int cs_sm_assign_lids(struct cs_sm_sweep *s, const struct cs_guid2lid *guid2lid,
         const char *what = e->max_lid > limit ? "beyond the LIDs every switch can forward"
                            : !stored_range_usable(e, limit) ? "not an aligned LID range"
                                                             : "taken by another port";
-        cs_sm_logf(log, CS_SM_LOG_WARN,
-                   "lids: port GUID 0x%016llx: stored LIDs 0x%04x-0x%04x are %s (%s: 0x%04x): "
-                   "re-assigned LID 0x%04x",
-                   (unsigned long long)e->guid, e->min_lid, e->max_lid, what, why, limit,
-                   f->ports[p].lid);
+        cs_logf(log, CS_LOG_WARN,
+                "lids: port GUID 0x%016llx: stored LIDs 0x%04x-0x%04x are %s (%s: 0x%04x): "
+                "re-assigned LID 0x%04x",
+                (unsigned long long)e->guid, e->min_lid, e->max_lid, what, why, limit,
+                f->ports[p].lid);
     }
     for (uint32_t p = 0; p < f->num_port_slots; p++) {
         uint16_t holds = s->port_info_valid[p] ? s->port_info[p].lid : 0;
         if (!cs_port_needs_lid(f, p) || named[p] || reassign || holds <= limit ||
             holds > CS_LID_UCAST_MAX)
             continue;
-        cs_sm_logf(log, CS_SM_LOG_WARN,
-                   "lids: port %u of 0x%016llx (GUID 0x%016llx) holds LID 0x%04x, beyond %s "
-                   "(0x%04x): re-assigned LID 0x%04x",
-                   f->ports[p].num, (unsigned long long)f->nodes[f->ports[p].node].guid,
-                   (unsigned long long)f->ports[p].guid, holds, why, limit, f->ports[p].lid);
+        cs_logf(log, CS_LOG_WARN,
+                "lids: port %u of 0x%016llx (GUID 0x%016llx) holds LID 0x%04x, beyond %s "
+                "(0x%04x): re-assigned LID 0x%04x",
+                f->ports[p].num, (unsigned long long)f->nodes[f->ports[p].node].guid,
+                (unsigned long long)f->ports[p].guid, holds, why, limit, f->ports[p].lid);
     }
     free(named);
     cs_key_index_free(&ports);
@@ -255,9 +255,9 @@ int cs_sm_assign_lids(struct cs_sm_sweep *s, const struct cs_guid2lid *guid2lid,
         if (cs_port_needs_lid(f, p) &&
             (!s->port_info_valid[p] || s->port_info[p].lid != f->ports[p].lid))
             changed++;
-    cs_sm_logf(log, CS_SM_LOG_DEBUG,
-               "lids: %d port%s get a new LID, max LID %u (limit 0x%04x), %u held for absent ports",
-               changed, changed == 1 ? "" : "s", cs_fabric_max_lid(f), limit, held);
+    cs_logf(log, CS_LOG_DEBUG,
+            "lids: %d port%s get a new LID, max LID %u (limit 0x%04x), %u held for absent ports",
+            changed, changed == 1 ? "" : "s", cs_fabric_max_lid(f), limit, held);
     return changed;
 }
 
@@ -306,7 +306,7 @@ fail_used:
 
 struct phase {
     struct cs_sm_sweep *s;
-    const struct cs_sm_log *log;
+    const struct cs_log *log;
     struct cs_smp_pipe *pipe;
     unsigned failures;
     /* phase-specific */
@@ -359,9 +359,9 @@ static int set_port_info(struct phase *ph, struct job *job, uint32_t p,
     struct cs_dr_path path;
     if (!cs_sm_port_path(ph->s, p, &path)) {
         ph->failures++;
-        cs_sm_logf(ph->log, CS_SM_LOG_WARN, "no directed route to port %u of 0x%016llx",
-                   ph->s->fabric.ports[p].num,
-                   (unsigned long long)ph->s->fabric.nodes[ph->s->fabric.ports[p].node].guid);
+        cs_logf(ph->log, CS_LOG_WARN, "no directed route to port %u of 0x%016llx",
+                ph->s->fabric.ports[p].num,
+                (unsigned long long)ph->s->fabric.nodes[ph->s->fabric.ports[p].node].guid);
         return 0;
     }
     uint8_t data[CS_SMP_DATA_SIZE];
@@ -380,7 +380,7 @@ static struct job *alloc_jobs(uint64_t n, struct cs_error *err)
 /* ---- PortInfo: LIDs and SM settings ---- */
 
 int cs_sm_set_lids(struct cs_smp_pipe *pipe, struct cs_sm_sweep *s,
-                   const struct cs_sm_port_settings *settings, const struct cs_sm_log *log,
+                   const struct cs_sm_port_settings *settings, const struct cs_log *log,
                    struct cs_error *err)
 {
     const struct cs_fabric *f = &s->fabric;
@@ -514,7 +514,7 @@ static bool beyond_cap_routed(const struct cs_lfts *want, uint32_t sw, uint16_t 
 }
 
 int cs_sm_program_lfts(struct cs_smp_pipe *pipe, struct cs_sm_sweep *s, const struct cs_lfts *want,
-                       struct cs_lfts *held, const struct cs_sm_log *log,
+                       struct cs_lfts *held, const struct cs_log *log,
                        struct cs_sm_lft_counts *counts, struct cs_error *err)
 {
     *counts = (struct cs_sm_lft_counts){0};
@@ -543,11 +543,11 @@ int cs_sm_program_lfts(struct cs_smp_pipe *pipe, struct cs_sm_sweep *s, const st
         uint16_t sw_top = switch_top(s, want, sw);
         if (sw_top < top && beyond_cap_routed(want, sw, sw_top)) {
             ph.failures++;
-            cs_sm_logf(log, CS_SM_LOG_ERROR,
-                       "switch 0x%016llx \"%s\": LinearFDBCap %u, yet the tables route LIDs up to "
-                       "%u: those LIDs are unreachable through it",
-                       (unsigned long long)s->fabric.nodes[node].guid, s->fabric.nodes[node].desc,
-                       si.linear_fdb_cap, top);
+            cs_logf(log, CS_LOG_ERROR,
+                    "switch 0x%016llx \"%s\": LinearFDBCap %u, yet the tables route LIDs up to "
+                    "%u: those LIDs are unreachable through it",
+                    (unsigned long long)s->fabric.nodes[node].guid, s->fabric.nodes[node].desc,
+                    si.linear_fdb_cap, top);
         }
         if (si.linear_fdb_top == sw_top)
             continue;
@@ -635,7 +635,7 @@ static int activate_round(struct phase *ph, uint8_t from, struct job *jobs, unsi
     return 0;
 }
 
-int cs_sm_activate(struct cs_smp_pipe *pipe, struct cs_sm_sweep *s, const struct cs_sm_log *log,
+int cs_sm_activate(struct cs_smp_pipe *pipe, struct cs_sm_sweep *s, const struct cs_log *log,
                    unsigned *activated, struct cs_error *err)
 {
     struct phase ph = {.s = s, .log = log, .pipe = pipe};
@@ -651,7 +651,7 @@ int cs_sm_activate(struct cs_smp_pipe *pipe, struct cs_sm_sweep *s, const struct
     free(jobs);
     if (rc < 0)
         return -1;
-    cs_sm_logf(log, CS_SM_LOG_DEBUG, "ports: %u armed, %u activated", armed, active);
+    cs_logf(log, CS_LOG_DEBUG, "ports: %u armed, %u activated", armed, active);
     *activated = active;
     return (int)ph.failures;
 }

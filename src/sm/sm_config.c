@@ -22,7 +22,7 @@ enum value_kind {
     VALUE_BOOL,    /* bool, TRUE/FALSE */
     VALUE_PATH,    /* char[CS_SM_CONFIG_PATH_MAX], "(null)" = "" */
     VALUE_ENGINE,  /* char[32], a cs_route engine */
-    VALUE_LEVEL,   /* enum cs_sm_log_level */
+    VALUE_LEVEL,   /* enum cs_log_level */
     VALUE_LMC,     /* no field: only 0 is accepted */
     VALUE_ENFORCE, /* uint8_t enum cs_sm_part_enforce: both|in|out|off */
 };
@@ -45,13 +45,15 @@ static const struct key keys[] = {
     {"guid", VALUE_GUID, FIELD(port_guid), 0, 0, CS_SM_CONFIG_RESTART,
      "The port GUID the SM runs on; 0 = the first active port"},
     {"routing_engine", VALUE_ENGINE, FIELD(routing_engine), 0, 0, CS_SM_CONFIG_REROUTE,
-     "Routing engine: ftree, minhop or updn (ftree falls back to minhop by itself)"},
+     "Routing engine by name (cloudsm route --help lists them); ftree falls back to minhop"},
     {"connect_roots", VALUE_BOOL, FIELD(connect_roots), 0, 0, CS_SM_CONFIG_REROUTE,
      "Route the root switches' LIDs between roots too (OpenSM -z)"},
     {"root_guid_file", VALUE_PATH, FIELD(root_guid_file), 0, 0, CS_SM_CONFIG_REROUTE,
      "Root switches by node GUID, one per line; (null) = detect them"},
     {"cn_guid_file", VALUE_PATH, FIELD(cn_guid_file), 0, 0, CS_SM_CONFIG_REROUTE,
      "Compute node port GUIDs, one per line; (null) = every CA port"},
+    {"node_order_file", VALUE_PATH, FIELD(node_order_file), 0, 0, CS_SM_CONFIG_REROUTE,
+     "noftree's node order: port GUIDs, one per line, most important first; (null) = none"},
     {"sm_priority", VALUE_UINT, FIELD(sm_priority), 0, 15, CS_SM_CONFIG_LIVE,
      "SM priority in SMInfo, 0 (lowest) .. 15 (highest)"},
     {"subnet_prefix", VALUE_GUID, FIELD(subnet_prefix), 0, 0, CS_SM_CONFIG_RESTART,
@@ -261,20 +263,20 @@ static const char *const opensm_keys[] = {
 
 static const char *const level_names[] = {"error", "warn", "info", "debug"};
 
-const char *cs_sm_log_level_name(enum cs_sm_log_level level)
+const char *cs_log_level_name(enum cs_log_level level)
 {
     return (unsigned)level < sizeof level_names / sizeof level_names[0] ? level_names[level] : "?";
 }
 
-bool cs_sm_log_level_parse(const char *name, enum cs_sm_log_level *out)
+bool cs_log_level_parse(const char *name, enum cs_log_level *out)
 {
     for (unsigned i = 0; i < sizeof level_names / sizeof level_names[0]; i++)
         if (strcasecmp(name, level_names[i]) == 0) {
-            *out = (enum cs_sm_log_level)i;
+            *out = (enum cs_log_level)i;
             return true;
         }
     if (strcasecmp(name, "warning") == 0) {
-        *out = CS_SM_LOG_WARN;
+        *out = CS_LOG_WARN;
         return true;
     }
     return false;
@@ -292,7 +294,7 @@ void cs_sm_config_defaults(struct cs_sm_config *c)
     c->retries = CS_SMP_PIPE_DEFAULT_RETRIES;
     c->sweep_interval = CS_SM_CONFIG_DEFAULT_SWEEP_INTERVAL;
     snprintf(c->state_dir, sizeof c->state_dir, "%s", CS_SM_CONFIG_DEFAULT_STATE_DIR);
-    c->log_level = CS_SM_LOG_INFO;
+    c->log_level = CS_LOG_INFO;
 }
 
 struct cs_smp_pipe_options cs_sm_config_pipe_options(const struct cs_sm_config *c)
@@ -314,9 +316,10 @@ bool cs_sm_config_equal(const struct cs_sm_config *a, const struct cs_sm_config 
            a->timeout_ms == b->timeout_ms && a->retries == b->retries &&
            a->sweep_interval == b->sweep_interval &&
            strcmp(a->root_guid_file, b->root_guid_file) == 0 &&
-           strcmp(a->cn_guid_file, b->cn_guid_file) == 0 && strcmp(a->log_file, b->log_file) == 0 &&
-           strcmp(a->state_dir, b->state_dir) == 0 && a->log_level == b->log_level &&
-           a->reassign_lids == b->reassign_lids;
+           strcmp(a->cn_guid_file, b->cn_guid_file) == 0 &&
+           strcmp(a->node_order_file, b->node_order_file) == 0 &&
+           strcmp(a->log_file, b->log_file) == 0 && strcmp(a->state_dir, b->state_dir) == 0 &&
+           a->log_level == b->log_level && a->reassign_lids == b->reassign_lids;
 }
 
 void cs_sm_config_warnings_free(struct cs_sm_config_warnings *w)
@@ -512,12 +515,12 @@ static int set_value(struct cs_sm_config *c, const struct key *k, const char *v,
         return set_engine(field, sizeof c->routing_engine, v, n, note, note_size, err);
     case VALUE_LEVEL: {
         char name[16];
-        enum cs_sm_log_level level;
+        enum cs_log_level level;
         if (n >= sizeof name)
             n = sizeof name - 1; /* too long for any level: fails below */
         memcpy(name, v, n);
         name[n] = '\0';
-        if (!cs_sm_log_level_parse(name, &level))
+        if (!cs_log_level_parse(name, &level))
             return cs_fail(err, "'%s' is not one of error, warn, info, debug", shown(v, n, buf));
         memcpy(field, &level, sizeof level);
         return 0;
@@ -730,9 +733,9 @@ int cs_sm_config_write(FILE *out, const struct cs_sm_config *c, struct cs_error 
                 bad |= fprintf(out, "%s\n", field) < 0;
             break;
         case VALUE_LEVEL: {
-            enum cs_sm_log_level v;
+            enum cs_log_level v;
             memcpy(&v, field, sizeof v);
-            bad |= fprintf(out, "%s\n", cs_sm_log_level_name(v)) < 0;
+            bad |= fprintf(out, "%s\n", cs_log_level_name(v)) < 0;
             break;
         }
         case VALUE_LMC:
@@ -766,7 +769,7 @@ static size_t value_size(const struct key *k)
     case VALUE_ENGINE:
         return sizeof(((struct cs_sm_config *)0)->routing_engine);
     case VALUE_LEVEL:
-        return sizeof(enum cs_sm_log_level);
+        return sizeof(enum cs_log_level);
     case VALUE_ENFORCE:
         return sizeof(uint8_t);
     case VALUE_LMC:
@@ -832,7 +835,7 @@ int cs_sm_config_format_value(const struct cs_sm_config *c, const char *key, cha
     uint64_t u64;
     unsigned u;
     bool b;
-    enum cs_sm_log_level level;
+    enum cs_log_level level;
     switch (k->kind) {
     case VALUE_GUID:
         memcpy(&u64, field, sizeof u64);
@@ -848,7 +851,7 @@ int cs_sm_config_format_value(const struct cs_sm_config *c, const char *key, cha
         return snprintf(buf, size, "%s", *field ? field : NULL_STRING);
     case VALUE_LEVEL:
         memcpy(&level, field, sizeof level);
-        return snprintf(buf, size, "%s", cs_sm_log_level_name(level));
+        return snprintf(buf, size, "%s", cs_log_level_name(level));
     case VALUE_ENFORCE:
         return snprintf(buf, size, "%s", enforce_names[*(const uint8_t *)field % 4]);
     case VALUE_LMC:

@@ -91,12 +91,12 @@ static int check_arguments(struct cs_sm_request *req, struct cs_error *err)
         return cs_fail(err, "unknown routing engine '%s' (cloudsm has: %s)", req->argv[0], names);
     }
     if (req->command == CS_SM_CMD_LOG_LEVEL) {
-        if (!cs_sm_log_level_parse(req->argv[0], &req->log_level))
+        if (!cs_log_level_parse(req->argv[0], &req->log_level))
             return cs_fail(err, "unknown log level '%s' (error, warn, info, debug)", req->argv[0]);
         /* One spelling in the daemon's log and in a formatted request (and no trace of the
          * other in the buffer: a request is compared and copied as plain bytes). */
         memset(req->argv[0], 0, sizeof req->argv[0]);
-        snprintf(req->argv[0], sizeof req->argv[0], "%s", cs_sm_log_level_name(req->log_level));
+        snprintf(req->argv[0], sizeof req->argv[0], "%s", cs_log_level_name(req->log_level));
     }
     return 0;
 }
@@ -562,24 +562,24 @@ static void run_handler(struct cs_sm_control *c, struct reply_sink *sink,
         sink->discard = true;
         fclose(reply);
         send_status(sink, false, herr.msg);
-        cs_sm_logf(&c->log, CS_SM_LOG_INFO, "control: %s: %s", shown_req, herr.msg);
+        cs_logf(&c->log, CS_LOG_INFO, "control: %s: %s", shown_req, herr.msg);
     } else {
         fflush(reply);
         if (!sink->status_sent)
             send_status(sink, true, NULL); /* an empty body */
         fclose(reply);
         if (rc < 0)
-            cs_sm_logf(&c->log, CS_SM_LOG_WARN,
-                       "control: %s failed after its reply began (the client saw ok): %s",
-                       shown_req, herr.msg);
+            cs_logf(&c->log, CS_LOG_WARN,
+                    "control: %s failed after its reply began (the client saw ok): %s", shown_req,
+                    herr.msg);
     }
     free(buffer);
     if (sink->failed) {
         if (sink->conn) /* nothing more goes to this client */
             sink->conn->out_sent = sink->conn->out_len = 0;
         c->dropped++;
-        cs_sm_logf(&c->log, CS_SM_LOG_INFO, "control: reply to %s cut off: %s", shown_req,
-                   why_cut(sink->failed_errno));
+        cs_logf(&c->log, CS_LOG_INFO, "control: reply to %s cut off: %s", shown_req,
+                why_cut(sink->failed_errno));
     }
 }
 
@@ -601,8 +601,8 @@ static void refuse_request(struct cs_sm_control *c, struct cs_sm_control_conn *c
                            const char *why)
 {
     c->bad++;
-    cs_sm_logf(&c->log, CS_SM_LOG_INFO, "control: bad request from uid %u pid %d: %s",
-               (unsigned)conn->uid, (int)conn->pid, why);
+    cs_logf(&c->log, CS_LOG_INFO, "control: bad request from uid %u pid %d: %s",
+            (unsigned)conn->uid, (int)conn->pid, why);
     struct reply_sink sink = {.c = c, .fd = conn->fd, .conn = conn};
     send_status(&sink, false, why);
 }
@@ -624,9 +624,8 @@ static void serve_line(struct cs_sm_control *c, struct cs_sm_control_conn *conn,
     if (n > 0)
         shown_req[n - 1] = '\0'; /* no newline in the log */
     c->served++;
-    cs_sm_logf(&c->log,
-               cs_sm_commands[req.command].changes_state ? CS_SM_LOG_INFO : CS_SM_LOG_DEBUG,
-               "control: '%s' from uid %u pid %d", shown_req, (unsigned)conn->uid, (int)conn->pid);
+    cs_logf(&c->log, cs_sm_commands[req.command].changes_state ? CS_LOG_INFO : CS_LOG_DEBUG,
+            "control: '%s' from uid %u pid %d", shown_req, (unsigned)conn->uid, (int)conn->pid);
     struct reply_sink sink = {.c = c, .fd = conn->fd, .conn = conn};
     run_handler(c, &sink, &req, shown_req, handler, arg);
     conn->command = cs_sm_commands[req.command].name;
@@ -655,9 +654,9 @@ static int reply_rest(struct cs_sm_control *c, struct cs_sm_control_conn *conn)
         if (would_block && cs_clock_ms() < conn->deadline_ms)
             return 0;
         c->dropped++;
-        cs_sm_logf(&c->log, CS_SM_LOG_INFO, "control: reply to %s cut off: %s",
-                   conn->command ? conn->command : "a request",
-                   why_cut(would_block ? ETIMEDOUT : errno));
+        cs_logf(&c->log, CS_LOG_INFO, "control: reply to %s cut off: %s",
+                conn->command ? conn->command : "a request",
+                why_cut(would_block ? ETIMEDOUT : errno));
         break;
     }
     conn_close(c, conn);
@@ -694,9 +693,8 @@ static int pump(struct cs_sm_control *c, struct cs_sm_control_conn *conn,
             if (conn->used > 0)
                 serve_line(c, conn, conn->used, handler, arg);
             else
-                cs_sm_logf(&c->log, CS_SM_LOG_DEBUG,
-                           "control: uid %u pid %d closed without a request", (unsigned)conn->uid,
-                           (int)conn->pid);
+                cs_logf(&c->log, CS_LOG_DEBUG, "control: uid %u pid %d closed without a request",
+                        (unsigned)conn->uid, (int)conn->pid);
             break;
         }
         if (errno == EINTR)
@@ -732,8 +730,7 @@ static int admit(struct cs_sm_control *c, int fd)
     socklen_t cred_len = sizeof cred;
     if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &cred_len) < 0) {
         c->refused++;
-        cs_sm_logf(&c->log, CS_SM_LOG_WARN, "control: cannot tell who connected: %s",
-                   strerror(errno));
+        cs_logf(&c->log, CS_LOG_WARN, "control: cannot tell who connected: %s", strerror(errno));
         send_status(&sink, false, "cloudsmd cannot tell who you are");
         close(fd);
         return 1;
@@ -742,8 +739,8 @@ static int admit(struct cs_sm_control *c, int fd)
     uid_t me = geteuid();
     if (cred.uid != 0 && cred.uid != me) {
         c->refused++;
-        cs_sm_logf(&c->log, CS_SM_LOG_WARN, "control: refused uid %u (pid %d)", (unsigned)cred.uid,
-                   (int)cred.pid);
+        cs_logf(&c->log, CS_LOG_WARN, "control: refused uid %u (pid %d)", (unsigned)cred.uid,
+                (int)cred.pid);
         char msg[128];
         snprintf(msg, sizeof msg,
                  "permission denied: only root and uid %u may use the control socket",
@@ -778,8 +775,8 @@ static int accept_waiting(struct cs_sm_control *c, struct cs_error *err)
                 continue; /* that client is gone; others may wait */
             if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
                 /* Out of resources is the daemon's trouble, not the socket's: try later. */
-                cs_sm_logf(&c->log, CS_SM_LOG_WARN, "control: cannot accept a client: %s",
-                           strerror(errno));
+                cs_logf(&c->log, CS_LOG_WARN, "control: cannot accept a client: %s",
+                        strerror(errno));
                 break;
             }
             return cs_fail(err, "accepting on the control socket %s: %s", c->path, strerror(errno));

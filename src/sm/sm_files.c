@@ -13,6 +13,7 @@ static const char *const file_keys[CS_SM_FILE_COUNT] = {
     [CS_SM_FILE_PARTITIONS] = "partition_config_file",
     [CS_SM_FILE_ROOTS] = "root_guid_file",
     [CS_SM_FILE_CNS] = "cn_guid_file",
+    [CS_SM_FILE_NODE_ORDER] = "node_order_file",
 };
 
 const char *cs_sm_file_key(enum cs_sm_file file)
@@ -25,6 +26,7 @@ void cs_sm_files_free(struct cs_sm_files *f)
     cs_partitions_free(&f->partitions);
     cs_guid_list_free(&f->roots);
     cs_guid_list_free(&f->cns);
+    cs_route_loaded_free(&f->route);
     memset(f, 0, sizeof *f);
 }
 
@@ -58,6 +60,12 @@ static int read_guid_list(void *out, const char *path, struct cs_error *err)
     return cs_guid_list_read(out, path, err);
 }
 
+/* The routing engines' files go through their one loader (route.h). */
+static int read_node_order(void *out, const char *path, struct cs_error *err)
+{
+    return cs_route_files_load(&(struct cs_route_files){.node_order_file = path}, out, err);
+}
+
 static int load(struct cs_sm_files *f, const struct cs_sm_config *c, struct cs_error *err)
 {
     const char *path = c->partition_config_file;
@@ -75,6 +83,9 @@ static int load(struct cs_sm_files *f, const struct cs_sm_config *c, struct cs_e
         return -1;
     if (c->cn_guid_file[0] &&
         read_file(f, CS_SM_FILE_CNS, c->cn_guid_file, &f->cns, read_guid_list, err) < 0)
+        return -1;
+    if (c->node_order_file[0] && read_file(f, CS_SM_FILE_NODE_ORDER, c->node_order_file, &f->route,
+                                           read_node_order, err) < 0)
         return -1;
     return 0;
 }

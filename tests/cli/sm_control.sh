@@ -41,13 +41,13 @@ for sub in status topology lfts reroute log-level sweep; do
   done
   check "sm $sub --help: exit codes" grep -q "0 ok, 1 cloudsmd answered an error or is not running, 2 bad usage" "$WORK/out"
 done
-check "reroute --help names the engines" grep -q "ENGINE (ftree, minhop, updn)" <("$CLOUDSM" sm reroute --help)
+check "reroute --help names the engines" grep -q "^  noftree  NoFTree" <("$CLOUDSM" sm reroute --help)
 run 0 "$CLOUDSM" help sm log-level
 check "cloudsm help sm log-level" grep -q "^usage: cloudsm sm log-level LEVEL" "$WORK/out"
 
 # Usage errors are caught before connecting (the socket does not exist: exit 2, not 1).
 usage_error "reroute wants 1 argument: reroute ENGINE" reroute
-usage_error "unknown routing engine 'dfsssp' (cloudsm has: ftree, minhop, updn)" reroute dfsssp
+usage_error "unknown routing engine 'dfsssp' (cloudsm has: ftree, noftree, minhop, updn)" reroute dfsssp
 usage_error "too many arguments ('minhop'): reroute ENGINE" reroute ftree minhop
 usage_error "unknown log level 'loud' (error, warn, info, debug)" log-level loud
 usage_error "status takes no arguments ('now' is one too many)" status now

@@ -81,7 +81,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     struct cs_sm_sweep sweep;
     cs_sm_sweep_init(&sweep);
-    struct cs_sm_log quiet = {0};
+    struct cs_log quiet = {0};
     if (cs_sm_discover(pipe, &quiet, &sweep, &err) == 0 &&
         cs_sm_assign_lids(&sweep, NULL, false, &quiet, &err) >= 0) {
         struct cs_sm_port_settings settings = {

@@ -39,7 +39,7 @@ struct log_capture {
     unsigned warnings;
 };
 
-static inline void capture_log(void *arg, enum cs_sm_log_level level, const char *msg)
+static inline void capture_log(void *arg, enum cs_log_level level, const char *msg)
 {
     struct log_capture *c = arg;
     size_t add = strlen(msg) + 1;
@@ -49,7 +49,7 @@ static inline void capture_log(void *arg, enum cs_sm_log_level level, const char
     c->text[c->len + add - 1] = '\n';
     c->len += add;
     c->text[c->len] = '\0';
-    if (level <= CS_SM_LOG_WARN)
+    if (level <= CS_LOG_WARN)
         c->warnings++;
 }
 

@@ -127,7 +127,7 @@ static int discover(struct cs_sma_model *m, const struct run *r, struct log_capt
         .window = r->window, .timeout_ms = r->timeout_ms, .retries = r->retries};
     struct cs_smp_pipe *pipe = cs_smp_pipe_create(&t, &opt, err);
     assert_non_null(pipe);
-    struct cs_sm_log log = {capture_log, lc};
+    struct cs_log log = {capture_log, lc};
     int rc = cs_sm_discover(pipe, &log, sweep, err);
     cs_smp_pipe_destroy(pipe);
     return rc;
@@ -511,7 +511,7 @@ static void test_sm_port_down(void **state)
     struct cs_smp_pipe_options opt = {.window = 1, .timeout_ms = 1, .retries = 0};
     struct cs_smp_pipe *pipe = cs_smp_pipe_create(&t, &opt, &err);
     assert_non_null(pipe);
-    struct cs_sm_log log = {capture_log, &lc};
+    struct cs_log log = {capture_log, &lc};
     struct cs_smp_port_info pi;
 
     /* The leaf next to the SM stops answering: the SM port is up, the sweep sees one node. */

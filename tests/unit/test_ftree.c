@@ -69,7 +69,8 @@ static int ftree_alone(const struct cs_fabric *f, const struct cs_route_options 
     struct cs_error e = {{0}};
     if (cs_lfts_for_fabric(&t, f, &e) != 0)
         fail_msg("%s", e.msg);
-    int rc = cs_route_ftree(f, opt, &t, err);
+    int rc =
+        cs_route_ftree(f, opt, &(struct cs_route_inputs){0}, &t, &(struct cs_route_result){0}, err);
     cs_lfts_free(&t);
     return rc;
 }
@@ -703,8 +704,8 @@ static void test_map_order_and_tuples(void **state)
     cs_fabric_free(&f);
 }
 
-/* Switch LIDs travel secondary paths only: no counter_down moves. OpenSM's downward pass still
- * counts counter_up when it reaches a leaf with CAs, whatever the target (kept on purpose). */
+/* Switch LIDs travel secondary paths only: no load_down moves. OpenSM's downward pass still
+ * counts load_up when it reaches a leaf with CAs, whatever the target (kept on purpose). */
 static void test_switch_lids_and_counters(void **state)
 {
     (void)state;
@@ -715,28 +716,39 @@ static void test_switch_lids_and_counters(void **state)
     struct cs_error err = {{0}};
     assert_int_equal(cs_ft_build(&ft, &f, NULL, &err), 0);
     fx_lfts(&t, &f);
-    assert_int_equal(cs_ft_bind(&ft, &t, &err), 0);
-    cs_ft_route_cns(&ft);
-    cs_ft_route_non_cns(&ft);
-    uint32_t *down = malloc(ft.num_groups * sizeof *down), *up = malloc(ft.num_groups * sizeof *up);
+    assert_int_equal(cs_ft_bind(&ft, &t, NULL, &err), 0);
+    struct cs_ft_targets cns = {0}, rest = {0};
+    assert_int_equal(cs_ft_targets_cns(&ft, &cns, &err), 0);
+    assert_int_equal(cs_ft_targets_rest(&ft, &rest, &err), 0);
+    uint32_t non_cn_end = 0; /* the rest: non-CN CA ports first, then switches */
+    while (non_cn_end < rest.count && rest.items[non_cn_end].kind == CS_FT_TARGET_CA)
+        non_cn_end++;
+    struct cs_ft_targets non_cns = {rest.items, non_cn_end, non_cn_end};
+    struct cs_ft_targets switches = {rest.items + non_cn_end, rest.count - non_cn_end, 0};
+    cs_ft_route_targets(&ft, &cns);
+    cs_ft_route_targets(&ft, &non_cns);
+    uint64_t *down = malloc(ft.num_groups * sizeof *down), *up = malloc(ft.num_groups * sizeof *up);
     assert_non_null(down);
     assert_non_null(up);
     uint64_t total_down = 0;
     for (uint32_t g = 0; g < ft.num_groups; g++) {
-        down[g] = ft.groups[g].counter_down;
-        up[g] = ft.groups[g].counter_up;
+        down[g] = ft.groups[g].load_down;
+        up[g] = ft.groups[g].load_up;
         total_down += down[g];
     }
     /* Each CN's main path counts one route per switch level it climbs: 24 CNs, the leaf and the
      * middle switch climb (roots do not). */
     assert_int_equal(total_down, 24 * 2);
-    cs_ft_route_switches(&ft);
+    assert_int_equal(switches.count, ft.num_sw);
+    cs_ft_route_targets(&ft, &switches);
     bool up_moved = false;
     for (uint32_t g = 0; g < ft.num_groups; g++) {
-        assert_int_equal(ft.groups[g].counter_down, down[g]);
-        up_moved |= ft.groups[g].counter_up != up[g];
+        assert_int_equal(ft.groups[g].load_down, down[g]);
+        up_moved |= ft.groups[g].load_up != up[g];
     }
     assert_true(up_moved);
+    cs_ft_targets_free(&cns);
+    cs_ft_targets_free(&rest);
     free(down);
     free(up);
     cs_ft_free(&ft);

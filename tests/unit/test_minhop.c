@@ -328,7 +328,7 @@ static void test_tables_must_match(void **state)
     fx_lids(&other, 0);
     struct cs_lfts t;
     fx_lfts(&t, &other);
-    assert_int_equal(cs_route_minhop(&f, NULL, &t, &err), -1);
+    assert_int_equal(cs_route_minhop(&f, NULL, NULL, &t, NULL, &err), -1);
     assert_non_null(strstr(err.msg, "tables"));
     cs_lfts_free(&t);
     cs_fabric_free(&other);

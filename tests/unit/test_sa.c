@@ -138,7 +138,7 @@ static void rig_model(struct rig *r, const struct cs_fabric *f)
     r->pipe = cs_smp_pipe_create(&t, &po, &err);
     assert_non_null(r->pipe);
     cs_sm_sweep_init(&r->s);
-    struct cs_sm_log log = {0};
+    struct cs_log log = {0};
     if (cs_sm_discover(r->pipe, &log, &r->s, &err) != 0)
         fail_msg("discover: %s", err.msg);
     assert_true(cs_sm_assign_lids(&r->s, NULL, false, &log, &err) >= 0);

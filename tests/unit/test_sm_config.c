@@ -63,7 +63,7 @@ static void test_defaults(void **state)
     assert_string_equal(c.cn_guid_file, "");
     assert_string_equal(c.log_file, "");
     assert_string_equal(c.state_dir, "/var/lib/cloudsm");
-    assert_int_equal(c.log_level, CS_SM_LOG_INFO);
+    assert_int_equal(c.log_level, CS_LOG_INFO);
 
     struct cs_smp_pipe_options p = cs_sm_config_pipe_options(&c);
     assert_int_equal(p.window, CS_SMP_PIPE_DEFAULT_WINDOW);
@@ -130,7 +130,7 @@ static void test_every_key(void **state)
     assert_int_equal(c.sweep_interval, 0);
     assert_string_equal(c.state_dir, "/srv/sm");
     assert_string_equal(c.log_file, "/var/log/cloudsmd.log");
-    assert_int_equal(c.log_level, CS_SM_LOG_DEBUG);
+    assert_int_equal(c.log_level, CS_LOG_DEBUG);
     cs_sm_config_warnings_free(&w);
 }
 
@@ -179,7 +179,7 @@ static void test_syntax(void **state)
     assert_string_equal(c.log_file, "/var/log/x y");
     assert_string_equal(c.cn_guid_file, "  padded  ");
     assert_string_equal(c.root_guid_file, "\"unbalanced");
-    assert_int_equal(c.log_level, CS_SM_LOG_WARN);
+    assert_int_equal(c.log_level, CS_LOG_WARN);
 
     /* (null), as OpenSM writes an unset string, unsets; "" does too. */
     parse_ok(&c,
@@ -261,7 +261,7 @@ static void test_bad_values(void **state)
         {"connect_roots 1\n", "sm.conf:1: connect_roots: '1' is not TRUE or FALSE"},
         {"routing_engine dfsssp\n",
          "sm.conf:1: routing_engine: unknown routing engine 'dfsssp' (cloudsm has: ftree, "
-         "minhop, updn)"},
+         "noftree, minhop, updn)"},
         {"routing_engine ,minhop\n", "sm.conf:1: routing_engine: no engine before the ','"},
         {"log_level loud\n", "sm.conf:1: log_level: 'loud' is not one of error, warn, info"},
         {"state_dir\n", "sm.conf:1: state_dir: missing value (write (null) for none)"},
@@ -320,7 +320,7 @@ static void test_set(void **state)
     assert_int_equal(cs_sm_config_set(&c, "sm_priority", "0x0c", &w, &err), 0);
     assert_int_equal(c.sm_priority, 12);
     assert_int_equal(cs_sm_config_set(&c, "log_level", "Warning", &w, &err), 0);
-    assert_int_equal(c.log_level, CS_SM_LOG_WARN);
+    assert_int_equal(c.log_level, CS_LOG_WARN);
     assert_int_equal(cs_sm_config_set(&c, "connect_roots", "TRUE", &w, &err), 0);
     assert_true(c.connect_roots);
     before = c;
@@ -345,16 +345,16 @@ static void test_set(void **state)
 static void test_log_levels(void **state)
 {
     (void)state;
-    enum cs_sm_log_level l;
+    enum cs_log_level l;
     const char *names[] = {"error", "warn", "info", "debug"};
     for (int i = 0; i < 4; i++) {
-        assert_string_equal(cs_sm_log_level_name((enum cs_sm_log_level)i), names[i]);
-        assert_true(cs_sm_log_level_parse(names[i], &l));
+        assert_string_equal(cs_log_level_name((enum cs_log_level)i), names[i]);
+        assert_true(cs_log_level_parse(names[i], &l));
         assert_int_equal(l, i);
     }
-    assert_true(cs_sm_log_level_parse("DEBUG", &l) && l == CS_SM_LOG_DEBUG);
-    assert_false(cs_sm_log_level_parse("verbose", &l));
-    assert_false(cs_sm_log_level_parse("", &l));
+    assert_true(cs_log_level_parse("DEBUG", &l) && l == CS_LOG_DEBUG);
+    assert_false(cs_log_level_parse("verbose", &l));
+    assert_false(cs_log_level_parse("", &l));
 }
 
 static void round_trip(const struct cs_sm_config *c)
@@ -508,7 +508,7 @@ static void test_diff(void **state)
                  "guid", "connect_roots", "root_guid_file", "cn_guid_file", "sm_priority",
                  "subnet_prefix", "sm_key", "part_enforce", "allow_both_pkeys", "subnet_timeout",
                  "subnet_supports_sa_path_caching", "max_wire_smps", "transaction_timeout",
-                 "transaction_retries", "m_key_lease_period", "log_file", NULL};
+                 "transaction_retries", "m_key_lease_period", "log_file", "node_order_file", NULL};
          *k; k++) {
         struct cs_sm_config other = was;
         const char *value = strstr(*k, "file")      ? "/x"
@@ -521,6 +521,8 @@ static void test_diff(void **state)
             fail_msg("%s %s: %s", *k, value, err.msg);
         assert_int_equal(cs_sm_config_diff(&was, &other, ch), 1);
         assert_string_equal(ch[0].key, *k);
+        if (strcmp(*k, "node_order_file") == 0) /* noftree's order: a SIGHUP routes again */
+            assert_int_equal(ch[0].how, CS_SM_CONFIG_REROUTE);
     }
 
     char buf[64];

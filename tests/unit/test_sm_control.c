@@ -211,7 +211,7 @@ static void test_parse(void **state)
     assert_true(r.json);
     r = parse_ok("log-level WARNING");
     assert_int_equal(r.command, CS_SM_CMD_LOG_LEVEL);
-    assert_int_equal(r.log_level, CS_SM_LOG_WARN);
+    assert_int_equal(r.log_level, CS_LOG_WARN);
     assert_string_equal(r.argv[0], "warn"); /* one spelling */
     assert_int_equal(parse_ok("topology").command, CS_SM_CMD_TOPOLOGY);
     assert_int_equal(parse_ok("lfts").command, CS_SM_CMD_LFTS);
@@ -238,8 +238,9 @@ static void test_parse_errors(void **state)
     expect_parse_error("status extra", 12, "status takes no arguments ('extra' is one too many)");
     expect_parse_error("reroute", 7, "reroute wants 1 argument: reroute ENGINE");
     expect_parse_error("reroute ftree minhop", 20, "too many arguments ('minhop'): reroute ENGINE");
-    expect_parse_error("reroute dfsssp", 14,
-                       "unknown routing engine 'dfsssp' (cloudsm has: ftree, minhop, updn)");
+    expect_parse_error(
+        "reroute dfsssp", 14,
+        "unknown routing engine 'dfsssp' (cloudsm has: ftree, noftree, minhop, updn)");
     expect_parse_error("log-level loud", 14, "unknown log level 'loud'");
     expect_parse_error("status --verbose", 16, "unknown option '--verbose' (the only option is");
     expect_parse_error("status\x01", 7, "byte 0x01 at column 7");
@@ -366,7 +367,7 @@ static void test_serve_requests(void **state)
     struct stub s = {0};
     struct log_capture log = {0};
     open_server(&c);
-    c.log = (struct cs_sm_log){capture_log, &log};
+    c.log = (struct cs_log){capture_log, &log};
 
     char *reply = exchange(&c, &s, "status --json\n", 14);
     assert_string_equal(reply, "ok\n{\n  \"state\": \"master\",\n  \"sweeps\": 3\n}\n");
@@ -393,7 +394,7 @@ static void test_serve_requests(void **state)
     reply = exchange(&c, &s, "log-level DEBUG", 15); /* no newline: shut down instead */
     assert_string_equal(reply, "ok\nlog level debug\n");
     free(reply);
-    assert_int_equal(s.last.log_level, CS_SM_LOG_DEBUG);
+    assert_int_equal(s.last.log_level, CS_LOG_DEBUG);
 
     assert_int_equal(s.calls, 5);
     assert_int_equal(c.served, 5);

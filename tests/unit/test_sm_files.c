@@ -86,8 +86,16 @@ static void test_load(void **state)
              "Default=0x7fff : ALL, SELF=full ;\nBlue=0x0100 : 0x0002c90000001001=full ;\n");
     put_file(c.root_guid_file, "roots", "0x0020000300000000 spine-0\n0x0020000300000001\n");
     put_file(c.cn_guid_file, "cns", "# none yet\n");
+    put_file(c.node_order_file, "order", "# e, i, m\n0x400\n0x800\n0xc00\n");
     struct cs_sm_files a, b;
     load_ok(&a, &c);
+    /* The node order is the routing engines' input, read by their loader (route.h). */
+    assert_true(a.route.has_node_order);
+    assert_int_equal(a.route.node_order.count, 3);
+    assert_true(a.route.node_order.guids[2] == 0xc00);
+    struct cs_route_inputs in = {0};
+    cs_route_loaded_inputs(&a.route, &in);
+    assert_ptr_equal(in.node_order, &a.route.node_order);
     assert_int_equal(a.partitions.count, 2);
     assert_int_equal(a.roots.count, 2);
     assert_true(a.roots.guids[1] == UINT64_C(0x0020000300000001));
@@ -104,6 +112,11 @@ static void test_load(void **state)
     assert_true(cs_sm_files_differ(&a, &b, CS_SM_FILE_ROOTS));
     assert_false(cs_sm_files_differ(&a, &b, CS_SM_FILE_CNS));
     cs_sm_files_free(&b);
+    put_file(c.node_order_file, "order", "0x800\n0x400\n");
+    load_ok(&b, &c);
+    assert_true(cs_sm_files_differ(&a, &b, CS_SM_FILE_NODE_ORDER));
+    assert_false(cs_sm_files_differ(&a, &b, CS_SM_FILE_CNS));
+    cs_sm_files_free(&b);
     /* A file no longer configured differs from one that was. */
     c.cn_guid_file[0] = '\0';
     load_ok(&b, &c);
@@ -111,6 +124,7 @@ static void test_load(void **state)
     cs_sm_files_free(&b);
     cs_sm_files_free(&a);
     assert_string_equal(cs_sm_file_key(CS_SM_FILE_CNS), "cn_guid_file");
+    assert_string_equal(cs_sm_file_key(CS_SM_FILE_NODE_ORDER), "node_order_file");
 }
 
 /* A configured partitions.conf that does not exist means Default only, as in OpenSM. */
@@ -154,6 +168,14 @@ static void test_bad_files(void **state)
     c.root_guid_file[0] = '\0';
     put_file(c.cn_guid_file, "cns", "0x1\n0x1\n");
     snprintf(want, sizeof want, "%s:2: ", c.cn_guid_file);
+    msg = load_error(&c);
+    if (strncmp(msg, want, strlen(want)) != 0)
+        fail_msg("'%s' does not start with '%s'", msg, want);
+
+    /* A bad node_order_file stops the load as well. */
+    cs_sm_config_defaults(&c);
+    put_file(c.node_order_file, "order", "0x400\n# fine so far\nthis-is-no-guid\n");
+    snprintf(want, sizeof want, "%s:3: ", c.node_order_file);
     msg = load_error(&c);
     if (strncmp(msg, want, strlen(want)) != 0)
         fail_msg("'%s' does not start with '%s'", msg, want);

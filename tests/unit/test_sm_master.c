@@ -142,7 +142,7 @@ struct rig {
     struct cs_smp_pipe *pipe;
     struct cs_sm_sweep s;
     struct log_capture lc;
-    struct cs_sm_log log;
+    struct cs_log log;
     struct cs_sm_identity me;
 };
 
@@ -160,7 +160,7 @@ static void rig_open(struct rig *r)
     struct cs_smp_pipe_options opt = {.window = 16, .timeout_ms = 100, .retries = 0};
     r->pipe = cs_smp_pipe_create(&t, &opt, &err);
     assert_non_null(r->pipe);
-    r->log = (struct cs_sm_log){capture_log, &r->lc};
+    r->log = (struct cs_log){capture_log, &r->lc};
     r->me = (struct cs_sm_identity){
         .guid = r->src.ports[cs_fabric_port(&r->src, 0, 1)].guid,
         .priority = 5,

@@ -49,7 +49,7 @@ struct rig {
     struct cs_sm_sweep s;
     struct cs_sm_pkey_tables held, want;
     struct log_capture lc;
-    struct cs_sm_log log;
+    struct cs_log log;
 };
 
 static void rig_pipe(struct rig *r)
@@ -80,7 +80,7 @@ static void rig_open(struct rig *r)
     cs_sm_sweep_init(&r->s);
     cs_sm_pkey_tables_init(&r->held);
     cs_sm_pkey_tables_init(&r->want);
-    r->log = (struct cs_sm_log){capture_log, &r->lc};
+    r->log = (struct cs_log){capture_log, &r->lc};
 }
 
 /* A restarted SM: same fabric (model), new pipe, nothing remembered. */

@@ -51,7 +51,7 @@ struct rig {
     struct cs_lfts lfts;
     bool routed;
     struct log_capture lc;
-    struct cs_sm_log log;
+    struct cs_log log;
     struct cs_smp_pipe_stats mark; /* pipe counters at the start of the current phase */
     uint32_t *model_node;          /* sweep node index -> model node index (by GUID) */
     struct cs_route_options ropt;
@@ -78,7 +78,7 @@ static void rig_open(struct rig *r, const struct cs_fabric *f, uint32_t sm_node,
     assert_non_null(r->m);
     rig_pipe(r, retries);
     cs_sm_sweep_init(&r->s);
-    r->log = (struct cs_sm_log){capture_log, &r->lc};
+    r->log = (struct cs_log){capture_log, &r->lc};
 }
 
 /* What a restarted SM has: the same fabric (model), a new pipe, a new sweep, no tables. */

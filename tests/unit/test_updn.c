@@ -395,7 +395,7 @@ static int route_updn_raw(const struct cs_fabric *f, struct cs_error *err)
 {
     struct cs_lfts t;
     fx_lfts(&t, f);
-    int rc = cs_route_updn(f, NULL, &t, err);
+    int rc = cs_route_updn(f, NULL, NULL, &t, NULL, err);
     cs_lfts_free(&t);
     return rc;
 }
@@ -519,7 +519,7 @@ static void test_no_roots(void **state)
     struct cs_guid_list list = guid_list(not_switches, 2);
     struct cs_route_options named = {.root_guids = &list};
     fx_lfts(&t, &f);
-    assert_int_equal(cs_route_updn(&f, &named, &t, &err), CS_ROUTE_UNSUITABLE);
+    assert_int_equal(cs_route_updn(&f, &named, NULL, &t, NULL, &err), CS_ROUTE_UNSUITABLE);
     assert_non_null(strstr(err.msg, "none of the 2 root GUIDs"));
     cs_lfts_free(&t);
     cs_fabric_free(&f);

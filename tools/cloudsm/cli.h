@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "cloudsm/error.h"
 
@@ -32,6 +33,9 @@ int cli_fail(const char *who, const struct cs_error *err);
 int cli_usage(const char *who, const char *fmt, ...) CS_PRINTF(2, 3);
 /* Parse a whole unsigned decimal number in [min, max]. */
 bool cli_parse_uint(const char *text, unsigned min, unsigned max, unsigned *out);
+/* Print a command's help text; a line "@ENGINES@" becomes the routing engines with their
+ * summaries and "@ENGINE_NAMES@" their names ("ftree, noftree, ..."), from the registry. */
+void cli_print_help(FILE *out, const char *help);
 /* True if the argument list asks for help (-h / --help anywhere). */
 bool cli_wants_help(int argc, char **argv);
 

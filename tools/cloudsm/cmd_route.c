@@ -19,11 +19,9 @@ static const char route_help[] =
     "Compute the linear forwarding tables of every switch and write them as an LFT dump\n"
     "that OpenSM loads (opensm -R file -U FILE) and `cloudsm lft check` verifies.\n"
     "\n"
-    "engines:\n"
-    "  ftree    OpenSM 3.3.23's fat-tree routing, entry for entry on the same LIDs; falls\n"
-    "           back to minhop on a fabric that is not a pure fat-tree, as OpenSM does\n"
-    "  minhop   shortest paths, balanced by per-port route counters (OpenSM's default)\n"
-    "  updn     up*/down* shortest paths from the root switches: no credit loops\n"
+    "engines (the fat-tree ones fall back to minhop on a fabric that is not a pure\n"
+    "fat-tree, as OpenSM does):\n"
+    "@ENGINES@\n"
     "\n"
     "options:\n"
     "  -R, --engine NAME     the engine (required)\n"
@@ -33,6 +31,8 @@ static const char route_help[] =
     "  --root-guids FILE     root switches by node GUID, one per line (OpenSM's -a)\n"
     "  --cn-guids FILE       compute nodes by port GUID (OpenSM's -u); other CA ports are\n"
     "                        routed after them\n"
+    "  --order FILE          node order for noftree: port GUIDs, one per line, most\n"
+    "                        important first (docs/routing/noftree.md)\n"
     "  --connect-roots       also route between root switches (OpenSM's -z)\n"
     "  --no-fallback         fail instead of falling back to minhop\n"
     "  -o, --output FILE     write the LFTs here (atomically); default: standard output,\n"
@@ -48,6 +48,15 @@ static const char route_help[] =
     "  cloudsm route -R ftree fabric.topo --guid2lid /var/cache/opensm/guid2lid -o lfts.dump\n"
     "  cloudsm lft check k4n3.topo k4n3.lfts\n";
 
+/* An engine's warnings (e.g. an order naming a node it does not route) on stderr. */
+static void warn_on_stderr(void *arg, enum cs_log_level level, const char *msg)
+{
+    (void)arg;
+    if (level <= CS_LOG_WARN)
+        fprintf(stderr, "cloudsm route: %s: %s\n", level == CS_LOG_ERROR ? "error" : "warning",
+                msg);
+}
+
 static int route_main(int argc, char **argv)
 {
     const char *who = argv[0];
@@ -58,18 +67,14 @@ static int route_main(int argc, char **argv)
     bool as_json = false;
     struct cs_route_options ropt = {0};
     static const struct option options[] = {
-        {"engine", required_argument, NULL, 'R'},
-        {"guid2lid", required_argument, NULL, 'g'},
-        {"lmc", required_argument, NULL, 'm'},
-        {"root-guids", required_argument, NULL, 'a'},
-        {"cn-guids", required_argument, NULL, 'u'},
-        {"connect-roots", no_argument, NULL, 'z'},
-        {"no-fallback", no_argument, NULL, 'n'},
-        {"output", required_argument, NULL, 'o'},
-        {"format", required_argument, NULL, 'f'},
-        {"json", no_argument, NULL, 'j'},
-        {NULL, 0, NULL, 0},
+        {"engine", required_argument, NULL, 'R'},   {"guid2lid", required_argument, NULL, 'g'},
+        {"lmc", required_argument, NULL, 'm'},      {"root-guids", required_argument, NULL, 'a'},
+        {"cn-guids", required_argument, NULL, 'u'}, {"order", required_argument, NULL, 'O'},
+        {"connect-roots", no_argument, NULL, 'z'},  {"no-fallback", no_argument, NULL, 'n'},
+        {"output", required_argument, NULL, 'o'},   {"format", required_argument, NULL, 'f'},
+        {"json", no_argument, NULL, 'j'},           {NULL, 0, NULL, 0},
     };
+    struct cs_route_files files = {0};
     int opt;
     while ((opt = getopt_long(argc, argv, "R:o:", options, NULL)) != -1) {
         switch (opt) {
@@ -88,6 +93,9 @@ static int route_main(int argc, char **argv)
             break;
         case 'u':
             cns_file = optarg;
+            break;
+        case 'O':
+            files.node_order_file = optarg;
             break;
         case 'z':
             ropt.connect_roots = true;
@@ -124,17 +132,21 @@ static int route_main(int argc, char **argv)
     struct cs_guid_list roots = {0}, cns = {0};
     struct cs_lfts lfts = {0};
     struct cs_route_stats stats;
+    struct cs_route_loaded loaded = {0};
+    struct cs_route_inputs inputs = {.log = &(struct cs_log){warn_on_stderr, NULL}};
     cs_fabric_init(&f);
     int rc = EXIT_OK;
     if (load_topology_with_lids(&f, argv[optind], guid2lid, lmc, &err) < 0 ||
         (roots_file && cs_guid_list_read(&roots, roots_file, &err) < 0) ||
-        (cns_file && cs_guid_list_read(&cns, cns_file, &err) < 0)) {
+        (cns_file && cs_guid_list_read(&cns, cns_file, &err) < 0) ||
+        cs_route_files_load(&files, &loaded, &err) < 0) {
         rc = cli_fail(who, &err);
         goto done;
     }
+    cs_route_loaded_inputs(&loaded, &inputs);
     ropt.root_guids = roots_file ? &roots : NULL;
     ropt.cn_guids = cns_file ? &cns : NULL;
-    if (cs_route(engine, &f, &ropt, &lfts, &stats, &err) < 0) {
+    if (cs_route_with(engine, &f, &ropt, &inputs, &lfts, &stats, NULL, &err) < 0) {
         rc = cli_fail(who, &err);
         goto done;
     }
@@ -175,12 +187,12 @@ done:
     cs_lfts_free(&lfts);
     cs_guid_list_free(&roots);
     cs_guid_list_free(&cns);
+    cs_route_loaded_free(&loaded);
     cs_fabric_free(&f);
     return rc;
 }
 
 const struct cli_command cli_route_commands[] = {
-    {"route", "", "compute LFTs with a routing engine (ftree, minhop, updn)", route_help,
-     route_main},
+    {"route", "", "compute LFTs with a routing engine", route_help, route_main},
     {"route", NULL, NULL, NULL, NULL},
 };

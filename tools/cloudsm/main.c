@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cloudsm/route.h"
 
 #define CLOUDSM_VERSION "0.1.0"
 
@@ -53,6 +54,31 @@ bool cli_wants_help(int argc, char **argv)
             return true;
     }
     return false;
+}
+
+void cli_print_help(FILE *out, const char *help)
+{
+    static const char table[] = "@ENGINES@\n", names[] = "@ENGINE_NAMES@";
+    for (const char *p = help; *p;) {
+        const char *at = strchr(p, '@');
+        if (!at) {
+            fputs(p, out);
+            break;
+        }
+        fwrite(p, 1, (size_t)(at - p), out);
+        if (strncmp(at, table, sizeof table - 1) == 0) {
+            for (const struct cs_route_engine *e = cs_route_engines; e->name; e++)
+                fprintf(out, "  %-9s%s\n", e->name, e->summary);
+            p = at + sizeof table - 1;
+        } else if (strncmp(at, names, sizeof names - 1) == 0) {
+            char list[128];
+            fputs(cs_route_engine_names(list, sizeof list), out);
+            p = at + sizeof names - 1;
+        } else {
+            fputc('@', out);
+            p = at + 1;
+        }
+    }
 }
 
 static void print_overview(FILE *out)
@@ -123,7 +149,7 @@ static int help(int argc, char **argv)
     if (argc < 3) {
         const struct cli_command *own = group_command(group);
         if (own)
-            fputs(own->help, stdout);
+            cli_print_help(stdout, own->help);
         else
             print_group(stdout, group);
         return EXIT_OK;
@@ -133,7 +159,7 @@ static int help(int argc, char **argv)
         fprintf(stderr, "cloudsm help: no command '%s %s'\n", argv[1], argv[2]);
         return EXIT_USAGE;
     }
-    fputs(c->help, stdout);
+    cli_print_help(stdout, c->help);
     return EXIT_OK;
 }
 
@@ -144,7 +170,7 @@ static int run(const struct cli_command *c, int argc, char **argv)
     snprintf(who, sizeof who, "%s%s%s", c->group, *c->name ? " " : "", c->name);
     argv[0] = who;
     if (cli_wants_help(argc, argv)) {
-        fputs(c->help, stdout);
+        cli_print_help(stdout, c->help);
         return EXIT_OK;
     }
     optind = 1;

@@ -10,14 +10,14 @@
 
 static const char *const level_labels[] = {"ERROR", "WARN", "INFO", "DEBUG"};
 
-void cloudsmd_log_use(struct cloudsmd_log *log, FILE *fp, enum cs_sm_log_level level)
+void cloudsmd_log_use(struct cloudsmd_log *log, FILE *fp, enum cs_log_level level)
 {
     log->fp = fp;
     log->owned = false;
     log->level = level;
 }
 
-int cloudsmd_log_open(struct cloudsmd_log *log, const char *path, enum cs_sm_log_level level,
+int cloudsmd_log_open(struct cloudsmd_log *log, const char *path, enum cs_log_level level,
                       struct cs_error *err)
 {
     cloudsmd_log_use(log, stderr, level);
@@ -53,7 +53,7 @@ void cloudsmd_log_close(struct cloudsmd_log *log)
     log->owned = false;
 }
 
-void cloudsmd_log_message(struct cloudsmd_log *log, enum cs_sm_log_level level, const char *msg)
+void cloudsmd_log_message(struct cloudsmd_log *log, enum cs_log_level level, const char *msg)
 {
     if (!log->fp || level > log->level)
         return;
@@ -82,7 +82,7 @@ void cloudsmd_log_message(struct cloudsmd_log *log, enum cs_sm_log_level level, 
     funlockfile(log->fp);
 }
 
-void cloudsmd_logf(struct cloudsmd_log *log, enum cs_sm_log_level level, const char *fmt, ...)
+void cloudsmd_logf(struct cloudsmd_log *log, enum cs_log_level level, const char *fmt, ...)
 {
     if (!log->fp || level > log->level)
         return;
@@ -94,14 +94,14 @@ void cloudsmd_logf(struct cloudsmd_log *log, enum cs_sm_log_level level, const c
     cloudsmd_log_message(log, level, msg);
 }
 
-static void sink(void *arg, enum cs_sm_log_level level, const char *msg)
+static void sink(void *arg, enum cs_log_level level, const char *msg)
 {
     cloudsmd_log_message(arg, level, msg);
 }
 
-struct cs_sm_log cloudsmd_log_sink(struct cloudsmd_log *log)
+struct cs_log cloudsmd_log_sink(struct cloudsmd_log *log)
 {
-    struct cs_sm_log s = {sink, log};
+    struct cs_log s = {sink, log};
     return s;
 }
 
@@ -110,12 +110,12 @@ void cloudsmd_log_config_warnings(struct cloudsmd_log *log, const char *config_p
 {
     for (uint32_t i = 0; i < warnings->count; i++) {
         const struct cs_sm_config_warning *w = &warnings->items[i];
-        cloudsmd_log_message(
-            log, w->kind == CS_SM_CONFIG_OPENSM_KEY ? CS_SM_LOG_DEBUG : CS_SM_LOG_WARN, w->msg);
+        cloudsmd_log_message(log, w->kind == CS_SM_CONFIG_OPENSM_KEY ? CS_LOG_DEBUG : CS_LOG_WARN,
+                             w->msg);
     }
     uint32_t opensm = cs_sm_config_warnings_count(warnings, CS_SM_CONFIG_OPENSM_KEY);
     if (opensm)
-        cloudsmd_logf(log, CS_SM_LOG_INFO,
+        cloudsmd_logf(log, CS_LOG_INFO,
                       "config: %" PRIu32 " OpenSM options in %s are not used by cloudsm "
                       "(listed at log level debug)",
                       opensm, config_path ? config_path : "the configuration");
@@ -150,7 +150,7 @@ double cloudsmd_phase_end(struct cloudsmd_log *log, const struct cloudsmd_phase 
 {
     double ms = cloudsmd_phase_ms(phase);
     if (!phase->pipe) {
-        cloudsmd_logf(log, CS_SM_LOG_INFO, "%s took %.1f ms", phase->name, ms);
+        cloudsmd_logf(log, CS_LOG_INFO, "%s took %.1f ms", phase->name, ms);
         return ms;
     }
     struct cs_smp_pipe_stats d = cloudsmd_phase_smps(phase);
@@ -160,7 +160,7 @@ double cloudsmd_phase_end(struct cloudsmd_log *log, const struct cloudsmd_phase 
         snprintf(trouble, sizeof trouble,
                  "; %" PRIu64 " resent, %" PRIu64 " timed out, %" PRIu64 " error replies",
                  d.retries, d.timeouts, d.bad_status);
-    cloudsmd_logf(log, CS_SM_LOG_INFO,
+    cloudsmd_logf(log, CS_LOG_INFO,
                   "%s took %.1f ms, %" PRIu64 " SMPs (%" PRIu64 " gets, %" PRIu64 " sets)%s",
                   phase->name, ms, d.sent, d.gets, d.sets, trouble);
     return ms;

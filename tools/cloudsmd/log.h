@@ -1,4 +1,4 @@
-/* cloudsmd's log: the sink behind struct cs_sm_log (include/cloudsm/sm.h).
+/* cloudsmd's log: the sink behind struct cs_log (include/cloudsm/sm.h).
  *
  * One line per message, UTC time to the millisecond, level, text:
  *
@@ -23,12 +23,12 @@
 struct cloudsmd_log {
     FILE *fp;
     bool owned; /* fp is our file (closed by cloudsmd_log_close), not stderr */
-    enum cs_sm_log_level level;
+    enum cs_log_level level;
 };
 
 /* path NULL or "": standard error. A file is created if needed (mode 0644 less the umask) and
  * appended to. */
-int cloudsmd_log_open(struct cloudsmd_log *log, const char *path, enum cs_sm_log_level level,
+int cloudsmd_log_open(struct cloudsmd_log *log, const char *path, enum cs_log_level level,
                       struct cs_error *err);
 /* SIGHUP: open path afresh (a log rotated away is created again; "" = standard error) and
  * only then close the old file, so that a failure keeps the log where it was. */
@@ -36,13 +36,13 @@ int cloudsmd_log_reopen(struct cloudsmd_log *log, const char *path, struct cs_er
 void cloudsmd_log_close(struct cloudsmd_log *log);
 
 /* Log to an already open stream (tests; a caller that owns fp). */
-void cloudsmd_log_use(struct cloudsmd_log *log, FILE *fp, enum cs_sm_log_level level);
+void cloudsmd_log_use(struct cloudsmd_log *log, FILE *fp, enum cs_log_level level);
 
 /* What the SM core logs through. */
-struct cs_sm_log cloudsmd_log_sink(struct cloudsmd_log *log);
+struct cs_log cloudsmd_log_sink(struct cloudsmd_log *log);
 
-void cloudsmd_log_message(struct cloudsmd_log *log, enum cs_sm_log_level level, const char *msg);
-void cloudsmd_logf(struct cloudsmd_log *log, enum cs_sm_log_level level, const char *fmt, ...)
+void cloudsmd_log_message(struct cloudsmd_log *log, enum cs_log_level level, const char *msg);
+void cloudsmd_logf(struct cloudsmd_log *log, enum cs_log_level level, const char *fmt, ...)
     CS_PRINTF(3, 4);
 
 /* The warnings of the configuration file: unknown keys and notes at WARN, one line each; OpenSM

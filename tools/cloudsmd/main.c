@@ -53,7 +53,7 @@ struct run {
     int argc;                 /* the command line, parsed again on SIGHUP */
     char **argv;
     struct cloudsmd_log log;
-    struct cs_sm_log sink;
+    struct cs_log sink;
     struct umad_sm_port port;
     bool port_open;
     struct cs_smp_pipe *pipe;
@@ -101,7 +101,7 @@ static void run_free(struct run *r)
 
 static int fail_run(struct run *r, const struct cs_error *err)
 {
-    cloudsmd_logf(&r->log, CS_SM_LOG_ERROR, "%s", err->msg);
+    cloudsmd_logf(&r->log, CS_LOG_ERROR, "%s", err->msg);
     return EXIT_FAILED;
 }
 
@@ -114,18 +114,18 @@ static int load_guid2lid(struct run *r, struct cs_error *err)
         return cs_fail(err, "cannot create state directory %s: %s", dir, strerror(errno));
     snprintf(r->guid2lid_path, sizeof(r->guid2lid_path), "%s/guid2lid", dir);
     if (r->cfg->reassign_lids) {
-        cloudsmd_logf(&r->log, CS_SM_LOG_INFO, "reassign_lids: ignoring %s, every LID is new",
+        cloudsmd_logf(&r->log, CS_LOG_INFO, "reassign_lids: ignoring %s, every LID is new",
                       r->guid2lid_path);
         return 0;
     }
     struct stat st;
     if (stat(r->guid2lid_path, &st) < 0) {
-        cloudsmd_logf(&r->log, CS_SM_LOG_INFO, "no %s: every LID is new", r->guid2lid_path);
+        cloudsmd_logf(&r->log, CS_LOG_INFO, "no %s: every LID is new", r->guid2lid_path);
         return 0;
     }
     struct cs_error why;
     if (cs_guid2lid_read(&r->guid2lid, r->guid2lid_path, &why) == 0) {
-        cloudsmd_logf(&r->log, CS_SM_LOG_INFO, "%s: %u LIDs to keep", r->guid2lid_path,
+        cloudsmd_logf(&r->log, CS_LOG_INFO, "%s: %u LIDs to keep", r->guid2lid_path,
                       r->guid2lid.count);
         return 0;
     }
@@ -133,7 +133,7 @@ static int load_guid2lid(struct run *r, struct cs_error *err)
     snprintf(bad, sizeof(bad), "%s.bad", r->guid2lid_path);
     rename(r->guid2lid_path, bad);
     cs_guid2lid_free(&r->guid2lid);
-    cloudsmd_logf(&r->log, CS_SM_LOG_WARN, "%s (moved to %s; assigning LIDs afresh)", why.msg, bad);
+    cloudsmd_logf(&r->log, CS_LOG_WARN, "%s (moved to %s; assigning LIDs afresh)", why.msg, bad);
     return 0;
 }
 
@@ -145,15 +145,17 @@ static int route(struct run *r, struct cs_error *err)
         .cn_guids = c->cn_guid_file[0] ? &r->files.cns : NULL,
         .connect_roots = c->connect_roots,
     };
+    struct cs_route_inputs in = {.log = &r->sink};
+    cs_route_loaded_inputs(&r->files.route, &in);
     struct cs_route_stats st;
     cs_lfts_free(&r->lfts);
-    if (cs_route(r->engine, &r->sweep.fabric, &ropt, &r->lfts, &st, err) < 0)
+    if (cs_route_with(r->engine, &r->sweep.fabric, &ropt, &in, &r->lfts, &st, NULL, err) < 0)
         return -1;
     r->route = st;
     if (st.fell_back)
-        cloudsmd_logf(&r->log, CS_SM_LOG_WARN, "route: %s is not suitable (%s); routed with %s",
+        cloudsmd_logf(&r->log, CS_LOG_WARN, "route: %s is not suitable (%s); routed with %s",
                       st.requested, st.fallback_reason, st.engine);
-    cloudsmd_logf(&r->log, CS_SM_LOG_INFO,
+    cloudsmd_logf(&r->log, CS_LOG_INFO,
                   "route: %s tables for %u switches, LIDs 1..%u (engine %.1f ms)", st.engine,
                   st.switches, st.max_lid, st.route_ms);
     return 0;
@@ -168,11 +170,11 @@ static int load_files(struct run *r, const struct cs_sm_config *cfg, struct cs_s
         return -1;
     const char *path = cfg->partition_config_file;
     for (uint32_t i = 0; i < files->partitions.num_warnings; i++)
-        cloudsmd_logf(&r->log, CS_SM_LOG_WARN, "%s", files->partitions.warnings[i].msg);
+        cloudsmd_logf(&r->log, CS_LOG_WARN, "%s", files->partitions.warnings[i].msg);
     if (files->partitions_missing)
-        cloudsmd_logf(&r->log, CS_SM_LOG_INFO, "partitions: no %s: Default only", path);
+        cloudsmd_logf(&r->log, CS_LOG_INFO, "partitions: no %s: Default only", path);
     else if (path[0])
-        cloudsmd_logf(&r->log, CS_SM_LOG_INFO, "partitions: %u from %s", files->partitions.count,
+        cloudsmd_logf(&r->log, CS_LOG_INFO, "partitions: %u from %s", files->partitions.count,
                       path);
     return 0;
 }
@@ -222,7 +224,7 @@ static int program_pkeys(struct run *r, struct cs_error *err)
     cs_sm_pkey_tables_free(&want);
     if (rc < 0)
         return -1;
-    cloudsmd_logf(&r->log, CS_SM_LOG_INFO,
+    cloudsmd_logf(&r->log, CS_LOG_INFO,
                   "pkeys: %u partitions, %llu blocks read back, %llu blocks sent, %llu "
                   "enforcement sets",
                   r->pset.count, (unsigned long long)pc.blocks_read,
@@ -289,7 +291,7 @@ static bool keep_last_view(struct run *r, struct cs_sm_sweep *fresh)
     bool lost = cs_sm_sweep_lost_fabric(fresh, &r->sweep);
     if (!lost && !fresh->sm_port_down) {
         if (r->sm_port_down_ms != 0)
-            cloudsmd_logf(&r->log, CS_SM_LOG_INFO, "SM port back after %.1f s",
+            cloudsmd_logf(&r->log, CS_LOG_INFO, "SM port back after %.1f s",
                           (cs_clock_ms() - r->sm_port_down_ms) / 1000.0);
         r->sm_port_down_ms = 0;
         return false;
@@ -301,7 +303,7 @@ static bool keep_last_view(struct run *r, struct cs_sm_sweep *fresh)
     r->sm_port_state = fresh->sm_port_down ? CS_SMP_PORT_STATE_DOWN : CS_SMP_PORT_STATE_INIT;
     if (!lost)
         return false; /* nothing better to keep: the first sweep */
-    cloudsmd_logf(&r->log, CS_SM_LOG_WARN,
+    cloudsmd_logf(&r->log, CS_LOG_WARN,
                   "SM port down%s: keeping the last fabric view (%u nodes); polling the port",
                   fresh->sm_port_down ? "" : " (its neighbour does not answer)",
                   r->sweep.fabric.num_nodes);
@@ -317,7 +319,7 @@ static bool keep_last_view(struct run *r, struct cs_sm_sweep *fresh)
 /* Another SM won the election: stop, and leave the fabric to it. */
 static int stepped_down(struct run *r, bool first)
 {
-    cloudsmd_logf(&r->log, CS_SM_LOG_ERROR, "not master: %s (standby mode comes later)",
+    cloudsmd_logf(&r->log, CS_LOG_ERROR, "not master: %s (standby mode comes later)",
                   first ? "exiting without programming the fabric"
                         : "stopping; the fabric is left to the winner");
     return EXIT_FAILED;
@@ -352,12 +354,12 @@ static int sweep_and_program(struct run *r, bool first)
         switches += cs_node_is_switch(&f->nodes[n]);
     for (uint32_t p = 0; p < f->num_port_slots; p++)
         links += f->ports[p].peer != CS_NONE && f->ports[p].peer > p;
-    cloudsmd_logf(&r->log, r->sweep.problems ? CS_SM_LOG_WARN : CS_SM_LOG_INFO,
+    cloudsmd_logf(&r->log, r->sweep.problems ? CS_LOG_WARN : CS_LOG_INFO,
                   "discover: %u nodes (%u switches, %u CAs), %u links, %u problem%s", f->num_nodes,
                   switches, f->num_nodes - switches, links, r->sweep.problems,
                   r->sweep.problems == 1 ? "" : "s");
     if (!first && f->num_nodes != nodes_before)
-        cloudsmd_logf(&r->log, CS_SM_LOG_INFO, "discover: %u nodes before, %u now", nodes_before,
+        cloudsmd_logf(&r->log, CS_LOG_INFO, "discover: %u nodes before, %u now", nodes_before,
                       f->num_nodes);
     cloudsmd_phase_end(&r->log, &ph);
 
@@ -389,7 +391,7 @@ static int sweep_and_program(struct run *r, bool first)
     uint32_t present = 0;
     for (uint32_t p = 0; p < f->num_port_slots; p++)
         present += f->ports[p].lid != 0;
-    cloudsmd_logf(&r->log, CS_SM_LOG_INFO,
+    cloudsmd_logf(&r->log, CS_LOG_INFO,
                   "lids: %u ports, %u held for absent ports, %d new or changed, SM LID %u", present,
                   r->guid2lid.count - present, changed, sm_lid);
     struct cs_sm_port_settings settings = {
@@ -420,7 +422,7 @@ static int sweep_and_program(struct run *r, bool first)
     if (program_lfts(r, &lc, &err) < 0)
         return fail_run(r, &err);
     failures += (int)lc.failures;
-    cloudsmd_logf(&r->log, CS_SM_LOG_INFO,
+    cloudsmd_logf(&r->log, CS_LOG_INFO,
                   "lfts: %llu blocks read back, %llu blocks sent, %llu LinearFDBTop sets",
                   (unsigned long long)lc.blocks_read, (unsigned long long)lc.blocks_sent,
                   (unsigned long long)lc.switch_info_sets);
@@ -432,7 +434,7 @@ static int sweep_and_program(struct run *r, bool first)
     if (act < 0)
         return fail_run(r, &err);
     failures += act;
-    cloudsmd_logf(&r->log, CS_SM_LOG_INFO, "activate: %u ports brought to ACTIVE", activated);
+    cloudsmd_logf(&r->log, CS_LOG_INFO, "activate: %u ports brought to ACTIVE", activated);
     cloudsmd_phase_end(&r->log, &ph);
 
     if (rebuild_sa(r, &err) < 0)
@@ -442,7 +444,7 @@ static int sweep_and_program(struct run *r, bool first)
     r->last_sweep_ms = cs_clock_ms();
     r->last_sweep_smps = total.sent;
     r->last_sweep_failures = failures;
-    cloudsmd_logf(&r->log, failures ? CS_SM_LOG_WARN : CS_SM_LOG_INFO,
+    cloudsmd_logf(&r->log, failures ? CS_LOG_WARN : CS_LOG_INFO,
                   "%s: %llu SMPs sent (%llu retries, %llu timeouts), %d failure%s",
                   first ? "subnet up" : "sweep done", (unsigned long long)total.sent,
                   (unsigned long long)total.retries, (unsigned long long)total.timeouts, failures,
@@ -552,8 +554,8 @@ static int on_control(void *arg, const struct cs_sm_request *req, FILE *out, str
             snprintf(r->engine, sizeof(r->engine), "%s", previous);
             return -1;
         }
-        cloudsmd_logf(&r->log, CS_SM_LOG_INFO, "reroute: %s tables, %llu blocks sent",
-                      r->route.engine, (unsigned long long)lc.blocks_sent);
+        cloudsmd_logf(&r->log, CS_LOG_INFO, "reroute: %s tables, %llu blocks sent", r->route.engine,
+                      (unsigned long long)lc.blocks_sent);
         if (req->json) {
             struct json j;
             json_init(&j, out);
@@ -575,19 +577,19 @@ static int on_control(void *arg, const struct cs_sm_request *req, FILE *out, str
         return 0;
     }
     case CS_SM_CMD_LOG_LEVEL: {
-        enum cs_sm_log_level old = r->log.level;
+        enum cs_log_level old = r->log.level;
         r->log.level = req->log_level;
         if (req->json) {
             struct json j;
             json_init(&j, out);
             json_object_begin(&j, NULL);
-            json_str(&j, "old", cs_sm_log_level_name(old));
-            json_str(&j, "new", cs_sm_log_level_name(req->log_level));
+            json_str(&j, "old", cs_log_level_name(old));
+            json_str(&j, "new", cs_log_level_name(req->log_level));
             json_object_end(&j);
             json_finish(&j);
         } else {
-            fprintf(out, "log level %s -> %s\n", cs_sm_log_level_name(old),
-                    cs_sm_log_level_name(req->log_level));
+            fprintf(out, "log level %s -> %s\n", cs_log_level_name(old),
+                    cs_log_level_name(req->log_level));
         }
         return 0;
     }
@@ -652,7 +654,8 @@ static void apply_config(struct run *r, const struct cs_sm_config *next, struct 
 {
     bool reroute_needed = cs_sm_config_changes_take(changes, n, CS_SM_CONFIG_REROUTE) ||
                           cs_sm_files_differ(&r->files, files, CS_SM_FILE_ROOTS) ||
-                          cs_sm_files_differ(&r->files, files, CS_SM_FILE_CNS);
+                          cs_sm_files_differ(&r->files, files, CS_SM_FILE_CNS) ||
+                          cs_sm_files_differ(&r->files, files, CS_SM_FILE_NODE_ORDER);
     bool pkeys_needed = cs_sm_config_changes_take(changes, n, CS_SM_CONFIG_PKEYS) ||
                         cs_sm_files_differ(&r->files, files, CS_SM_FILE_PARTITIONS);
     cs_sa_db_free(r->sa); /* it points into the partitions and tables replaced here */
@@ -672,15 +675,15 @@ static void apply_config(struct run *r, const struct cs_sm_config *next, struct 
     if (pkeys_needed) {
         int failures = program_pkeys(r, &err);
         if (failures != 0)
-            cloudsmd_logf(&r->log, CS_SM_LOG_ERROR, "SIGHUP: P_Key tables: %s",
+            cloudsmd_logf(&r->log, CS_LOG_ERROR, "SIGHUP: P_Key tables: %s",
                           failures < 0 ? err.msg : "some ports failed (see above)");
     }
     struct cs_sm_lft_counts lc;
     if (reroute_needed && reroute(r, &lc, &err) == 0)
-        cloudsmd_logf(&r->log, CS_SM_LOG_INFO, "SIGHUP: routed with %s, %llu LFT blocks sent",
+        cloudsmd_logf(&r->log, CS_LOG_INFO, "SIGHUP: routed with %s, %llu LFT blocks sent",
                       r->route.engine, (unsigned long long)lc.blocks_sent);
     else if (reroute_needed || rebuild_sa(r, &err) < 0)
-        cloudsmd_logf(&r->log, CS_SM_LOG_ERROR, "SIGHUP: %s", err.msg);
+        cloudsmd_logf(&r->log, CS_LOG_ERROR, "SIGHUP: %s", err.msg);
 }
 
 /* SIGHUP, as OpenSM: reopen the log file (logrotate), read the configuration again from the
@@ -697,10 +700,9 @@ static void reload(struct run *r)
     struct cs_error log_err;
     if (cloudsmd_log_reopen(&r->log, parsed ? next->config.log_file : r->cfg->log_file, &log_err) <
         0)
-        cloudsmd_logf(&r->log, CS_SM_LOG_ERROR, "SIGHUP: %s (logging on where it was)",
-                      log_err.msg);
+        cloudsmd_logf(&r->log, CS_LOG_ERROR, "SIGHUP: %s (logging on where it was)", log_err.msg);
     if (!parsed) {
-        cloudsmd_logf(&r->log, CS_SM_LOG_ERROR, "SIGHUP: %s; keeping the running configuration",
+        cloudsmd_logf(&r->log, CS_LOG_ERROR, "SIGHUP: %s; keeping the running configuration",
                       err.msg);
         free(next);
         return;
@@ -714,9 +716,8 @@ static void reload(struct run *r)
         if (changes[i].how == CS_SM_CONFIG_RESTART) {
             char value[128];
             cs_sm_config_format_value(r->cfg, changes[i].key, value, sizeof(value));
-            cloudsmd_logf(&r->log, CS_SM_LOG_WARN,
-                          "SIGHUP: %s needs a restart; keeping %s until then", changes[i].key,
-                          value);
+            cloudsmd_logf(&r->log, CS_LOG_WARN, "SIGHUP: %s needs a restart; keeping %s until then",
+                          changes[i].key, value);
             cs_sm_config_copy_key(&next->config, r->cfg, changes[i].key);
         } else if (used < sizeof(changed)) {
             used += (size_t)snprintf(changed + used, sizeof(changed) - used, "%s%s",
@@ -725,7 +726,7 @@ static void reload(struct run *r)
     }
     struct cs_sm_files files;
     if (load_files(r, &next->config, &files, &err) < 0) {
-        cloudsmd_logf(&r->log, CS_SM_LOG_ERROR, "SIGHUP: %s; keeping the running configuration",
+        cloudsmd_logf(&r->log, CS_LOG_ERROR, "SIGHUP: %s; keeping the running configuration",
                       err.msg);
     } else {
         char contents[128] = "";
@@ -734,7 +735,7 @@ static void reload(struct run *r)
             if (cs_sm_files_differ(&r->files, &files, (enum cs_sm_file)f))
                 cused += (size_t)snprintf(contents + cused, sizeof(contents) - cused, "%s%s",
                                           cused ? ", " : "", cs_sm_file_key((enum cs_sm_file)f));
-        cloudsmd_logf(&r->log, CS_SM_LOG_INFO, "SIGHUP: configuration read again; changed: %s%s%s",
+        cloudsmd_logf(&r->log, CS_LOG_INFO, "SIGHUP: configuration read again; changed: %s%s%s",
                       used ? changed : "nothing", cused ? "; files changed: " : "", contents);
         apply_config(r, &next->config, &files, changes, n);
         cs_sm_files_free(&files);
@@ -763,7 +764,7 @@ static int serve(struct run *r)
     if (settle(r, &err) < 0)
         return fail_run(r, &err);
     unsigned interval = r->cfg->sweep_interval;
-    cloudsmd_logf(&r->log, CS_SM_LOG_INFO,
+    cloudsmd_logf(&r->log, CS_LOG_INFO,
                   "master SM on port 0x%016llx; light sweep every %u s%s; waiting for SIGTERM",
                   (unsigned long long)r->port.port_guid, interval,
                   interval ? "" : " (off: traps only)");
@@ -796,7 +797,7 @@ static int serve(struct run *r)
         if (changed < 0)
             return fail_run(r, &err);
         if (changed > 0 || trapped || retry || port_back) {
-            cloudsmd_logf(&r->log, CS_SM_LOG_INFO,
+            cloudsmd_logf(&r->log, CS_LOG_INFO,
                           "%s; light sweep: %d switch%s changed or silent: heavy sweep",
                           port_back ? "SM port up again"
                           : trapped ? "trap received"
@@ -811,7 +812,7 @@ static int serve(struct run *r)
     }
     if (r->me.state != CS_SMP_SM_STATE_MASTER) /* another SM won a sweep's election */
         return stepped_down(r, false);
-    cloudsmd_logf(&r->log, CS_SM_LOG_INFO, "signal %d: stopping", (int)stop_requested);
+    cloudsmd_logf(&r->log, CS_LOG_INFO, "signal %d: stopping", (int)stop_requested);
     return EXIT_OK;
 }
 
@@ -859,7 +860,7 @@ int main(int argc, char **argv)
         goto out;
     }
     r.port_open = true;
-    cloudsmd_logf(&r.log, CS_SM_LOG_INFO,
+    cloudsmd_logf(&r.log, CS_LOG_INFO,
                   "cloudsmd on %s port %d (port GUID 0x%016llx), engine %s, window %u",
                   r.port.ca_name, r.port.port_num, (unsigned long long)r.port.port_guid,
                   opt.config.routing_engine, opt.config.smp_window);

@@ -16,6 +16,7 @@ enum {
     OPT_LOG_LEVEL,
     OPT_ROOT_GUIDS,
     OPT_CN_GUIDS,
+    OPT_NODE_ORDER,
     OPT_DUMP_CONFIG,
     OPT_VERSION,
 };
@@ -34,6 +35,7 @@ static const struct option long_options[] = {
     {"log-file", required_argument, NULL, 'f'},
     {"root-guids", required_argument, NULL, OPT_ROOT_GUIDS},
     {"cn-guids", required_argument, NULL, OPT_CN_GUIDS},
+    {"node-order", required_argument, NULL, OPT_NODE_ORDER},
     {"connect-roots", no_argument, NULL, 'z'},
     {"reassign-lids", no_argument, NULL, 'r'},
     {"dump-config", no_argument, NULL, OPT_DUMP_CONFIG},
@@ -65,6 +67,7 @@ static const struct flag_key flag_keys[] = {
     {'f', "--log-file", "log_file", NULL},
     {OPT_ROOT_GUIDS, "--root-guids", "root_guid_file", NULL},
     {OPT_CN_GUIDS, "--cn-guids", "cn_guid_file", NULL},
+    {OPT_NODE_ORDER, "--node-order", "node_order_file", NULL},
     {'z', "--connect-roots", "connect_roots", "TRUE"},
     {'r', "--reassign-lids", "reassign_lids", "TRUE"},
 };
@@ -122,6 +125,8 @@ void cloudsmd_print_help(FILE *out)
             "      --root-guids FILE      root switch node GUIDs, one per line (default: "
             "detect)\n"
             "      --cn-guids FILE        compute node port GUIDs (default: every CA port)\n"
+            "      --node-order FILE      noftree's node order: port GUIDs, most important\n"
+            "                             first (default: none)\n"
             "  -z, --connect-roots        route root switches' LIDs between roots too\n"
             "  -r, --reassign-lids        forget guid2lid and the LIDs ports hold: number\n"
             "                             every port afresh (OpenSM -r)\n"
@@ -136,16 +141,17 @@ void cloudsmd_print_help(FILE *out)
             "(guid, routing_engine, sm_priority, subnet_prefix, m_key, m_key_lease_period,\n"
             "max_wire_smps, transaction_timeout, transaction_retries, root_guid_file,\n"
             "cn_guid_file, log_file, lmc, sweep_interval, partition_config_file,\n"
-            "part_enforce, ...) plus state_dir, log_level and\n"
+            "part_enforce, ...) plus state_dir, log_level, node_order_file and\n"
             "subnet_supports_sa_path_caching. An existing\n"
             "opensm.conf works: OpenSM keys cloudsm does not use are ignored (logged at\n"
             "debug), but its `max_wire_smps 4` does slow cloudsmd down. `cloudsmd\n"
             "--dump-config` prints a complete file to start from. docs/sm/cloudsmd.md has\n"
             "the details.\n"
             "\n"
-            "Files: partition_config_file, root_guid_file and cn_guid_file are read and\n"
-            "checked before the fabric is touched: a bad one is FILE:LINE and exit 1. A\n"
-            "partitions.conf that does not exist means Default only, as in OpenSM.\n"
+            "Files: partition_config_file, root_guid_file, cn_guid_file and node_order_file\n"
+            "are read and checked before the fabric is touched: a bad one is FILE:LINE and\n"
+            "exit 1. A partitions.conf that does not exist means Default only, as in\n"
+            "OpenSM.\n"
             "\n"
             "Signals: SIGTERM or SIGINT stop cloudsmd. SIGHUP reopens the log file, reads\n"
             "the configuration and its files again (flags still win) and applies what\n"
@@ -169,7 +175,7 @@ void cloudsmd_print_help(FILE *out)
             "Exit status: %d ok, %d failed (no port, fabric or file error), %d bad usage.\n",
             engines, d.routing_engine, d.sm_priority, d.state_dir, CS_SMP_PIPE_MAX_WINDOW,
             d.smp_window, d.timeout_ms, CS_SM_CONFIG_MAX_RETRIES, d.retries,
-            cs_sm_log_level_name(d.log_level), EXIT_OK, EXIT_FAILED, EXIT_USAGE);
+            cs_log_level_name(d.log_level), EXIT_OK, EXIT_FAILED, EXIT_USAGE);
 }
 
 static int usage(FILE *err_out, const char *fmt, ...) CS_PRINTF(2, 3);

@@ -1,4 +1,5 @@
-/* Fat-tree routing machinery: OpenSM 3.3.23's ftree (opensm/osm_ucast_ftree.c), rewritten.
+/* Fat-tree machinery, stage 1 (fattree.h): the fat-tree view of a fabric, as OpenSM 3.3.23's
+ * construct_fabric builds it (opensm/osm_ucast_ftree.c), rewritten.
  * The function comments name the OpenSM function each part reproduces; docs/routing/ftree.md
  * explains the algorithm and the quirks kept on purpose. */
 #include "route/fattree.h"
@@ -691,11 +692,6 @@ static void set_max_cn_per_leaf(struct cs_ft *ft)
     }
 }
 
-static const struct cs_ft_group *group_at(const struct cs_ft *ft, uint32_t list_offset, unsigned i)
-{
-    return &ft->groups[ft->lists[list_offset + i]];
-}
-
 /* fabric_validate_topology (only without a root list): each switch is compared with the first
  * switch of its rank in sw_tbl order: same number of up groups, of down groups (not at the leaf
  * rank: CAs may be missing), every up group as big as the reference's first, and (a quirk kept
@@ -737,9 +733,9 @@ static int validate(const struct cs_ft *ft, struct cs_error *err)
             break;
         }
         if (ref->num_up != 0) {
-            unsigned want = group_at(ft, ref->up, 0)->num_ports;
+            unsigned want = cs_ft_group_at(ft, ref->up, 0)->num_ports;
             for (unsigned i = 0; i < sw->num_up; i++) {
-                unsigned got = group_at(ft, sw->up, i)->num_ports;
+                unsigned got = cs_ft_group_at(ft, sw->up, i)->num_ports;
                 if (got != want) {
                     cs_fail(err,
                             "different number of ports in an upward port group on switches "
@@ -751,8 +747,8 @@ static int validate(const struct cs_ft *ft, struct cs_error *err)
             }
         }
         if (rc == 0 && ref->num_down != 0 && sw->rank != tree_rank - 1 && sw->num_down != 0) {
-            unsigned want = group_at(ft, ref->down, 0)->num_ports;
-            unsigned got = group_at(ft, sw->down, 0)->num_ports;
+            unsigned want = cs_ft_group_at(ft, ref->down, 0)->num_ports;
+            unsigned got = cs_ft_group_at(ft, sw->down, 0)->num_ports;
             if (got != want) {
                 cs_fail(err,
                         "different number of ports in a downward port group on switches "
@@ -854,7 +850,7 @@ static void decide_lazy_sort(struct cs_ft *ft)
         if (sw->num_down < 2 || sw->num_children == 0)
             continue;
         for (unsigned i = 0; i < sw->num_down; i++) {
-            const struct cs_ft_group *g = group_at(ft, sw->down, i);
+            const struct cs_ft_group *g = cs_ft_group_at(ft, sw->down, i);
             if (g->remote_is_ca || !tuple_assigned(ft->sw[g->remote].tuple))
                 ft->lazy_sort = false;
         }
@@ -1011,6 +1007,11 @@ int cs_ft_build(struct cs_ft *ft, const struct cs_fabric *f, const struct cs_rou
     if (make_families(ft, err) < 0 || set_remote_keys(ft, err) < 0)
         goto out;
     decide_lazy_sort(ft);
+    ft->unit = 1;
+    ft->built_lists = cs_calloc_array(ft->num_lists + 1, sizeof *ft->built_lists, err);
+    if (!ft->built_lists)
+        goto out;
+    memcpy(ft->built_lists, ft->lists, (size_t)ft->num_lists * sizeof *ft->lists);
     rc = 0;
 out:
     free(b.all_sw);
@@ -1035,538 +1036,12 @@ void cs_ft_free(struct cs_ft *ft)
     free(ft->leaves);
     free(ft->rows);
     free(ft->marks);
-    free(ft->min_counter_down);
+    free(ft->min_load_down);
     free(ft->columns);
     free(ft->batch_lids);
     free(ft->families);
+    free(ft->built_lists);
+    free(ft->in_scope);
+    free(ft->scratch_row);
     memset(ft, 0, sizeof *ft);
-}
-
-int cs_ft_bind(struct cs_ft *ft, struct cs_lfts *lfts, struct cs_error *err)
-{
-    const struct cs_fabric *f = ft->fabric;
-    uint32_t *table_of_node = cs_calloc_array(f->num_nodes, sizeof *table_of_node, err);
-    if (!table_of_node)
-        return -1;
-    for (uint32_t n = 0; n < f->num_nodes; n++)
-        table_of_node[n] = CS_NONE;
-    for (uint32_t t = 0; t < lfts->num_switches; t++)
-        if (lfts->switches[t].node < f->num_nodes)
-            table_of_node[lfts->switches[t].node] = t;
-    int rc = 0;
-    for (uint32_t s = 0; s < ft->num_sw && rc == 0; s++) {
-        ft->sw[s].table = table_of_node[ft->sw[s].node];
-        if (ft->sw[s].table == CS_NONE || ft->sw[s].lid >= lfts->capacity)
-            rc = cs_fail(err, "ftree: switch 0x%016llx has no table for its LIDs",
-                         (unsigned long long)sw_node(ft, s)->guid);
-    }
-    for (uint32_t i = 0; i < ft->num_ca_ports && rc == 0; i++)
-        if (ft->ca_ports[i].lid >= lfts->capacity)
-            rc = cs_fail(err, "ftree: LID %u is beyond the tables", ft->ca_ports[i].lid);
-    free(table_of_node);
-    if (rc < 0)
-        return rc;
-    free(ft->rows);
-    free(ft->marks);
-    free(ft->min_counter_down);
-    free(ft->columns);
-    free(ft->batch_lids);
-    free(ft->families);
-    ft->rows = cs_calloc_array(ft->num_sw, sizeof *ft->rows, err);
-    ft->marks = cs_calloc_array(ft->num_sw, sizeof *ft->marks, err);
-    ft->min_counter_down = cs_calloc_array(ft->num_sw, sizeof *ft->min_counter_down, err);
-    ft->columns = cs_calloc_array((size_t)(CS_FT_BATCH + 1) * ft->num_sw, 1, err);
-    ft->batch_lids = cs_calloc_array(CS_FT_BATCH, sizeof *ft->batch_lids, err);
-    ft->families = cs_calloc_array(ft->num_families, sizeof *ft->families, err);
-    if (!ft->rows || !ft->marks || !ft->min_counter_down || !ft->columns || !ft->batch_lids ||
-        !ft->families)
-        return -1;
-    ft->batch_len = 0;
-    ft->min_epoch = 0;
-    for (uint32_t s = 0; s < ft->num_sw; s++) {
-        struct cs_ft_switch *sw = &ft->sw[s];
-        ft->rows[s] = cs_lfts_table(lfts, sw->table);
-        struct cs_ft_mark *m = &ft->marks[s];
-        m->family = sw->family;
-        m->has_ca = sw->has_ca;
-        m->top = sw->rank == 0 || sw->num_up == 0;
-        if (sw->num_down == 0)
-            m->below = CS_FT_BELOW_NONE;
-        else if (sw->num_children == 0 && sw->num_sib == 0)
-            m->below = CS_FT_BELOW_CAS;
-        else if (ft->lazy_sort && sw->num_sib == 0)
-            m->below = CS_FT_BELOW_FAMILY;
-        else
-            m->below = CS_FT_BELOW_EXACT;
-        sw->up_dirty = true;
-    }
-    ft->lfts = lfts;
-    ft->seq = 0;
-    return 0;
-}
-
-/* ------------------------------------------------------------------------------------------ */
-/* Routing one target                                                                          */
-
-/* OpenSM's "already has a route with fewer (or as many) hops": hops[] set and h >= hops. */
-static inline bool reached(const struct cs_ft *ft, uint32_t s, unsigned h)
-{
-    const struct cs_ft_mark *m = &ft->marks[s];
-    return m->seq == ft->seq && h >= m->hops;
-}
-
-/* new_lft[target] != NO_PATH, for the target being routed. */
-static inline bool has_entry(const struct cs_ft *ft, uint32_t s)
-{
-    const struct cs_ft_mark *m = &ft->marks[s];
-    return m->seq == ft->seq && m->port != CS_LFT_NO_ROUTE;
-}
-
-/* new_lft[target] = port and hops[target] = h (the LFT itself only for a real LID). */
-static inline void set_entry(struct cs_ft *ft, uint32_t s, uint8_t port, unsigned h)
-{
-    struct cs_ft_mark *m = &ft->marks[s];
-    m->seq = ft->seq;
-    m->hops = (uint8_t)h;
-    m->port = port;
-    ft->column[s] = port;
-}
-
-/* The cable of group g that carries a route: OpenSM takes the first cable with the least
- * counter, counter_down for a route going up from the owner (its packets come down the
- * cable), counter_up for a route going down. */
-static inline uint32_t pick_cable(const struct cs_ft *ft, uint32_t g, bool up)
-{
-    const struct cs_ft_group *grp = &ft->groups[g];
-    if (grp->num_ports == 1)
-        return grp->first_port;
-    if (ft->hooks.pick_port)
-        return grp->first_port + ft->hooks.pick_port(ft->hooks.ctx, ft, g, up, ft->lid);
-    uint32_t best = grp->first_port;
-    for (uint32_t p = best + 1; p < grp->first_port + grp->num_ports; p++) {
-        uint32_t c = up ? ft->ports[p].counter_down : ft->ports[p].counter_up;
-        uint32_t bc = up ? ft->ports[best].counter_down : ft->ports[best].counter_up;
-        if (c < bc)
-            best = p;
-    }
-    return best;
-}
-
-/* The far end's port number of a cable of group g. */
-static inline uint8_t cable_remote_num(const struct cs_ft *ft, uint32_t g, uint32_t cable)
-{
-    const struct cs_ft_group *grp = &ft->groups[g];
-    return grp->num_ports == 1 ? grp->remote_num : ft->ports[cable].remote_num;
-}
-
-/* Count a route on group g and its cable (see struct cs_ft_port for one-cable groups). */
-static inline void count_up(struct cs_ft *ft, uint32_t g, uint32_t cable)
-{
-    struct cs_ft_group *grp = &ft->groups[g];
-    grp->counter_up += ft->weight;
-    if (grp->num_ports > 1)
-        ft->ports[cable].counter_up += ft->weight;
-}
-
-static inline void count_down(struct cs_ft *ft, uint32_t g, uint32_t cable)
-{
-    struct cs_ft_group *grp = &ft->groups[g];
-    grp->counter_down += ft->weight;
-    if (grp->num_ports > 1)
-        ft->ports[cable].counter_down += ft->weight;
-}
-
-/* port_group_compare_load_up: counter_up, then the remote switch's tuple. */
-static inline int compare_load_up(const struct cs_ft *ft, uint32_t a, uint32_t b)
-{
-    const struct cs_ft_group *ga = &ft->groups[a], *gb = &ft->groups[b];
-    if (ga->counter_up != gb->counter_up)
-        return ga->counter_up > gb->counter_up ? 1 : -1;
-    return ga->remote_key > gb->remote_key ? 1 : ga->remote_key < gb->remote_key ? -1 : 0;
-}
-
-/* port_group_compare_load_down, quirk included: counter_down; then, only when the first
- * remote's least loaded down group is heavier, "greater"; otherwise the tuples decide. */
-static inline int compare_load_down(const struct cs_ft *ft, uint32_t a, uint32_t b)
-{
-    const struct cs_ft_group *ga = &ft->groups[a], *gb = &ft->groups[b];
-    if (ga->counter_down != gb->counter_down)
-        return ga->counter_down > gb->counter_down ? 1 : -1;
-    if (ft->min_counter_down[ga->remote] > ft->min_counter_down[gb->remote])
-        return 1;
-    return ga->remote_key > gb->remote_key ? 1 : ga->remote_key < gb->remote_key ? -1 : 0;
-}
-
-/* OpenSM's bubble sorts (bubble_sort_up/down/siblings): the passes and swaps are OpenSM's,
- * which matters when the comparison is not a total order. */
-static void bubble_sort(const struct cs_ft *ft, uint32_t *list, unsigned n, bool by_load_down)
-{
-    bool swapped = true;
-    for (unsigned pass = 0; swapped; pass++) {
-        swapped = false;
-        for (unsigned j = 1; j + pass < n; j++) {
-            int c = by_load_down ? compare_load_down(ft, list[j], list[j - 1])
-                                 : compare_load_up(ft, list[j], list[j - 1]);
-            if (c < 0) {
-                uint32_t t = list[j];
-                list[j] = list[j - 1];
-                list[j - 1] = t;
-                swapped = true;
-            }
-        }
-    }
-}
-
-/* recalculate_min_counter_down */
-static void recalc_min_counter_down(struct cs_ft *ft, uint32_t s)
-{
-    const struct cs_ft_switch *sw = &ft->sw[s];
-    uint32_t min = UINT32_C(1) << 30;
-    for (unsigned i = 0; i < sw->num_down; i++) {
-        uint32_t c = group_at(ft, sw->down, i)->counter_down;
-        if (c < min)
-            min = c;
-    }
-    if (ft->min_counter_down[s] != min)
-        ft->min_epoch++;
-    ft->min_counter_down[s] = min;
-}
-
-static bool route_below_slow(struct cs_ft *ft, uint32_t s, uint32_t prev, unsigned hops);
-
-/* fabric_route_upgoing_by_going_down on switch s, entered with `hops`. The cases answered
- * without a walk are inline: a leaf (OpenSM's loop only notes that CAs are there) and a
- * family bound that says every child already has a route at least as short as the one it
- * would get from us (OpenSM would skip every group). */
-static inline bool route_below(struct cs_ft *ft, uint32_t s, uint32_t prev, unsigned hops)
-{
-    const struct cs_ft_mark *m = &ft->marks[s];
-    if (m->below == CS_FT_BELOW_FAMILY) {
-        const struct cs_ft_family *fam = &ft->families[m->family];
-        if (fam->seq == ft->seq && fam->bound <= hops + 1)
-            return m->has_ca;
-    } else if (m->below == CS_FT_BELOW_CAS) {
-        return true;
-    } else if (m->below == CS_FT_BELOW_NONE) {
-        return false;
-    }
-    return route_below_slow(ft, s, prev, hops);
-}
-
-/* One group of fabric_route_upgoing_by_going_down's loop, past the checks: the remote switch
- * routes up to us, then everything below it; counters count the route if it reached a CA
- * (whatever the target: OpenSM counts secondary and switch routes here too). */
-static inline bool route_down_group(struct cs_ft *ft, uint32_t s, uint32_t g, unsigned hops)
-{
-    struct cs_ft_group *grp = &ft->groups[g];
-    uint32_t r = grp->remote;
-    if (grp->num_ports == 1 && !ft->hooks.pick_port) { /* the common case, without ports[] */
-        set_entry(ft, r, grp->remote_num, hops + 1);
-        bool routed = route_below(ft, r, CS_NONE, hops + 1);
-        if (routed) {
-            grp->counter_up += ft->weight;
-            ft->sw[s].counter_up_changed = true;
-        }
-        return routed;
-    }
-    uint32_t cable = pick_cable(ft, g, false);
-    set_entry(ft, r, cable_remote_num(ft, g, cable), hops + 1);
-    bool routed = route_below(ft, r, CS_NONE, hops + 1);
-    if (routed) {
-        count_up(ft, g, cable);
-        ft->sw[s].counter_up_changed = true;
-    }
-    return routed;
-}
-
-/* fabric_route_upgoing_by_going_down, literally: sort (when counters moved), walk the down
- * groups (and the siblings for a real LID) in order. Afterwards every child has a route of at
- * most `bound` hops for the rest of this target (hop counts only shrink), which the family
- * remembers (struct cs_ft_family); a child without a route (only `prev` could be one) voids
- * the bound. */
-static bool route_below_slow(struct cs_ft *ft, uint32_t s, uint32_t prev, unsigned hops)
-{
-    struct cs_ft_switch *sw = &ft->sw[s];
-    if (sw->num_down == 0)
-        return false;
-    if (sw->counter_up_changed) {
-        bubble_sort(ft, &ft->lists[sw->down], sw->num_down, false);
-        sw->counter_up_changed = false;
-    }
-    if (sw->num_sib)
-        bubble_sort(ft, &ft->lists[sw->sib], sw->num_sib, false);
-    bool created = false;
-    unsigned bound = 0;
-    const uint32_t *list = &ft->lists[sw->down];
-    for (unsigned k = 0; k < sw->num_down; k++) {
-        uint32_t g = list[k];
-        const struct cs_ft_group *grp = &ft->groups[g];
-        if (grp->remote_is_ca) {
-            created = true;
-            continue;
-        }
-        uint32_t r = grp->remote;
-        const struct cs_ft_mark *m = &ft->marks[r];
-        unsigned h = m->seq == ft->seq ? m->hops : 255;
-        if (r != prev && h > hops + 1) { /* not reached(ft, r, hops + 1) */
-            created |= route_down_group(ft, s, g, hops);
-            h = hops + 1;
-        }
-        if (h > bound)
-            bound = h;
-    }
-    /* Siblings (real LIDs only), after the down groups, as OpenSM walks them. */
-    for (unsigned k = 0; ft->real && k < sw->num_sib; k++) {
-        uint32_t g = ft->lists[sw->sib + k];
-        uint32_t r = ft->groups[g].remote;
-        if (r != prev && !reached(ft, r, hops + 1))
-            created |= route_down_group(ft, s, g, hops);
-    }
-    if (ft->marks[s].below == CS_FT_BELOW_FAMILY && bound < 255) {
-        struct cs_ft_family *fam = &ft->families[sw->family];
-        if (fam->seq != ft->seq || bound < fam->bound) {
-            fam->seq = ft->seq;
-            fam->bound = (uint8_t)bound;
-        }
-    }
-    return created;
-}
-
-static bool route_up_slow(struct cs_ft *ft, uint32_t s, uint32_t prev, bool main_path,
-                          unsigned hops);
-
-/* fabric_route_downgoing_by_going_up (no reverse hops: I/O nodes are not supported); at a
- * root it is only the downward pass. */
-static inline bool route_up_from(struct cs_ft *ft, uint32_t s, uint32_t prev, bool main_path,
-                                 unsigned hops)
-{
-    if (ft->marks[s].top)
-        return route_below(ft, s, prev, hops);
-    return route_up_slow(ft, s, prev, main_path, hops);
-}
-
-static bool route_up_slow(struct cs_ft *ft, uint32_t s, uint32_t prev, bool main_path,
-                          unsigned hops)
-{
-    bool created = route_below(ft, s, prev, hops);
-    struct cs_ft_switch *sw = &ft->sw[s];
-
-    uint32_t *up = &ft->lists[sw->up];
-    /* A bubble sort of a list it left sorted is a no-op unless something it compares moved:
-     * the groups' counter_down (up_dirty) or a remote's min_counter_down (min_epoch). */
-    if (sw->up_dirty || sw->up_epoch != ft->min_epoch) {
-        bubble_sort(ft, up, sw->num_up, true);
-        sw->up_dirty = false;
-        sw->up_epoch = ft->min_epoch;
-    }
-    unsigned chosen = 0;
-    if (main_path && ft->hooks.pick_up_group)
-        chosen = ft->hooks.pick_up_group(ft->hooks.ctx, ft, s, ft->lid);
-    uint32_t g0 = up[chosen];
-    uint32_t cable0 = pick_cable(ft, g0, true);
-
-    if (main_path) {
-        struct cs_ft_group *grp = &ft->groups[g0];
-        uint32_t r = grp->remote;
-        count_down(ft, g0, cable0);
-        sw->up_dirty = true;
-        /* OpenSM: recalculate when the group just left the remote's minimum. */
-        if (grp->counter_down - ft->weight == ft->min_counter_down[r])
-            recalc_min_counter_down(ft, r);
-        if (!has_entry(ft, r) || hops + 1 < ft->marks[r].hops)
-            set_entry(ft, r, cable_remote_num(ft, g0, cable0), hops + 1);
-        created |= route_up_from(ft, r, s, true, hops + 1);
-    }
-
-    /* Secondary paths: the other up groups (switch-to-switch and switch-to-CA routes, not
-     * counted going up). */
-    for (unsigned i = 0; i < sw->num_up; i++) {
-        if (main_path && i == chosen)
-            continue;
-        uint32_t g = up[i];
-        uint32_t r = ft->groups[g].remote;
-        if (has_entry(ft, r) && hops + 1 >= ft->marks[r].hops)
-            continue;
-        uint32_t cable = pick_cable(ft, g, true);
-        set_entry(ft, r, cable_remote_num(ft, g, cable), hops + 1);
-        created |= route_up_from(ft, r, s, false, hops + 1);
-    }
-
-    if (sw->num_sib) {
-        uint32_t *sib = &ft->lists[sw->sib];
-        bubble_sort(ft, sib, sw->num_sib, true);
-        for (unsigned i = 0; i < sw->num_sib; i++) {
-            uint32_t g = sib[i];
-            uint32_t r = ft->groups[g].remote;
-            if (has_entry(ft, r) && hops + 1 >= ft->marks[r].hops)
-                continue;
-            uint32_t cable = pick_cable(ft, g, true);
-            set_entry(ft, r, cable_remote_num(ft, g, cable), hops + 1);
-            bool routed = route_up_from(ft, r, s, false, hops + 1);
-            created |= routed;
-            if (routed) { /* OpenSM counts it on the main group and cable */
-                count_down(ft, g0, cable0);
-                sw->up_dirty = true;
-            }
-        }
-    }
-    return created;
-}
-
-void cs_ft_flush(struct cs_ft *ft)
-{
-    uint32_t n = ft->batch_len;
-    if (n == 0)
-        return;
-    /* Columns in LID order, so that each table is written front to back. */
-    uint32_t order[CS_FT_BATCH];
-    uint16_t lids[CS_FT_BATCH];
-    const uint8_t *cols[CS_FT_BATCH];
-    for (uint32_t i = 0; i < n; i++) {
-        uint32_t j = i;
-        while (j > 0 && ft->batch_lids[order[j - 1]] > ft->batch_lids[i]) {
-            order[j] = order[j - 1];
-            j--;
-        }
-        order[j] = i;
-    }
-    for (uint32_t k = 0; k < n; k++) {
-        lids[k] = ft->batch_lids[order[k]];
-        cols[k] = ft->columns + (size_t)order[k] * ft->num_sw;
-    }
-    /* A blocked transpose: eight switches at a time, so that each column is read 8 bytes at a
-     * time and each table line is written by the whole batch at once. */
-    uint32_t s = 0;
-    for (; s + 8 <= ft->num_sw; s += 8) {
-        uint8_t *row[8];
-        for (unsigned j = 0; j < 8; j++)
-            row[j] = ft->rows[s + j];
-        for (uint32_t k = 0; k < n; k++) {
-            uint64_t v;
-            memcpy(&v, cols[k] + s, sizeof v);
-            for (unsigned j = 0; j < 8; j++)
-                row[j][lids[k]] = (uint8_t)(v >> (8 * j));
-        }
-    }
-    for (; s < ft->num_sw; s++)
-        for (uint32_t k = 0; k < n; k++)
-            ft->rows[s][lids[k]] = cols[k][s];
-    ft->batch_len = 0;
-}
-
-static void begin_target(struct cs_ft *ft, uint16_t lid, bool real, uint32_t weight)
-{
-    ft->seq++;
-    ft->lid = lid;
-    ft->real = real;
-    ft->weight = weight;
-    if (real) {
-        if (ft->batch_len == CS_FT_BATCH)
-            cs_ft_flush(ft);
-        ft->column = ft->columns + (size_t)ft->batch_len * ft->num_sw;
-        ft->batch_lids[ft->batch_len++] = lid;
-    } else {
-        ft->column = ft->columns + (size_t)CS_FT_BATCH * ft->num_sw; /* scratch */
-    }
-    memset(ft->column, CS_LFT_NO_ROUTE, ft->num_sw);
-}
-
-void cs_ft_route_ca(struct cs_ft *ft, uint32_t sw, uint8_t sw_port, uint16_t lid, uint32_t weight)
-{
-    begin_target(ft, lid, true, weight);
-    set_entry(ft, sw, sw_port, 1);
-    route_up_from(ft, sw, CS_NONE, true, 1);
-}
-
-void cs_ft_route_dummy(struct cs_ft *ft, uint32_t leaf, uint32_t weight)
-{
-    begin_target(ft, 0, false, weight);
-    /* OpenSM sets hops[0] = 1 on the leaf but no LFT entry; LID 0 is forgotten afterwards. */
-    struct cs_ft_mark *m = &ft->marks[leaf];
-    m->seq = ft->seq;
-    m->hops = 1;
-    m->port = CS_LFT_NO_ROUTE;
-    route_up_from(ft, leaf, CS_NONE, true, 1);
-}
-
-void cs_ft_route_switch(struct cs_ft *ft, uint32_t sw)
-{
-    begin_target(ft, ft->sw[sw].lid, true, 1);
-    set_entry(ft, sw, 0, 0);
-    route_up_from(ft, sw, CS_NONE, false, 0);
-}
-
-/* fabric_route_to_cns */
-void cs_ft_route_cns(struct cs_ft *ft)
-{
-    for (uint32_t i = 0; i < ft->num_leaves; i++) {
-        uint32_t s = ft->leaves[i];
-        uint32_t routed = 0;
-        for (unsigned k = 0; k < ft->sw[s].num_down; k++) {
-            const struct cs_ft_group *g = group_at(ft, ft->sw[s].down, k);
-            if (!g->remote_is_ca || !g->is_cn)
-                continue;
-            cs_ft_route_ca(ft, s, ft->ports[g->first_port].num, g->remote_lid, 1);
-            routed++;
-        }
-        for (; routed < ft->max_cn_per_leaf; routed++)
-            cs_ft_route_dummy(ft, s, 1);
-    }
-    cs_ft_flush(ft);
-}
-
-/* fabric_route_to_non_cns */
-void cs_ft_route_non_cns(struct cs_ft *ft)
-{
-    for (uint32_t i = 0; i < ft->num_ca_ports; i++) {
-        const struct cs_ft_ca_port *cp = &ft->ca_ports[i];
-        if (!cp->is_cn)
-            cs_ft_route_ca(ft, cp->sw, cp->sw_port, cp->lid, 1);
-    }
-    cs_ft_flush(ft);
-}
-
-/* fabric_route_to_switches */
-void cs_ft_route_switches(struct cs_ft *ft)
-{
-    for (uint32_t s = 0; s < ft->num_sw; s++)
-        cs_ft_route_switch(ft, s);
-    cs_ft_flush(ft);
-}
-
-/* fabric_route_roots (-z): every switch above the leaves routes switch LIDs it has no entry for
- * the way it routes to the last leaf, if that leaf has a route to them. */
-void cs_ft_connect_roots(struct cs_ft *ft)
-{
-    struct cs_lfts *t = ft->lfts;
-    const struct cs_fabric *f = ft->fabric;
-    cs_ft_flush(ft);
-    if (ft->num_leaves == 0)
-        return;
-    uint8_t *is_switch_lid = calloc((size_t)t->capacity, 1);
-    if (!is_switch_lid)
-        return;
-    for (uint32_t n = 0; n < f->num_nodes; n++) {
-        if (!cs_node_is_switch(&f->nodes[n]))
-            continue;
-        for (unsigned p = 0; p <= f->nodes[n].num_ports; p++) {
-            uint16_t lid = f->ports[f->nodes[n].first_port + p].lid;
-            if (lid && lid < t->capacity)
-                is_switch_lid[lid] = 1;
-        }
-    }
-    const struct cs_ft_switch *leaf = &ft->sw[ft->leaves[ft->num_leaves - 1]];
-    const uint8_t *leaf_table = cs_lfts_table(t, leaf->table);
-    for (uint32_t s = 0; s < ft->num_sw; s++) {
-        if (ft->sw[s].rank >= ft->leaf_rank)
-            continue;
-        uint8_t *table = cs_lfts_table(t, ft->sw[s].table);
-        for (uint32_t lid = 1; lid <= t->max_lid; lid++) {
-            if (table[lid] != CS_LFT_NO_ROUTE || leaf_table[lid] == CS_LFT_NO_ROUTE ||
-                !is_switch_lid[lid])
-                continue;
-            table[lid] = table[leaf->lid];
-        }
-    }
-    free(is_switch_lid);
 }

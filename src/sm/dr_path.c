@@ -1,22 +1,7 @@
-/* The SM core's logging helper and DR path text (include/cloudsm/sm.h). */
-#include <stdarg.h>
+/* DR path text (include/cloudsm/sm.h). */
 #include <stdio.h>
 
 #include "cloudsm/sm.h"
-
-#define SM_LOG_LINE_MAX 512
-
-void cs_sm_logf(const struct cs_sm_log *log, enum cs_sm_log_level level, const char *fmt, ...)
-{
-    if (log == NULL || log->fn == NULL)
-        return; /* silent: do not even format */
-    char line[SM_LOG_LINE_MAX];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(line, sizeof line, fmt, ap);
-    va_end(ap);
-    log->fn(log->arg, level, line);
-}
 
 const char *cs_dr_path_format(const struct cs_dr_path *path, char *buf, size_t size)
 {
