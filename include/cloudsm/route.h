@@ -99,11 +99,18 @@ int cs_route_with(const char *engine, const struct cs_fabric *f, const struct cs
 /* The files that feed engines: one loader for `cloudsm route` (options) and cloudsmd
  * (configuration keys, src/sm/sm_files.c). */
 struct cs_route_files {
-    const char *node_order_file; /* --order, node_order_file: a GUID list (guid_list.h) */
+    const char *node_order_file;   /* --order, node_order_file: a GUID list (guid_list.h) */
+    const char *node_weights_file; /* --weights, node_weights_file: node weights (weights.h) */
+    const char *partitions_file;   /* --partitions (cloudsmd: partition_config_file, loaded
+                                      with the other SM files) */
 };
 struct cs_route_loaded {
     struct cs_guid_list node_order;
     bool has_node_order;
+    struct cs_node_weights weights;
+    bool has_weights;
+    struct cs_partitions partitions;
+    bool has_partitions;
 };
 /* Read every file paths names (NULL: not given) into loaded, which starts zeroed; a file it
  * already holds is not named twice. On error (err: "file:line: what") loaded keeps what it had

@@ -142,12 +142,24 @@ int cs_route_files_load(const struct cs_route_files *paths, struct cs_route_load
             return -1;
         loaded->has_node_order = true;
     }
+    if (paths->node_weights_file) {
+        if (cs_node_weights_read(&loaded->weights, paths->node_weights_file, err) < 0)
+            return -1;
+        loaded->has_weights = true;
+    }
+    if (paths->partitions_file) {
+        if (cs_partitions_read(&loaded->partitions, paths->partitions_file, err) < 0)
+            return -1;
+        loaded->has_partitions = true;
+    }
     return 0;
 }
 
 void cs_route_loaded_free(struct cs_route_loaded *loaded)
 {
     cs_guid_list_free(&loaded->node_order);
+    cs_node_weights_free(&loaded->weights);
+    cs_partitions_free(&loaded->partitions);
     memset(loaded, 0, sizeof *loaded);
 }
 
@@ -155,4 +167,8 @@ void cs_route_loaded_inputs(const struct cs_route_loaded *loaded, struct cs_rout
 {
     if (loaded->has_node_order)
         in->node_order = &loaded->node_order;
+    if (loaded->has_weights)
+        in->weights = &loaded->weights;
+    if (loaded->has_partitions)
+        in->partitions = &loaded->partitions;
 }

@@ -33,6 +33,10 @@ static const char route_help[] =
     "                        routed after them\n"
     "  --order FILE          node order for noftree: port GUIDs, one per line, most\n"
     "                        important first (docs/routing/noftree.md)\n"
+    "  --weights FILE        node weights for the weighted engines: port GUID and weight per\n"
+    "                        line (docs/formats/weights.md; `cloudsm weights learn` makes one)\n"
+    "  --partitions FILE     partitions.conf with isolation policies, for the partition-aware\n"
+    "                        engines (docs/formats/partitions.md)\n"
     "  --connect-roots       also route between root switches (OpenSM's -z)\n"
     "  --no-fallback         fail instead of falling back to minhop\n"
     "  -o, --output FILE     write the LFTs here (atomically); default: standard output,\n"
@@ -70,6 +74,7 @@ static int route_main(int argc, char **argv)
         {"engine", required_argument, NULL, 'R'},   {"guid2lid", required_argument, NULL, 'g'},
         {"lmc", required_argument, NULL, 'm'},      {"root-guids", required_argument, NULL, 'a'},
         {"cn-guids", required_argument, NULL, 'u'}, {"order", required_argument, NULL, 'O'},
+        {"weights", required_argument, NULL, 'W'},  {"partitions", required_argument, NULL, 'P'},
         {"connect-roots", no_argument, NULL, 'z'},  {"no-fallback", no_argument, NULL, 'n'},
         {"output", required_argument, NULL, 'o'},   {"format", required_argument, NULL, 'f'},
         {"json", no_argument, NULL, 'j'},           {NULL, 0, NULL, 0},
@@ -96,6 +101,12 @@ static int route_main(int argc, char **argv)
             break;
         case 'O':
             files.node_order_file = optarg;
+            break;
+        case 'W':
+            files.node_weights_file = optarg;
+            break;
+        case 'P':
+            files.partitions_file = optarg;
             break;
         case 'z':
             ropt.connect_roots = true;

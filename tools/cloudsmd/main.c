@@ -145,7 +145,8 @@ static int route(struct run *r, struct cs_error *err)
         .cn_guids = c->cn_guid_file[0] ? &r->files.cns : NULL,
         .connect_roots = c->connect_roots,
     };
-    struct cs_route_inputs in = {.log = &r->sink};
+    /* The partitions the P_Key tables come from are the ones partition-aware engines route. */
+    struct cs_route_inputs in = {.log = &r->sink, .partitions = &r->files.partitions};
     cs_route_loaded_inputs(&r->files.route, &in);
     struct cs_route_stats st;
     cs_lfts_free(&r->lfts);
