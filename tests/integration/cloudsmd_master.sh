@@ -60,17 +60,20 @@ for trial in $(seq 1 "$TRIALS"); do
   kill -0 "$pid_a" 2>/dev/null && alive+=a
   kill -0 "$pid_b" 2>/dev/null && alive+=b
   # The rule picks `want` when the two saw each other. The other one may still win legitimately
-  # when it claimed before `want` had even started (started at the same instant, but scheduled
-  # first, and the fabric is swept in a millisecond): it saw no other SM, claimed, and `want`
-  # then found a master (no handover yet). The logs prove that case; anything else is a failure.
+  # when its sweep passed `want`'s port before `want` had claimed IsSM there (started at the
+  # same instant, but scheduled first, and the fabric is swept in a millisecond): it saw no
+  # other SM, claimed, and `want` then found a master (no handover yet). The logs prove that
+  # case: the winner's claim says no other SM answered, the loser found it already master, and
+  # the claim comes before the loser's look at it; anything else is a failure.
   other=$([[ $want == a ]] && echo b || echo a)
+  other_guid=$([[ $other == a ]] && echo "$GUID_A" || echo "$GUID_B")
   if [[ $alive == "$other" ]] &&
      grep -q "master: no other SM takes precedence (0 other SMs answered)" "$other$trial/sm.log" &&
      grep -q "master, .*: it is already master" "$want$trial/sm.log"; then
     claimed=$(grep -m1 "master: no other SM" "$other$trial/sm.log" | cut -c1-24)
-    started=$(grep -m1 "cloudsmd on" "$want$trial/sm.log" | cut -c1-24)
-    check "$t: $other claimed ($claimed) before $want started ($started)" \
-      test ! "$claimed" \> "$started"
+    seen=$(grep -m1 "SM on port $other_guid .*state master" "$want$trial/sm.log" | cut -c1-24)
+    check "$t: $other claimed ($claimed) before $want saw it master ($seen)" \
+      test -n "$seen" -a ! "$claimed" \> "$seen"
     want=$other
     first_come=$((first_come + 1))
   fi
