@@ -128,7 +128,7 @@ int cs_route_wftree(const struct cs_fabric *f, const struct cs_route_options *op
     if (rc == 0)
         rc = cs_ft_bind(&ft, lfts, &(struct cs_ft_policy){.up_group = least_upward_weight}, err);
     if (rc == 0)
-        rc = weighted_targets(&ft, in ? in->weights : NULL, &targets, err);
+        rc = weighted_targets(&ft, in->weights, &targets, err);
     if (rc == 0) {
         cs_ft_route_targets(&ft, &targets);
         if (opt && opt->connect_roots)
