@@ -128,6 +128,9 @@ int cs_route_ftree(const struct cs_fabric *f, const struct cs_route_options *opt
 int cs_route_noftree(const struct cs_fabric *f, const struct cs_route_options *opt,
                      const struct cs_route_inputs *in, struct cs_lfts *lfts,
                      struct cs_route_result *res, struct cs_error *err);
+int cs_route_wftree(const struct cs_fabric *f, const struct cs_route_options *opt,
+                    const struct cs_route_inputs *in, struct cs_lfts *lfts,
+                    struct cs_route_result *res, struct cs_error *err);
 int cs_route_minhop(const struct cs_fabric *f, const struct cs_route_options *opt,
                     const struct cs_route_inputs *in, struct cs_lfts *lfts,
                     struct cs_route_result *res, struct cs_error *err);

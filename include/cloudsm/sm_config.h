@@ -62,11 +62,12 @@ struct cs_sm_config {
     unsigned timeout_ms;         /* transaction_timeout: per SMP attempt, ms */
     unsigned retries;            /* transaction_retries */
     unsigned sweep_interval;     /* sweep_interval: seconds, 0 = no sweeps (used from issue 7) */
-    char root_guid_file[CS_SM_CONFIG_PATH_MAX];  /* root_guid_file */
-    char cn_guid_file[CS_SM_CONFIG_PATH_MAX];    /* cn_guid_file */
-    char node_order_file[CS_SM_CONFIG_PATH_MAX]; /* node_order_file (cloudsm's): noftree */
-    char log_file[CS_SM_CONFIG_PATH_MAX];        /* log_file: "" = standard error */
-    char state_dir[CS_SM_CONFIG_PATH_MAX];       /* state_dir (cloudsm's): holds guid2lid */
+    char root_guid_file[CS_SM_CONFIG_PATH_MAX];    /* root_guid_file */
+    char cn_guid_file[CS_SM_CONFIG_PATH_MAX];      /* cn_guid_file */
+    char node_order_file[CS_SM_CONFIG_PATH_MAX];   /* node_order_file (cloudsm's): noftree */
+    char node_weights_file[CS_SM_CONFIG_PATH_MAX]; /* node_weights_file (cloudsm's): wftree */
+    char log_file[CS_SM_CONFIG_PATH_MAX];          /* log_file: "" = standard error */
+    char state_dir[CS_SM_CONFIG_PATH_MAX];         /* state_dir (cloudsm's): holds guid2lid */
     bool reassign_lids; /* reassign_lids (OpenSM -r): ignore guid2lid and held LIDs at start */
     enum cs_log_level log_level; /* log_level (cloudsm's): error|warn|info|debug */
 };

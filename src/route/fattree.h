@@ -323,7 +323,10 @@ int cs_ft_set_scope(struct cs_ft *ft, const uint32_t *nodes, uint32_t count, str
  * (cs_ft_route_targets flushes when it ends). Nothing in the machinery reads the tables while
  * routing: the marks stand for them. A routed LID's column replaces that LID's entries in every
  * bound table in scope: switches its route does not reach get CS_LFT_NO_ROUTE. */
-#define CS_FT_BATCH 64
+/* 512, not fewer: a variant that routes in its own order (wftree: by weight) scatters a batch's
+ * LIDs over the tables, and each flush then touches up to one table line per LID; a larger
+ * batch shares the lines among more LIDs (the buffer is 513 columns of one byte per switch). */
+#define CS_FT_BATCH 512
 void cs_ft_flush(struct cs_ft *ft);
 
 /* Route one target (see the file comment); the target must stay valid until the call returns. */

@@ -14,6 +14,7 @@ static const char *const file_keys[CS_SM_FILE_COUNT] = {
     [CS_SM_FILE_ROOTS] = "root_guid_file",
     [CS_SM_FILE_CNS] = "cn_guid_file",
     [CS_SM_FILE_NODE_ORDER] = "node_order_file",
+    [CS_SM_FILE_NODE_WEIGHTS] = "node_weights_file",
 };
 
 const char *cs_sm_file_key(enum cs_sm_file file)
@@ -66,6 +67,11 @@ static int read_node_order(void *out, const char *path, struct cs_error *err)
     return cs_route_files_load(&(struct cs_route_files){.node_order_file = path}, out, err);
 }
 
+static int read_node_weights(void *out, const char *path, struct cs_error *err)
+{
+    return cs_route_files_load(&(struct cs_route_files){.node_weights_file = path}, out, err);
+}
+
 static int load(struct cs_sm_files *f, const struct cs_sm_config *c, struct cs_error *err)
 {
     const char *path = c->partition_config_file;
@@ -86,6 +92,9 @@ static int load(struct cs_sm_files *f, const struct cs_sm_config *c, struct cs_e
         return -1;
     if (c->node_order_file[0] && read_file(f, CS_SM_FILE_NODE_ORDER, c->node_order_file, &f->route,
                                            read_node_order, err) < 0)
+        return -1;
+    if (c->node_weights_file[0] && read_file(f, CS_SM_FILE_NODE_WEIGHTS, c->node_weights_file,
+                                             &f->route, read_node_weights, err) < 0)
         return -1;
     return 0;
 }

@@ -261,7 +261,7 @@ static void test_bad_values(void **state)
         {"connect_roots 1\n", "sm.conf:1: connect_roots: '1' is not TRUE or FALSE"},
         {"routing_engine dfsssp\n",
          "sm.conf:1: routing_engine: unknown routing engine 'dfsssp' (cloudsm has: ftree, "
-         "noftree, minhop, updn)"},
+         "noftree, wftree, minhop, updn)"},
         {"routing_engine ,minhop\n", "sm.conf:1: routing_engine: no engine before the ','"},
         {"log_level loud\n", "sm.conf:1: log_level: 'loud' is not one of error, warn, info"},
         {"state_dir\n", "sm.conf:1: state_dir: missing value (write (null) for none)"},
@@ -508,7 +508,8 @@ static void test_diff(void **state)
                  "guid", "connect_roots", "root_guid_file", "cn_guid_file", "sm_priority",
                  "subnet_prefix", "sm_key", "part_enforce", "allow_both_pkeys", "subnet_timeout",
                  "subnet_supports_sa_path_caching", "max_wire_smps", "transaction_timeout",
-                 "transaction_retries", "m_key_lease_period", "log_file", "node_order_file", NULL};
+                 "transaction_retries", "m_key_lease_period", "log_file", "node_order_file",
+                 "node_weights_file", NULL};
          *k; k++) {
         struct cs_sm_config other = was;
         const char *value = strstr(*k, "file")      ? "/x"
@@ -521,7 +522,8 @@ static void test_diff(void **state)
             fail_msg("%s %s: %s", *k, value, err.msg);
         assert_int_equal(cs_sm_config_diff(&was, &other, ch), 1);
         assert_string_equal(ch[0].key, *k);
-        if (strcmp(*k, "node_order_file") == 0) /* noftree's order: a SIGHUP routes again */
+        /* noftree's order and wftree's weights: a SIGHUP routes again */
+        if (strcmp(*k, "node_order_file") == 0 || strcmp(*k, "node_weights_file") == 0)
             assert_int_equal(ch[0].how, CS_SM_CONFIG_REROUTE);
     }
 

@@ -87,6 +87,7 @@ static void test_load(void **state)
     put_file(c.root_guid_file, "roots", "0x0020000300000000 spine-0\n0x0020000300000001\n");
     put_file(c.cn_guid_file, "cns", "# none yet\n");
     put_file(c.node_order_file, "order", "# e, i, m\n0x400\n0x800\n0xc00\n");
+    put_file(c.node_weights_file, "weights", "0x401 100\n0x801 7 # a storage node\n");
     struct cs_sm_files a, b;
     load_ok(&a, &c);
     /* The node order is the routing engines' input, read by their loader (route.h). */
@@ -96,6 +97,12 @@ static void test_load(void **state)
     struct cs_route_inputs in = {0};
     cs_route_loaded_inputs(&a.route, &in);
     assert_ptr_equal(in.node_order, &a.route.node_order);
+    /* So are the node weights, next to the order in the same loaded set. */
+    assert_true(a.route.has_weights);
+    assert_int_equal(a.route.weights.count, 2);
+    assert_int_equal(cs_node_weights_find(&a.route.weights, 0x801), 7);
+    assert_int_equal(cs_node_weights_find(&a.route.weights, 0x999), CS_WEIGHT_DEFAULT);
+    assert_ptr_equal(in.weights, &a.route.weights);
     assert_int_equal(a.partitions.count, 2);
     assert_int_equal(a.roots.count, 2);
     assert_true(a.roots.guids[1] == UINT64_C(0x0020000300000001));
@@ -116,6 +123,12 @@ static void test_load(void **state)
     load_ok(&b, &c);
     assert_true(cs_sm_files_differ(&a, &b, CS_SM_FILE_NODE_ORDER));
     assert_false(cs_sm_files_differ(&a, &b, CS_SM_FILE_CNS));
+    assert_false(cs_sm_files_differ(&a, &b, CS_SM_FILE_NODE_WEIGHTS));
+    cs_sm_files_free(&b);
+    put_file(c.node_weights_file, "weights", "0x401 100\n0x801 8\n");
+    load_ok(&b, &c);
+    assert_true(cs_sm_files_differ(&a, &b, CS_SM_FILE_NODE_WEIGHTS));
+    assert_true(b.route.has_node_order); /* the order still loads next to the weights */
     cs_sm_files_free(&b);
     /* A file no longer configured differs from one that was. */
     c.cn_guid_file[0] = '\0';
@@ -125,6 +138,7 @@ static void test_load(void **state)
     cs_sm_files_free(&a);
     assert_string_equal(cs_sm_file_key(CS_SM_FILE_CNS), "cn_guid_file");
     assert_string_equal(cs_sm_file_key(CS_SM_FILE_NODE_ORDER), "node_order_file");
+    assert_string_equal(cs_sm_file_key(CS_SM_FILE_NODE_WEIGHTS), "node_weights_file");
 }
 
 /* A configured partitions.conf that does not exist means Default only, as in OpenSM. */
@@ -176,6 +190,14 @@ static void test_bad_files(void **state)
     cs_sm_config_defaults(&c);
     put_file(c.node_order_file, "order", "0x400\n# fine so far\nthis-is-no-guid\n");
     snprintf(want, sizeof want, "%s:3: ", c.node_order_file);
+    msg = load_error(&c);
+    if (strncmp(msg, want, strlen(want)) != 0)
+        fail_msg("'%s' does not start with '%s'", msg, want);
+
+    /* And a bad node_weights_file (a weight out of range). */
+    cs_sm_config_defaults(&c);
+    put_file(c.node_weights_file, "weights", "0x401 100\n0x801 0\n");
+    snprintf(want, sizeof want, "%s:2: ", c.node_weights_file);
     msg = load_error(&c);
     if (strncmp(msg, want, strlen(want)) != 0)
         fail_msg("'%s' does not start with '%s'", msg, want);

@@ -17,6 +17,7 @@ enum {
     OPT_ROOT_GUIDS,
     OPT_CN_GUIDS,
     OPT_NODE_ORDER,
+    OPT_NODE_WEIGHTS,
     OPT_DUMP_CONFIG,
     OPT_VERSION,
 };
@@ -36,6 +37,7 @@ static const struct option long_options[] = {
     {"root-guids", required_argument, NULL, OPT_ROOT_GUIDS},
     {"cn-guids", required_argument, NULL, OPT_CN_GUIDS},
     {"node-order", required_argument, NULL, OPT_NODE_ORDER},
+    {"node-weights", required_argument, NULL, OPT_NODE_WEIGHTS},
     {"connect-roots", no_argument, NULL, 'z'},
     {"reassign-lids", no_argument, NULL, 'r'},
     {"dump-config", no_argument, NULL, OPT_DUMP_CONFIG},
@@ -68,6 +70,7 @@ static const struct flag_key flag_keys[] = {
     {OPT_ROOT_GUIDS, "--root-guids", "root_guid_file", NULL},
     {OPT_CN_GUIDS, "--cn-guids", "cn_guid_file", NULL},
     {OPT_NODE_ORDER, "--node-order", "node_order_file", NULL},
+    {OPT_NODE_WEIGHTS, "--node-weights", "node_weights_file", NULL},
     {'z', "--connect-roots", "connect_roots", "TRUE"},
     {'r', "--reassign-lids", "reassign_lids", "TRUE"},
 };
@@ -127,6 +130,8 @@ void cloudsmd_print_help(FILE *out)
             "      --cn-guids FILE        compute node port GUIDs (default: every CA port)\n"
             "      --node-order FILE      noftree's node order: port GUIDs, most important\n"
             "                             first (default: none)\n"
+            "      --node-weights FILE    wftree's node weights: port GUID and weight per\n"
+            "                             line (default: every node weighs 1)\n"
             "  -z, --connect-roots        route root switches' LIDs between roots too\n"
             "  -r, --reassign-lids        forget guid2lid and the LIDs ports hold: number\n"
             "                             every port afresh (OpenSM -r)\n"
@@ -141,17 +146,17 @@ void cloudsmd_print_help(FILE *out)
             "(guid, routing_engine, sm_priority, subnet_prefix, m_key, m_key_lease_period,\n"
             "max_wire_smps, transaction_timeout, transaction_retries, root_guid_file,\n"
             "cn_guid_file, log_file, lmc, sweep_interval, partition_config_file,\n"
-            "part_enforce, ...) plus state_dir, log_level, node_order_file and\n"
-            "subnet_supports_sa_path_caching. An existing\n"
+            "part_enforce, ...) plus state_dir, log_level, node_order_file,\n"
+            "node_weights_file and subnet_supports_sa_path_caching. An existing\n"
             "opensm.conf works: OpenSM keys cloudsm does not use are ignored (logged at\n"
             "debug), but its `max_wire_smps 4` does slow cloudsmd down. `cloudsmd\n"
             "--dump-config` prints a complete file to start from. docs/sm/cloudsmd.md has\n"
             "the details.\n"
             "\n"
-            "Files: partition_config_file, root_guid_file, cn_guid_file and node_order_file\n"
-            "are read and checked before the fabric is touched: a bad one is FILE:LINE and\n"
-            "exit 1. A partitions.conf that does not exist means Default only, as in\n"
-            "OpenSM.\n"
+            "Files: partition_config_file, root_guid_file, cn_guid_file, node_order_file\n"
+            "and node_weights_file are read and checked before the fabric is touched: a\n"
+            "bad one is FILE:LINE and exit 1. A partitions.conf that does not exist means\n"
+            "Default only, as in OpenSM.\n"
             "\n"
             "Signals: SIGTERM or SIGINT stop cloudsmd. SIGHUP reopens the log file, reads\n"
             "the configuration and its files again (flags still win) and applies what\n"
