@@ -25,7 +25,9 @@
  *  3. Passes (ft_passes.c): OpenSM's targets in OpenSM's order, as data (cs_ft_targets_opensm:
  *     leaf by leaf in tuple order, compute nodes in leaf port order, then dummies up to the
  *     fullest leaf; other CA ports in hca_tbl order; switches in sw_tbl order), and its -z pass
- *     (cs_ft_connect_roots). ftree is: build, bind, route OpenSM's targets with no policy.
+ *     (cs_ft_connect_roots). cs_ft_run is the run every variant shares (build, bind with its
+ *     policy, list its targets, route, -z); ftree is cs_ft_run with OpenSM's targets and no
+ *     policy.
  *
  * Targets. A target is (leaf, leaf port, LID or 0 for a dummy, weight, tag): a CA port routed
  * on the main path and counted, a dummy (a missing compute node: counted, no entries), or a
@@ -349,5 +351,21 @@ int cs_ft_targets_rest(const struct cs_ft *ft, struct cs_ft_targets *list, struc
 
 /* fabric_route_roots (-z), on the tables as routed (flushes first). */
 void cs_ft_connect_roots(struct cs_ft *ft);
+
+/* A fat-tree variant as the machinery runs it: its policy (NULL: OpenSM's choices) and the
+ * function that lists its targets in its order (into an empty list, after the build). */
+struct cs_ft_variant {
+    const struct cs_ft_policy *policy;
+    int (*targets)(const struct cs_ft *ft, const struct cs_route_inputs *in,
+                   struct cs_ft_targets *list, struct cs_error *err);
+};
+
+/* One routing, the whole run every variant shares: build, bind lfts with the variant's policy,
+ * list its targets, route them, -z when opt asks, and mark every block written (a fresh routing
+ * programs them all). Returns what cs_ft_build or the target list returns (0, -1, or
+ * CS_ROUTE_UNSUITABLE). */
+int cs_ft_run(const struct cs_fabric *f, const struct cs_route_options *opt,
+              const struct cs_route_inputs *in, const struct cs_ft_variant *variant,
+              struct cs_lfts *lfts, struct cs_error *err);
 
 #endif

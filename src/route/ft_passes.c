@@ -92,6 +92,28 @@ int cs_ft_targets_opensm(const struct cs_ft *ft, struct cs_ft_targets *list, str
 
 /* fabric_route_roots (-z): every switch above the leaves routes switch LIDs it has no entry for
  * the way it routes to the last leaf, if that leaf has a route to them. */
+int cs_ft_run(const struct cs_fabric *f, const struct cs_route_options *opt,
+              const struct cs_route_inputs *in, const struct cs_ft_variant *variant,
+              struct cs_lfts *lfts, struct cs_error *err)
+{
+    struct cs_ft ft;
+    struct cs_ft_targets targets = {0};
+    int rc = cs_ft_build(&ft, f, opt, err);
+    if (rc == 0)
+        rc = cs_ft_bind(&ft, lfts, variant->policy, err);
+    if (rc == 0)
+        rc = variant->targets(&ft, in, &targets, err);
+    if (rc == 0) {
+        cs_ft_route_targets(&ft, &targets);
+        if (opt && opt->connect_roots)
+            cs_ft_connect_roots(&ft);
+        cs_lfts_mark_all(lfts);
+    }
+    cs_ft_targets_free(&targets);
+    cs_ft_free(&ft);
+    return rc;
+}
+
 void cs_ft_connect_roots(struct cs_ft *ft)
 {
     struct cs_lfts *t = ft->lfts;

@@ -99,29 +99,22 @@ out:
     return rc;
 }
 
+/* OpenSM's targets with the compute nodes placed by the order. */
+static int ordered_targets(const struct cs_ft *ft, const struct cs_route_inputs *in,
+                           struct cs_ft_targets *list, struct cs_error *err)
+{
+    int rc = cs_ft_targets_cns(ft, list, err);
+    if (rc == 0)
+        rc = apply_order(ft, list, in->node_order, in->log, err);
+    if (rc == 0)
+        rc = cs_ft_targets_rest(ft, list, err);
+    return rc;
+}
+
 int cs_route_noftree(const struct cs_fabric *f, const struct cs_route_options *opt,
                      const struct cs_route_inputs *in, struct cs_lfts *lfts,
                      struct cs_route_result *res, struct cs_error *err)
 {
     (void)res;
-    struct cs_ft ft;
-    struct cs_ft_targets targets = {0};
-    int rc = cs_ft_build(&ft, f, opt, err);
-    if (rc == 0)
-        rc = cs_ft_bind(&ft, lfts, NULL, err);
-    if (rc == 0)
-        rc = cs_ft_targets_cns(&ft, &targets, err);
-    if (rc == 0)
-        rc = apply_order(&ft, &targets, in->node_order, in->log, err);
-    if (rc == 0)
-        rc = cs_ft_targets_rest(&ft, &targets, err);
-    if (rc == 0) {
-        cs_ft_route_targets(&ft, &targets);
-        if (opt && opt->connect_roots)
-            cs_ft_connect_roots(&ft);
-        cs_lfts_mark_all(lfts);
-    }
-    cs_ft_targets_free(&targets);
-    cs_ft_free(&ft);
-    return rc;
+    return cs_ft_run(f, opt, in, &(struct cs_ft_variant){.targets = ordered_targets}, lfts, err);
 }

@@ -94,9 +94,10 @@ static int weigh_and_sort(const struct cs_ft *ft, const struct cs_node_weights *
 }
 
 /* The compute nodes, then the other CA ports, each part heaviest first; then the switches. */
-static int weighted_targets(const struct cs_ft *ft, const struct cs_node_weights *weights,
+static int weighted_targets(const struct cs_ft *ft, const struct cs_route_inputs *in,
                             struct cs_ft_targets *list, struct cs_error *err)
 {
+    const struct cs_node_weights *weights = in->weights;
     struct cs_ft_targets cns = {0};
     int rc = cs_ft_targets_cns(ft, &cns, err);
     for (uint32_t i = 0; rc == 0 && i < cns.count; i++)
@@ -122,20 +123,6 @@ int cs_route_wftree(const struct cs_fabric *f, const struct cs_route_options *op
                     struct cs_route_result *res, struct cs_error *err)
 {
     (void)res;
-    struct cs_ft ft;
-    struct cs_ft_targets targets = {0};
-    int rc = cs_ft_build(&ft, f, opt, err);
-    if (rc == 0)
-        rc = cs_ft_bind(&ft, lfts, &(struct cs_ft_policy){.up_group = least_upward_weight}, err);
-    if (rc == 0)
-        rc = weighted_targets(&ft, in->weights, &targets, err);
-    if (rc == 0) {
-        cs_ft_route_targets(&ft, &targets);
-        if (opt && opt->connect_roots)
-            cs_ft_connect_roots(&ft);
-        cs_lfts_mark_all(lfts);
-    }
-    cs_ft_targets_free(&targets);
-    cs_ft_free(&ft);
-    return rc;
+    static const struct cs_ft_policy policy = {.up_group = least_upward_weight};
+    return cs_ft_run(f, opt, in, &(struct cs_ft_variant){&policy, weighted_targets}, lfts, err);
 }
