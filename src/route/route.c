@@ -15,6 +15,8 @@ const struct cs_route_engine cs_route_engines[] = {
     {"ftree", "OpenSM 3.3.23's fat-tree routing, entry for entry on the same LIDs", cs_route_ftree},
     {"noftree", "NoFTree: ftree with the compute nodes routed in a given node order",
      cs_route_noftree},
+    {"pftree", "pFTree: partition-aware fat-tree with isolation policies, weights and VLs",
+     cs_route_pftree},
     {"minhop", "shortest paths, balanced by per-port route counters (OpenSM's default)",
      cs_route_minhop},
     {"updn", "up*/down* shortest paths from the root switches: no credit loops", cs_route_updn},
