@@ -321,9 +321,19 @@ static int violation(const struct pftree *pt, const struct sharing *sh, uint32_t
     return 0;
 }
 
+/* The lowest of VL1..VL7 not in the set `used`, or 0. */
+static uint8_t lowest_lane(unsigned used)
+{
+    for (uint8_t lane = 1; lane < PFTREE_MAX_VLS; lane++)
+        if (!(used >> lane & 1))
+            return lane;
+    return 0;
+}
+
 /* Alg. 5, corrected (docs/routing/pftree.md): partitions in isolation order (phy, vlane, def),
  * each that shares a link gets the lowest VL from VL1 that no partition it shares a link with
- * holds; when none is left, VL1 (the paper's wrap), a violation for a vlane partition. Then
+ * holds; when none is left, one no phy or vlane partition it meets holds, else VL1 (the
+ * paper's wrap), a violation for a vlane partition that meets its lane. Then
  * ValidatePolicies: a phy partition shares no link; a vlane partition shares none with a
  * partition on its VL. */
 static int assign_and_validate(const struct pftree *pt, const struct sharing *sh,
@@ -339,18 +349,23 @@ static int assign_and_validate(const struct pftree *pt, const struct sharing *sh
         for (uint32_t p = 0; p < count; p++) {
             if (pt->set.partitions[p].isolation != iso)
                 continue;
-            unsigned used = 0, sharing = 0;
+            unsigned used = 0, used_isolated = 0, sharing = 0;
             for (uint32_t q = 0; q < count; q++)
                 if (sh->conflict[(size_t)p * count + q]) {
                     sharing = 1;
                     used |= 1u << vl[q];
+                    if (pt->set.partitions[q].isolation != CS_ISOLATION_DEF)
+                        used_isolated |= 1u << vl[q];
                 }
             if (!sharing)
                 continue;
-            uint8_t lane = 1;
-            while (lane < PFTREE_MAX_VLS && (used >> lane & 1))
-                lane++;
-            vl[p] = lane < PFTREE_MAX_VLS ? lane : 1;
+            /* With no lane left, one that no phy or vlane partition it meets holds (L687-L690:
+             * spare the higher policies), else VL1. */
+            vl[p] = lowest_lane(used);
+            if (!vl[p])
+                vl[p] = lowest_lane(used_isolated);
+            if (!vl[p])
+                vl[p] = 1;
         }
     for (uint32_t p = 0; p < count && rc == 0; p++) {
         uint8_t iso = pt->set.partitions[p].isolation;
