@@ -131,6 +131,11 @@ int cs_route_noftree(const struct cs_fabric *f, const struct cs_route_options *o
 int cs_route_wftree(const struct cs_fabric *f, const struct cs_route_options *opt,
                     const struct cs_route_inputs *in, struct cs_lfts *lfts,
                     struct cs_route_result *res, struct cs_error *err);
+/* pftree fills res->partition_sl (indexed like inputs->partitions->partitions) and
+ * res->violations; strict isolation it cannot meet is an error (docs/routing/pftree.md). */
+int cs_route_pftree(const struct cs_fabric *f, const struct cs_route_options *opt,
+                    const struct cs_route_inputs *in, struct cs_lfts *lfts,
+                    struct cs_route_result *res, struct cs_error *err);
 int cs_route_minhop(const struct cs_fabric *f, const struct cs_route_options *opt,
                     const struct cs_route_inputs *in, struct cs_lfts *lfts,
                     struct cs_route_result *res, struct cs_error *err);

@@ -17,6 +17,8 @@ const struct cs_route_engine cs_route_engines[] = {
      cs_route_noftree},
     {"wftree", "wFatTree: ftree routing nodes in decreasing receive weight, loads = weights",
      cs_route_wftree},
+    {"pftree", "pFTree: partition-aware fat-tree with isolation policies, weights and VLs",
+     cs_route_pftree},
     {"minhop", "shortest paths, balanced by per-port route counters (OpenSM's default)",
      cs_route_minhop},
     {"updn", "up*/down* shortest paths from the root switches: no credit loops", cs_route_updn},

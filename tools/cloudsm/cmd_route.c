@@ -44,7 +44,9 @@ static const char route_help[] =
     "  --format osm|ibroute  opensm-lfts.dump (default) or ibroute/dump_fts form\n"
     "  --json                print what was done as JSON: engine, requested, fell_back,\n"
     "                        fallback_reason, route_ms (engine time only), lids, max_lid,\n"
-    "                        switches, lft_blocks\n"
+    "                        switches, lft_blocks; violations (isolation policies not met)\n"
+    "                        and, for an engine that assigns them (pftree), partitions:\n"
+    "                        name, pkey, isolation and the SL of each\n"
     "\n"
     "examples:\n"
     "  cloudsm topo gen kary 4 3 -o k4n3.topo\n"
@@ -144,6 +146,7 @@ static int route_main(int argc, char **argv)
     struct cs_lfts lfts = {0};
     struct cs_route_stats stats;
     struct cs_route_loaded loaded = {0};
+    struct cs_route_result result = {0};
     struct cs_route_inputs inputs = {.log = &(struct cs_log){warn_on_stderr, NULL}};
     cs_fabric_init(&f);
     int rc = EXIT_OK;
@@ -157,7 +160,7 @@ static int route_main(int argc, char **argv)
     cs_route_loaded_inputs(&loaded, &inputs);
     ropt.root_guids = roots_file ? &roots : NULL;
     ropt.cn_guids = cns_file ? &cns : NULL;
-    if (cs_route_with(engine, &f, &ropt, &inputs, &lfts, &stats, NULL, &err) < 0) {
+    if (cs_route_with(engine, &f, &ropt, &inputs, &lfts, &stats, &result, &err) < 0) {
         rc = cli_fail(who, &err);
         goto done;
     }
@@ -183,6 +186,20 @@ static int route_main(int argc, char **argv)
         json_u64(&j, "max_lid", stats.max_lid);
         json_u64(&j, "switches", stats.switches);
         json_u64(&j, "lft_blocks", stats.lft_blocks);
+        json_u64(&j, "violations", result.violations);
+        if (result.partition_sl && inputs.partitions) {
+            json_array_begin(&j, "partitions");
+            for (uint32_t i = 0; i < result.num_partitions; i++) {
+                const struct cs_partition *part = &inputs.partitions->partitions[i];
+                json_object_begin(&j, NULL);
+                json_str(&j, "name", part->name);
+                json_u64(&j, "pkey", part->pkey);
+                json_str(&j, "isolation", cs_isolation_name(part->isolation));
+                json_u64(&j, "sl", result.partition_sl[i]);
+                json_object_end(&j);
+            }
+            json_array_end(&j);
+        }
         json_object_end(&j);
         json_finish(&j);
     } else if (output) {
@@ -195,6 +212,7 @@ static int route_main(int argc, char **argv)
         fprintf(stderr, "cloudsm route: %s fell back to %s: %s\n", stats.requested, stats.engine,
                 stats.fallback_reason);
 done:
+    cs_route_result_free(&result);
     cs_lfts_free(&lfts);
     cs_guid_list_free(&roots);
     cs_guid_list_free(&cns);
