@@ -260,6 +260,12 @@ static int program_sl2vl(struct run *r, struct cs_error *err)
                       "sl2vl: every partition on SL 0: tables left as the ports hold them");
         return 0;
     }
+    const struct cs_partitions *parts = &r->files.partitions;
+    for (uint32_t i = 0; i < r->routed.num_partitions && i < parts->count; i++)
+        if (r->routed.partition_sl[i] != 0)
+            cloudsmd_logf(&r->log, CS_LOG_INFO, "sl2vl: partition %s (0x%04x) on SL %u",
+                          parts->partitions[i].name, parts->partitions[i].pkey,
+                          r->routed.partition_sl[i]);
     struct cs_sm_sl2vl_counts sc;
     if (cs_sm_program_sl2vl(r->pipe, &r->sweep, sls, &r->sink, &sc, err) < 0)
         return -1;
