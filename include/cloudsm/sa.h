@@ -244,6 +244,13 @@ struct cs_sa_options {
     uint8_t subnet_timeout; /* PathRecord PacketLifeTime (0 on loopback paths), as OpenSM */
     /* [node] NodeInfo for the NodeRecords; NULL: sweep->node_info. Referenced like the sweep. */
     const struct cs_smp_node_info *node_info;
+    /* The SL of each partition, by its index in the cs_partitions the set was resolved from
+     * (cs_resolved_partition.config_index; a routing engine's cs_route_result.partition_sl),
+     * num_partition_sl entries, referenced like the sweep. A PathRecord carries the SL of the
+     * partition of its P_Key, and a request that asks for another SL finds no path. NULL: every
+     * path SL 0, or the SL a request asks for. */
+    const uint8_t *partition_sl;
+    uint32_t num_partition_sl;
 };
 
 struct cs_sa_db;

@@ -361,4 +361,32 @@ int cs_sm_program_pkeys(struct cs_smp_pipe *pipe, struct cs_sm_sweep *s,
                         const struct cs_log *log, struct cs_sm_pkey_counts *counts,
                         struct cs_error *err);
 
+/* ---- SL to VL mapping (src/sm/sl2vl.c) ---------------------------------------------------------
+ *
+ * Once a routing engine gives partitions SLs of their own (struct cs_route_result), their traffic
+ * must travel on VLs of its own: one rule for the whole subnet, SL s -> VL s on a link with more
+ * than s data VLs, VL 0 on a link with fewer (the fewer of its two ends' OperationalVLs: 1, 2, 4,
+ * 8 or 15 data VLs). Tables (SL2VLMappingTable, IBA 14.2.5.8): every CA or router port the sweep
+ * reached over a cable (its own table), and on every switch the table of each input port (0 and
+ * the linked ports) to each linked output port (modifier: input port << 8 | output port); the
+ * output port's link decides. Each call reads every table back and writes only those that
+ * differ: on a fabric that already holds the rule a call sends no Set. */
+
+/* The VL of SL sl on a link with link_vls data VLs. */
+uint8_t cs_sm_sl2vl_vl(unsigned link_vls, unsigned sl);
+
+struct cs_sm_sl2vl_counts {
+    uint64_t tables_read;
+    uint64_t tables_sent;
+    uint32_t short_ports; /* ports whose link has fewer data VLs than num_sls (logged at WARN) */
+    unsigned failures;    /* SMPs refused or unanswered, each logged */
+};
+
+/* Read every table and Set those that differ from the rule (a table whose read failed is written
+ * too). num_sls: the SLs in use (0..num_sls-1), for the warning about links that cannot carry
+ * them apart. Returns 0 with counts filled, or -1 on a transport failure. */
+int cs_sm_program_sl2vl(struct cs_smp_pipe *pipe, const struct cs_sm_sweep *s, unsigned num_sls,
+                        const struct cs_log *log, struct cs_sm_sl2vl_counts *counts,
+                        struct cs_error *err);
+
 #endif

@@ -53,6 +53,10 @@
  *                    bits 16..23; block beyond the table or port beyond the switch: 0x1c). A
  *                    Set of a table's last, partial block stores what fits; a Get reads 0 past
  *                    the table's end (ibsim).
+ *   SL2VLMappingTable Get, Set of one table: on a switch the one of input port (modifier bits
+ *                    8..15) to output port (bits 0..7), any of ports 0..n (beyond: 0x1c); on a
+ *                    CA the arrival port's, whatever the modifier (ibsim). Before any Set every
+ *                    table reads SL s -> VL s for SL 0..14 and SL 15 -> VL 7 (ibsim's).
  *   SMInfo           Only where cs_sma_model_set_sm put an SM that answers (on a CA the port
  *                    the SMP arrived on, on a switch port 0): Get returns the SMInfo given
  *                    there (or, after cs_sma_model_set_sm_next's count of Gets, the next one);
@@ -149,6 +153,11 @@ int cs_sma_model_set_partition_caps(struct cs_sma_model *m, uint32_t node,
                                     const struct cs_sma_model_partition_caps *caps,
                                     struct cs_error *err);
 
+/* Node `node` answers SL2VLMappingTable with 0x0c from now on (unsupported: an agent without VL
+ * support), or again normally. Fails on a node index out of range. */
+int cs_sma_model_set_sl2vl_unsupported(struct cs_sma_model *m, uint32_t node, bool unsupported,
+                                       struct cs_error *err);
+
 /* Give switch `node` a LinearFDBCap of cap entries (1..49152): LFT blocks from LID cap on and a
  * LinearFDBTop of cap or more are refused from now on. Fails on a node that is not a switch. */
 int cs_sma_model_set_linear_fdb_cap(struct cs_sma_model *m, uint32_t node, uint16_t cap,
@@ -179,6 +188,9 @@ void cs_sma_model_switch_info(const struct cs_sma_model *m, uint32_t node,
 /* LFT entry of a switch (255 for a LID never written, or a node that is not a switch). */
 uint8_t cs_sma_model_lft_entry(const struct cs_sma_model *m, uint32_t node, uint32_t lid);
 uint16_t cs_sma_model_lft_top(const struct cs_sma_model *m, uint32_t node);
+/* The VL that SL sl maps to in the SL2VL table of port slot `port` towards output port number out
+ * (a switch's input port; out 0 on a CA); 0 out of range. */
+uint8_t cs_sma_model_sl2vl(const struct cs_sma_model *m, uint32_t port, unsigned out, unsigned sl);
 /* Entry `index` of the P_Key table of a port (0 past the end of its table). */
 uint16_t cs_sma_model_pkey(const struct cs_sma_model *m, uint32_t port, unsigned index);
 

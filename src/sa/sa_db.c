@@ -206,6 +206,24 @@ bool sa_share_this_pkey(const struct cs_sa_db *db, uint32_t a, uint32_t b, uint1
     return x && y && (full(x->membership) || full(y->membership));
 }
 
+uint8_t sa_pkey_sl(const struct cs_sa_db *db, uint32_t a, uint32_t b, uint16_t pkey)
+{
+    if (db->default_only || db->opt.partition_sl == NULL)
+        return 0;
+    const struct sa_pkey *x = find_pkey(db, a, pkey & CS_PKEY_MASK);
+    if (x == NULL)
+        x = find_pkey(db, b, pkey & CS_PKEY_MASK);
+    return x ? x->sl : 0;
+}
+
+static uint8_t partition_sl(const struct cs_sa_db *db, const struct cs_resolved_partition *rp)
+{
+    const struct cs_sa_options *o = &db->opt;
+    return o->partition_sl && rp->config_index < o->num_partition_sl
+               ? o->partition_sl[rp->config_index]
+               : 0;
+}
+
 /* Each port's entries, in OpenSM's order: partitions are visited in that order, so every port's
  * list comes out sorted. */
 static int index_partitions(struct cs_sa_db *db, const struct cs_partition_set *set,
@@ -253,6 +271,7 @@ static int index_partitions(struct cs_sa_db *db, const struct cs_partition_set *
                 .order = pkey_order(rp->pkey & CS_PKEY_MASK),
                 .pkey = rp->pkey & CS_PKEY_MASK,
                 .membership = pp->membership,
+                .sl = partition_sl(db, rp),
             };
         }
     }

@@ -19,6 +19,7 @@ struct sa_pkey {
     uint16_t order;
     uint16_t pkey;      /* 15-bit id */
     uint8_t membership; /* CS_MEMBER_LIMITED and/or CS_MEMBER_FULL */
+    uint8_t sl;         /* the partition's SL (cs_sa_options.partition_sl) */
 };
 
 struct cs_sa_db {
@@ -66,6 +67,8 @@ static inline bool sa_lid_in_range(uint32_t lid, uint16_t base, uint8_t lmc)
 bool sa_share_pkey(const struct cs_sa_db *db, uint32_t a, uint32_t b);
 uint16_t sa_common_pkey(const struct cs_sa_db *db, uint32_t a, uint32_t b);
 bool sa_share_this_pkey(const struct cs_sa_db *db, uint32_t a, uint32_t b, uint16_t pkey);
+/* The SL of the partition of pkey that a and b share (0 without partition SLs). */
+uint8_t sa_pkey_sl(const struct cs_sa_db *db, uint32_t a, uint32_t b, uint16_t pkey);
 
 /* Where the records of an answer go: straight into the response buffer, stride apart. A Get keeps
  * the first record and only counts the rest (two are enough to say "too many"). */

@@ -215,6 +215,13 @@ static bool lid_pair(struct path_query *q, uint32_t src, uint32_t dst, uint16_t 
     }
     if ((q->mask & CS_SA_PR_REVERSIBLE) && q->want.reversible && !reversible)
         return false;
+    /* The partition's SL: its traffic travels on the VL the SL2VL tables give that SL. */
+    uint8_t sl = pkey ? sa_pkey_sl(db, src, dst, pkey) : 0;
+    if (q->mask & CS_SA_PR_SL) {
+        if (pkey && db->opt.partition_sl && q->want.sl != sl)
+            return false;
+        sl = q->want.sl;
+    }
 
     struct cs_sa_path_record r = {
         .dlid = dlid,
@@ -223,7 +230,7 @@ static bool lid_pair(struct path_query *q, uint32_t src, uint32_t dst, uint16_t 
         .reserved_353 = db->opt.path_caching ? CS_SA_PATH_CACHING_FLAG : 0,
         .reversible = reversible,
         .pkey = pkey,
-        .sl = (q->mask & CS_SA_PR_SL) ? q->want.sl : 0,
+        .sl = sl,
         .mtu_selector = CS_SA_SELECTOR_EXACTLY,
         .mtu = v.mtu,
         .rate_selector = CS_SA_SELECTOR_EXACTLY,

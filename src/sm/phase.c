@@ -28,6 +28,8 @@ static const char *attr_name(uint16_t attr)
         return "P_KeyTable";
     case CS_SMP_ATTR_LINEAR_FT:
         return "LinearForwardingTable";
+    case CS_SMP_ATTR_SL2VL_TABLE:
+        return "SL2VLMappingTable";
     default:
         return "SMP";
     }

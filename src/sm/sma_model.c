@@ -37,6 +37,9 @@ struct model_port {
     struct cs_smp_port_info info; /* as answered, but LocalPortNum */
     uint16_t *pkeys;              /* NULL until the first Set: entry 0 is 0xffff, others 0; else
                                      the table rounded up to whole blocks */
+    uint8_t *sl2vl;               /* NULL until the first SL2VL Set: ibsim's default table; else
+                                     CS_SL2VL_ENTRIES VLs per output port (a switch's input port
+                                     holds one per output port 0..n, a CA port one) */
     bool sm_answers;              /* an SM on this port answers SMInfo with sm (set_sm) */
     struct cs_smp_sm_info sm;
     unsigned sm_gets_left; /* set_sm_next: Gets (answered or refused) before next takes over */
@@ -61,6 +64,7 @@ struct cs_sma_model {
     struct model_switch *switches; /* one per node; used only for switches */
     bool *unresponsive;            /* one per node */
     uint16_t *partition_cap;       /* one per node: NodeInfo PartitionCap */
+    bool *no_sl2vl;                /* one per node: SL2VL refused (set_sl2vl_unsupported) */
     uint32_t sm_node;
     uint32_t sm_port; /* port slot index */
 
@@ -182,8 +186,9 @@ struct cs_sma_model *cs_sma_model_create(const struct cs_fabric *f, uint32_t sm_
     m->switches = cs_calloc_array(f->num_nodes, sizeof *m->switches, err);
     m->unresponsive = cs_calloc_array(f->num_nodes, sizeof *m->unresponsive, err);
     m->partition_cap = cs_calloc_array(f->num_nodes, sizeof *m->partition_cap, err);
+    m->no_sl2vl = cs_calloc_array(f->num_nodes, sizeof *m->no_sl2vl, err);
     if (m->ports == NULL || m->switches == NULL || m->unresponsive == NULL ||
-        m->partition_cap == NULL) {
+        m->partition_cap == NULL || m->no_sl2vl == NULL) {
         cs_sma_model_destroy(m);
         return NULL;
     }
@@ -205,8 +210,10 @@ void cs_sma_model_destroy(struct cs_sma_model *m)
     if (m == NULL)
         return;
     if (m->ports)
-        for (uint32_t i = 0; i < m->fabric.num_port_slots; i++)
+        for (uint32_t i = 0; i < m->fabric.num_port_slots; i++) {
             free(m->ports[i].pkeys);
+            free(m->ports[i].sl2vl);
+        }
     if (m->switches)
         for (uint32_t n = 0; n < m->fabric.num_nodes; n++)
             free(m->switches[n].lft);
@@ -214,6 +221,7 @@ void cs_sma_model_destroy(struct cs_sma_model *m)
     free(m->switches);
     free(m->unresponsive);
     free(m->partition_cap);
+    free(m->no_sl2vl);
     free(m->queue);
     cs_fabric_free(&m->fabric);
     free(m);
@@ -325,6 +333,39 @@ uint16_t cs_sma_model_pkey(const struct cs_sma_model *m, uint32_t port, unsigned
         return 0;
     const uint16_t *t = m->ports[port].pkeys;
     return t ? t[index] : (index == 0 ? 0xffff : 0);
+}
+
+/* ---- SL to VL mapping ---- */
+
+/* ibsim's table before any Set, as smpquery sl2vl reads it on every port: SL s -> VL s for SL
+ * 0..14, SL 15 -> VL 7. */
+static uint8_t sl2vl_default(unsigned sl)
+{
+    return sl < 15 ? (uint8_t)sl : 7;
+}
+
+/* Output ports a port slot keeps tables for: every port of its switch (0..n), or one on a CA. */
+static unsigned sl2vl_tables(const struct cs_sma_model *m, uint32_t slot)
+{
+    uint32_t node = m->fabric.ports[slot].node;
+    return is_switch(m, node) ? m->fabric.nodes[node].num_ports + 1u : 1u;
+}
+
+uint8_t cs_sma_model_sl2vl(const struct cs_sma_model *m, uint32_t port, unsigned out, unsigned sl)
+{
+    if (port >= m->fabric.num_port_slots || sl >= CS_SL2VL_ENTRIES || out >= sl2vl_tables(m, port))
+        return 0;
+    const uint8_t *t = m->ports[port].sl2vl;
+    return t ? t[(size_t)out * CS_SL2VL_ENTRIES + sl] : sl2vl_default(sl);
+}
+
+int cs_sma_model_set_sl2vl_unsupported(struct cs_sma_model *m, uint32_t node, bool unsupported,
+                                       struct cs_error *err)
+{
+    if (node >= m->fabric.num_nodes)
+        return cs_fail(err, "set_sl2vl_unsupported: no node index %u", node);
+    m->no_sl2vl[node] = unsupported;
+    return 0;
 }
 
 /* ---- Other SMs ---- */
@@ -679,6 +720,46 @@ static uint16_t do_pkey_table(struct cs_sma_model *m, struct at at, uint8_t meth
     return 0;
 }
 
+/* SL2VLMappingTable (IBA 14.2.5.8): a switch addresses the table of (input port, output port) by
+ * modifier bits 8..15 and 0..7; a CA answers for the port the SMP arrived on, whatever the
+ * modifier (ibsim). */
+static uint16_t do_sl2vl(struct cs_sma_model *m, struct at at, uint8_t method, uint32_t mod,
+                         uint8_t data[CS_SMP_DATA_SIZE], struct cs_error *err, int *failed)
+{
+    if (m->no_sl2vl[at.node])
+        return CS_SMP_STATUS_ATTR_UNSUPPORTED;
+    uint32_t slot = at.port;
+    unsigned out = 0;
+    if (is_switch(m, at.node)) {
+        unsigned in = (mod >> 8) & 0xff, ports = m->fabric.nodes[at.node].num_ports;
+        out = mod & 0xff;
+        if (in > ports || out > ports || (mod >> 16) != 0)
+            return CS_SMP_STATUS_INVALID_FIELD;
+        slot = port_slot(m, at.node, in);
+    }
+    struct model_port *p = &m->ports[slot];
+    struct cs_smp_sl2vl t;
+    if (method == CS_SMP_METHOD_SET) {
+        if (p->sl2vl == NULL) {
+            size_t entries = (size_t)sl2vl_tables(m, slot) * CS_SL2VL_ENTRIES;
+            p->sl2vl = cs_calloc_array(entries, 1, err);
+            if (p->sl2vl == NULL) {
+                *failed = -1;
+                return 0;
+            }
+            for (size_t i = 0; i < entries; i++)
+                p->sl2vl[i] = sl2vl_default(i % CS_SL2VL_ENTRIES);
+        }
+        cs_smp_sl2vl_decode(data, &t);
+        memcpy(p->sl2vl + (size_t)out * CS_SL2VL_ENTRIES, t.vl, CS_SL2VL_ENTRIES);
+    }
+    memset(data, 0, CS_SMP_DATA_SIZE);
+    for (unsigned sl = 0; sl < CS_SL2VL_ENTRIES; sl++)
+        t.vl[sl] = cs_sma_model_sl2vl(m, slot, out, sl);
+    cs_smp_sl2vl_encode(&t, data);
+    return 0;
+}
+
 /* Run the attribute handler; the status goes into the reply. *failed becomes -1 only when the
  * model itself cannot go on (no memory). */
 static uint16_t answer(struct cs_sma_model *m, struct at at, const struct cs_smp *req,
@@ -699,6 +780,8 @@ static uint16_t answer(struct cs_sma_model *m, struct at at, const struct cs_smp
         return do_lft(m, at, req->method, req->attr_mod, data, err, failed);
     case CS_SMP_ATTR_PKEY_TABLE:
         return do_pkey_table(m, at, req->method, req->attr_mod, data, err, failed);
+    case CS_SMP_ATTR_SL2VL_TABLE:
+        return do_sl2vl(m, at, req->method, req->attr_mod, data, err, failed);
     case CS_SMP_ATTR_SM_INFO:
         return do_sm_info(m, at, req->method, data);
     default:

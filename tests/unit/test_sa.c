@@ -842,6 +842,84 @@ static void test_partition_refusal(void **state)
     cs_fabric_free(&f);
 }
 
+/* A routing engine's partition SLs end to end, with a hand-made result (Default 0, P1 1, P2 2,
+ * by their index in the file): the SL2VL tables carry SLs 0..2 on VLs 0..2, and every PathRecord
+ * carries the SL of the partition of its P_Key; a request for another SL finds no path. */
+static void test_partition_sl(void **state)
+{
+    (void)state;
+    struct cs_fabric f;
+    gen_pgft(&f);
+    struct rig r;
+    rig_model(&r, &f);
+    rig_partition(&r, TWO_PARTITIONS);
+    uint8_t sls[3] = {0, 1, 2};
+    struct cs_error err;
+    struct cs_log log = {0};
+    struct cs_sm_sl2vl_counts c;
+    assert_int_equal(cs_sm_program_sl2vl(r.pipe, &r.s, 3, &log, &c, &err), 0);
+    assert_int_equal(c.failures, 0);
+    assert_true(c.tables_sent > 0);
+    const struct cs_fabric *mf = cs_sma_model_fabric(r.m);
+    for (unsigned k = 0; k < 4; k++) {
+        uint32_t host = CS_NONE;
+        for (uint32_t n = 0; n < mf->num_nodes; n++)
+            if (mf->nodes[n].guid == HOST_GUID(k))
+                host = mf->nodes[n].first_port + 1;
+        assert_true(host != CS_NONE);
+        for (unsigned sl = 0; sl < 3; sl++)
+            assert_int_equal(cs_sma_model_sl2vl(r.m, host, 0, sl), sl);
+    }
+
+    uint16_t h0 = lid_of(&r, HOST_PORT_GUID(0)), h1 = lid_of(&r, HOST_PORT_GUID(1));
+    uint16_t h2 = lid_of(&r, HOST_PORT_GUID(2)), h3 = lid_of(&r, HOST_PORT_GUID(3));
+    struct cs_sa_path_record p;
+    /* Without the SLs: SL 0, and the SL a request asks for. */
+    assert_int_equal(path(&r, 0, h0, h1, &p), 0);
+    assert_int_equal(p.sl, 0);
+    struct cs_sa_path_record want = {.slid = h0, .dlid = h1, .sl = 2};
+    uint64_t mask = CS_SA_PR_SLID | CS_SA_PR_DLID | CS_SA_PR_SL;
+    assert_int_equal(path_query(&r, 0, CS_SA_METHOD_GET, mask, &want, &p), 0);
+    assert_int_equal(p.sl, 2);
+
+    r.opt.partition_sl = sls;
+    r.opt.num_partition_sl = 3;
+    rig_build_db(&r);
+    assert_int_equal(path(&r, 0, h0, h1, &p), 0);
+    assert_int_equal(p.pkey, 0x8001);
+    assert_int_equal(p.sl, 1);
+    assert_int_equal(path(&r, 0, h2, h3, &p), 0);
+    assert_int_equal(p.pkey, 0x8002);
+    assert_int_equal(p.sl, 2);
+    assert_int_equal(path(&r, 0, h3, h0, &p), 0);
+    assert_int_equal(p.pkey, 0x7fff);
+    assert_int_equal(p.sl, 0);
+    /* h0 and h1 share Default too: asked for its P_Key, the path is on Default's SL. */
+    want = (struct cs_sa_path_record){.slid = h0, .dlid = h1, .pkey = 0x7fff};
+    assert_int_equal(path_query(&r, 0, CS_SA_METHOD_GET,
+                                CS_SA_PR_SLID | CS_SA_PR_DLID | CS_SA_PR_PKEY, &want, &p),
+                     0);
+    assert_int_equal(p.sl, 0);
+    /* Another SL than P1's: no path; P1's own: the path. */
+    want = (struct cs_sa_path_record){.slid = h0, .dlid = h1, .sl = 2};
+    assert_int_equal(path_query(&r, 0, CS_SA_METHOD_GET, mask, &want, NULL),
+                     CS_SA_STATUS_NO_RECORDS);
+    want.sl = 1;
+    assert_int_equal(path_query(&r, 0, CS_SA_METHOD_GET, mask, &want, &p), 0);
+    assert_int_equal(p.sl, 1);
+    /* Every path of a GetTable from h2 carries the SL of its P_Key. */
+    want = (struct cs_sa_path_record){.slid = h2};
+    assert_int_equal(path_query(&r, h2, CS_SA_METHOD_GET_TABLE, CS_SA_PR_SLID, &want, NULL), 0);
+    uint32_t n = reply_records(&r, CS_SA_PATH_RECORD_SIZE);
+    assert_int_equal(n, 3);
+    for (uint32_t i = 0; i < n; i++) {
+        cs_sa_path_record_decode(record_at(&r, CS_SA_PATH_RECORD_SIZE, i), &p);
+        assert_int_equal(p.sl, (p.pkey & 0x7fff) == 0x0002 ? 2 : 0);
+    }
+    rig_close(&r);
+    cs_fabric_free(&f);
+}
+
 /* ---- The ibsim rig: OpenSM's answers ---- */
 
 /* NodeRecords for LIDs 8 (host-1) and 2 (sw-L1-0), byte for byte as OpenSM sent them. */
@@ -1204,12 +1282,19 @@ static void test_path_record_speed(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_node_record_by_lid),      cmocka_unit_test(test_path_between_hosts),
-        cmocka_unit_test(test_get_table_counts),        cmocka_unit_test(test_component_masks),
-        cmocka_unit_test(test_malformed_requests),      cmocka_unit_test(test_caching_flag),
-        cmocka_unit_test(test_partition_refusal),       cmocka_unit_test(test_same_as_opensm),
-        cmocka_unit_test(test_selectors_as_opensm),     cmocka_unit_test(test_partitions_as_opensm),
-        cmocka_unit_test(test_path_minimum_over_ports), cmocka_unit_test(test_path_record_speed),
+        cmocka_unit_test(test_node_record_by_lid),
+        cmocka_unit_test(test_path_between_hosts),
+        cmocka_unit_test(test_get_table_counts),
+        cmocka_unit_test(test_component_masks),
+        cmocka_unit_test(test_malformed_requests),
+        cmocka_unit_test(test_caching_flag),
+        cmocka_unit_test(test_partition_refusal),
+        cmocka_unit_test(test_same_as_opensm),
+        cmocka_unit_test(test_selectors_as_opensm),
+        cmocka_unit_test(test_partitions_as_opensm),
+        cmocka_unit_test(test_path_minimum_over_ports),
+        cmocka_unit_test(test_path_record_speed),
+        cmocka_unit_test(test_partition_sl),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -3,7 +3,8 @@
  * Bring-up: open the SM port, sweep the fabric, make sure no other master SM is running, give
  * every port a LID (keeping the ones in the state directory's guid2lid), program the P_Key
  * tables, route with the chosen engine, and program the fabric: PortInfo, LinearFDBTop, the LFT
- * blocks that differ, port states to ACTIVE. With -o that is all; otherwise cloudsmd stays
+ * blocks that differ, the SL2VL tables when the engine put partitions on SLs, port states to
+ * ACTIVE. With -o that is all; otherwise cloudsmd stays
  * master until SIGTERM/SIGINT: it answers the SA and other SMs, sweeps on a period and on traps,
  * re-programs what changed, takes orders on its control socket, and on SIGHUP reads its
  * configuration again and applies what changed. docs/sm/cloudsmd.md.
@@ -67,8 +68,9 @@ struct run {
                                            `reroute` asked for */
     volatile bool trap_seen;
     unsigned sweeps;
-    struct cs_route_stats route; /* of the tables in lfts */
-    double started_ms;           /* cs_clock_ms() at start */
+    struct cs_route_stats route;   /* of the tables in lfts */
+    struct cs_route_result routed; /* what the engine said besides lfts: the partitions' SLs */
+    double started_ms;             /* cs_clock_ms() at start */
     double last_sweep_ms; /* when the last heavy sweep ended (cs_clock_ms), its length and SMPs */
     double last_sweep_took_ms;
     uint64_t last_sweep_smps;
@@ -87,6 +89,7 @@ static void run_free(struct run *r)
 {
     cs_lfts_free(&r->lfts);
     cs_lfts_free(&r->held);
+    cs_route_result_free(&r->routed);
     cs_sa_db_free(r->sa);
     free(r->sa_reply);
     cs_partition_set_free(&r->pset);
@@ -149,10 +152,13 @@ static int route(struct run *r, struct cs_error *err)
     struct cs_route_inputs in = {.log = &r->sink, .partitions = &r->files.partitions};
     cs_route_loaded_inputs(&r->files.route, &in);
     struct cs_route_stats st;
+    struct cs_route_result res;
     cs_lfts_free(&r->lfts);
-    if (cs_route_with(r->engine, &r->sweep.fabric, &ropt, &in, &r->lfts, &st, NULL, err) < 0)
+    if (cs_route_with(r->engine, &r->sweep.fabric, &ropt, &in, &r->lfts, &st, &res, err) < 0)
         return -1;
     r->route = st;
+    cs_route_result_free(&r->routed);
+    r->routed = res;
     if (st.fell_back)
         cloudsmd_logf(&r->log, CS_LOG_WARN, "route: %s is not suitable (%s); routed with %s",
                       st.requested, st.fallback_reason, st.engine);
@@ -233,6 +239,44 @@ static int program_pkeys(struct run *r, struct cs_error *err)
     return (int)pc.failures;
 }
 
+/* The SLs the engine gave the partitions are 0..sls-1: 0 when it gave none (every SL 0). */
+static unsigned sls_in_use(const struct cs_route_result *res)
+{
+    unsigned highest = 0;
+    for (uint32_t i = 0; res->partition_sl != NULL && i < res->num_partitions; i++)
+        if (res->partition_sl[i] > highest)
+            highest = res->partition_sl[i];
+    return highest ? highest + 1 : 0;
+}
+
+/* SL2VL tables (src/sm/sl2vl.c), once the engine puts partitions on SLs other than 0: read back,
+ * and the tables that differ from SL s -> VL s written. With every partition on SL 0 nothing is
+ * sent: the tables are left as the ports hold them. Returns the failures, or -1. */
+static int program_sl2vl(struct run *r, struct cs_error *err)
+{
+    unsigned sls = sls_in_use(&r->routed);
+    if (sls == 0) {
+        cloudsmd_logf(&r->log, CS_LOG_INFO,
+                      "sl2vl: every partition on SL 0: tables left as the ports hold them");
+        return 0;
+    }
+    const struct cs_partitions *parts = &r->files.partitions;
+    for (uint32_t i = 0; i < r->routed.num_partitions && i < parts->count; i++)
+        if (r->routed.partition_sl[i] != 0)
+            cloudsmd_logf(&r->log, CS_LOG_INFO, "sl2vl: partition %s (0x%04x) on SL %u",
+                          parts->partitions[i].name, parts->partitions[i].pkey,
+                          r->routed.partition_sl[i]);
+    struct cs_sm_sl2vl_counts sc;
+    if (cs_sm_program_sl2vl(r->pipe, &r->sweep, sls, &r->sink, &sc, err) < 0)
+        return -1;
+    cloudsmd_logf(&r->log, CS_LOG_INFO,
+                  "sl2vl: SLs 0..%u on VLs of their own, %llu tables read back, %llu tables sent, "
+                  "%u ports short of VLs",
+                  sls - 1, (unsigned long long)sc.tables_read, (unsigned long long)sc.tables_sent,
+                  sc.short_ports);
+    return (int)sc.failures;
+}
+
 /* The SA answers from an index of the current sweep, tables and partitions: rebuilt after
  * every sweep and re-route (the old one is dropped first: it points into what changed). */
 static int rebuild_sa(struct run *r, struct cs_error *err)
@@ -245,6 +289,8 @@ static int rebuild_sa(struct run *r, struct cs_error *err)
         .path_caching = r->cfg->sa_path_caching,
         .subnet_timeout = (uint8_t)r->cfg->subnet_timeout,
         .node_info = r->sweep.node_info,
+        .partition_sl = r->routed.partition_sl,
+        .num_partition_sl = r->routed.num_partitions,
     };
     if (cs_sa_db_build(&r->sweep, &r->lfts, &r->pset, &opt, &r->sa, err) < 0)
         return -1;
@@ -429,6 +475,13 @@ static int sweep_and_program(struct run *r, bool first)
                   (unsigned long long)lc.switch_info_sets);
     cloudsmd_phase_end(&r->log, &ph);
 
+    cloudsmd_phase_begin(&ph, "sl2vl", r->pipe);
+    int sv = program_sl2vl(r, &err);
+    if (sv < 0)
+        return fail_run(r, &err);
+    failures += sv;
+    cloudsmd_phase_end(&r->log, &ph);
+
     cloudsmd_phase_begin(&ph, "activate", r->pipe);
     unsigned activated = 0;
     int act = cs_sm_activate(r->pipe, &r->sweep, &r->sink, &activated, &err);
@@ -458,7 +511,7 @@ static int reroute(struct run *r, struct cs_sm_lft_counts *lc, struct cs_error *
 {
     cs_sa_db_free(r->sa); /* it points into the tables route() replaces */
     r->sa = NULL;
-    if (route(r, err) < 0 || program_lfts(r, lc, err) < 0)
+    if (route(r, err) < 0 || program_lfts(r, lc, err) < 0 || program_sl2vl(r, err) < 0)
         return -1;
     return rebuild_sa(r, err);
 }
