@@ -622,7 +622,8 @@ static void test_idle_clients(void **state)
     double t0 = cs_clock_ms();
     assert_int_equal(cs_sm_control_serve(&c, 0, stub_handler, &s, &err), 1);
     double took = cs_clock_ms() - t0;
-    if (took > 50)
+    /* The old server took IDLE x 200 ms here; the bound leaves room for a loaded machine. */
+    if (took > 250)
         fail_msg("serving one request behind %d idle clients took %.1f ms", IDLE, took);
     char *reply = read_all(fd, NULL);
     assert_string_equal(reply, "ok\nstate       master\nsweeps      3\n");
@@ -632,7 +633,7 @@ static void test_idle_clients(void **state)
     t0 = cs_clock_ms();
     for (int i = 0; i < 100; i++)
         assert_int_equal(cs_sm_control_serve(&c, 0, stub_handler, &s, &err), 0);
-    assert_true(cs_clock_ms() - t0 < 100);
+    assert_true(cs_clock_ms() - t0 < 250);
     /* A line that trickles in byte by byte is put together across calls. */
     int slow = connect_client();
     for (const char *p = "topology\n"; *p; p++) {
@@ -643,10 +644,18 @@ static void test_idle_clients(void **state)
     reply = read_all(slow, NULL);
     assert_string_equal(reply, "ok\nnodes 76 (28 switches, 48 CAs)\n");
     free(reply);
-    /* At their deadline: dropped, every one with its error line, all in one wait. */
+    /* At their deadline: dropped, every one with its error line. A wait returns once a pass
+     * finished something; on a loaded machine the deadlines (a few microseconds apart) can fall
+     * into more than one pass, so wait until all are gone, within a bound. */
     t0 = cs_clock_ms();
-    assert_int_equal(cs_sm_control_serve(&c, 1000, stub_handler, &s, &err), IDLE);
+    int dropped = 0;
+    while (dropped < IDLE && cs_clock_ms() - t0 < 1000) {
+        int n = cs_sm_control_serve(&c, 1000, stub_handler, &s, &err);
+        assert_true(n >= 0);
+        dropped += n;
+    }
     took = cs_clock_ms() - t0;
+    assert_int_equal(dropped, IDLE);
     assert_true(took < 500);
     for (int i = 0; i < IDLE; i++) {
         reply = read_all(idle[i], NULL);
