@@ -1,13 +1,14 @@
 /* cloudsmd: the cloudsm subnet manager.
  *
- * Bring-up: open the SM port, sweep the fabric, make sure no other master SM is running, give
- * every port a LID (keeping the ones in the state directory's guid2lid), program the P_Key
- * tables, route with the chosen engine, and program the fabric: PortInfo, LinearFDBTop, the LFT
- * blocks that differ, the SL2VL tables when the engine put partitions on SLs, port states to
- * ACTIVE. With -o that is all; otherwise cloudsmd stays
- * master until SIGTERM/SIGINT: it answers the SA and other SMs, sweeps on a period and on traps,
- * re-programs what changed, takes orders on its control socket, and on SIGHUP reads its
- * configuration again and applies what changed. docs/sm/cloudsmd.md.
+ * Bring-up: check every configured file, open the SM port, sweep the fabric, win the master
+ * election (IBA's rule), give every port a LID (keeping the ones in the state directory's
+ * guid2lid, within every switch's LinearFDBCap), program the P_Key tables, route with the chosen
+ * engine, and program the fabric: PortInfo, LinearFDBTop, the LFT blocks that differ, the SL2VL
+ * tables when the engine put partitions on SLs, port states to ACTIVE. With -o that is all;
+ * otherwise cloudsmd stays master until SIGTERM/SIGINT: it answers the SA and other SMs, sweeps
+ * on a period and on traps, keeps its last view while its own port is down, re-programs what
+ * changed, takes orders on its control socket, and on SIGHUP reads its configuration again and
+ * applies what changed. docs/sm/cloudsmd.md.
  */
 #include <errno.h>
 #include <signal.h>
@@ -63,7 +64,8 @@ struct run {
     struct cs_guid2lid guid2lid;
     struct cs_lfts lfts; /* the tables routing wants */
     struct cs_lfts held; /* what the switches hold, as far as we know (dirty block = unknown) */
-    struct cs_sm_files files;           /* partitions.conf and the GUID files, as last loaded */
+    struct cs_sm_files files; /* partitions.conf, the GUID files and the engines' files, as last
+                                 loaded */
     char engine[CS_SM_REQUEST_ARG_MAX]; /* routing engine: the configuration's, or the last
                                            `reroute` asked for */
     volatile bool trap_seen;
