@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cloudsm/sm.h"
+#include "cloudsm/sma_model.h"
 #include "cloudsm/topo_gen.h"
 
 /* PGFT(3; 2,2,3; 1,2,2; 1,2,1): 12 single-port hosts (nodes 0..11), 6 leaves (12..17), 6
@@ -51,6 +52,23 @@ static inline void capture_log(void *arg, enum cs_log_level level, const char *m
     c->text[c->len] = '\0';
     if (level <= CS_LOG_WARN)
         c->warnings++;
+}
+
+/* The node with this GUID in the model's fabric; the test fails if there is none. */
+static inline uint32_t fx_node(const struct cs_sma_model *m, uint64_t guid)
+{
+    const struct cs_fabric *f = cs_sma_model_fabric(m);
+    for (uint32_t n = 0; n < f->num_nodes; n++)
+        if (f->nodes[n].guid == guid)
+            return n;
+    fail_msg("no node 0x%016llx", (unsigned long long)guid);
+    return CS_NONE;
+}
+
+/* Port slot of port num of the node with this GUID in the model's fabric. */
+static inline uint32_t fx_port(const struct cs_sma_model *m, uint64_t node_guid, unsigned num)
+{
+    return cs_sma_model_fabric(m)->nodes[fx_node(m, node_guid)].first_port + num;
 }
 
 /* How many times needle occurs in the log (0 when nothing was logged). */

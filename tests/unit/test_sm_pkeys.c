@@ -107,21 +107,6 @@ static void rig_close(struct rig *r)
     free(r->lc.text);
 }
 
-static uint32_t model_node(const struct rig *r, uint64_t guid)
-{
-    const struct cs_fabric *f = cs_sma_model_fabric(r->m);
-    for (uint32_t n = 0; n < f->num_nodes; n++)
-        if (f->nodes[n].guid == guid)
-            return n;
-    fail_msg("no node 0x%016llx", (unsigned long long)guid);
-    return CS_NONE;
-}
-
-static uint32_t model_port(const struct rig *r, uint64_t node_guid, unsigned num)
-{
-    return cs_sma_model_fabric(r->m)->nodes[model_node(r, node_guid)].first_port + num;
-}
-
 static void discover(struct rig *r)
 {
     struct cs_error err = {""};
@@ -202,7 +187,7 @@ static void check_tables(const struct rig *r, const char *what, const struct exp
 {
     for (size_t i = 0; i < count; i++) {
         char got[512];
-        table_text(r, model_port(r, e[i].node, e[i].port), got, sizeof got);
+        table_text(r, fx_port(r->m, e[i].node, e[i].port), got, sizeof got);
         if (strcmp(got, e[i].entries) != 0)
             fail_msg("%s: node 0x%016llx port %u holds \"%s\", OpenSM programmed \"%s\"", what,
                      (unsigned long long)e[i].node, e[i].port, got, e[i].entries);
@@ -467,13 +452,13 @@ static void leaf_caps(struct rig *r, uint64_t leaf, uint16_t enforcement_cap)
                                                .enforcement_cap = enforcement_cap,
                                                .inbound = true,
                                                .outbound = true};
-    assert_int_equal(cs_sma_model_set_partition_caps(r->m, model_node(r, leaf), &caps, &err), 0);
+    assert_int_equal(cs_sma_model_set_partition_caps(r->m, fx_node(r->m, leaf), &caps, &err), 0);
 }
 
 static unsigned enforce_of(const struct rig *r, uint64_t node, unsigned num)
 {
     struct cs_smp_port_info pi;
-    cs_sma_model_port_info(r->m, model_port(r, node, num), &pi);
+    cs_sma_model_port_info(r->m, fx_port(r->m, node, num), &pi);
     return (pi.partition_enforcement_inbound ? CS_SM_ENFORCE_INBOUND : 0) |
            (pi.partition_enforcement_outbound ? CS_SM_ENFORCE_OUTBOUND : 0);
 }
@@ -501,8 +486,7 @@ static void test_enforcement(void **state)
     }
     assert_int_equal(enforce_of(&r, LEAF0, 5), 0);
     /* The PortInfo Sets moved nothing else: the links stay up, the ports keep their state. */
-    assert_int_equal(cs_sma_model_port_state(r.m, model_port(&r, LEAF0, 1)),
-                     CS_SMP_PORT_STATE_INIT);
+    assert_int_equal(cs_sma_model_port_state(r.m, fx_port(r.m, LEAF0, 1)), CS_SMP_PORT_STATE_INIT);
 
     /* Again: the bits are there, nothing is sent. */
     run_partitions(&r, TWO_CONF, NULL, NULL, &prog);
@@ -534,7 +518,7 @@ static void test_enforcement(void **state)
 static void set_leaf0_port5_bits(struct rig *r)
 {
     struct cs_smp_port_info pi;
-    cs_sma_model_port_info(r->m, model_port(r, LEAF0, 5), &pi);
+    cs_sma_model_port_info(r->m, fx_port(r->m, LEAF0, 5), &pi);
     pi.partition_enforcement_inbound = 1;
     pi.partition_enforcement_outbound = 1;
     pi.port_state = CS_SMP_PORT_STATE_NO_CHANGE;
@@ -623,16 +607,16 @@ static void test_failed_set_is_retried(void **state)
     assert_int_equal(cs_sm_read_pkeys(r.pipe, &r.s, &r.held, &r.log, &c, &err), 0);
     assert_int_equal(cs_sm_pkey_tables(&r.s, &set, NULL, &r.held, &r.want, &r.log, &err), 0);
 
-    cs_sma_model_set_unresponsive(r.m, model_node(&r, HOST(3)), true);
+    cs_sma_model_set_unresponsive(r.m, fx_node(r.m, HOST(3)), true);
     take_smps(&r);
     assert_int_equal(cs_sm_program_pkeys(r.pipe, &r.s, &r.want, &r.held, &r.log, &c, &err), 0);
     assert_int_equal(c.failures, 1);
     assert_int_equal(log_count(&r.lc, "Set P_KeyTable(0) to 0x0002c90000001030"), 1);
-    assert_int_equal(cs_sma_model_pkey(r.m, model_port(&r, HOST(3), 1), 0), 0xffff);
+    assert_int_equal(cs_sma_model_pkey(r.m, fx_port(r.m, HOST(3), 1), 0), 0xffff);
     assert_int_equal(enforce_of(&r, LEAF1, 1), CS_SM_ENFORCE_INBOUND | CS_SM_ENFORCE_OUTBOUND);
     assert_int_equal(take_smps(&r).pkey_set, 15 + 1); /* one retry of the lost Set */
 
-    cs_sma_model_set_unresponsive(r.m, model_node(&r, HOST(3)), false);
+    cs_sma_model_set_unresponsive(r.m, fx_node(r.m, HOST(3)), false);
     assert_int_equal(cs_sm_program_pkeys(r.pipe, &r.s, &r.want, &r.held, &r.log, &c, &err), 0);
     assert_int_equal(c.failures, 0);
     assert_int_equal(c.blocks_sent, 2); /* both blocks: nothing was known of that table */
@@ -682,7 +666,7 @@ static void test_model_table_sizes(void **state)
     }
     /* A 40-entry table: block 1 keeps 8 of the 32 entries written. */
     struct cs_sma_model_partition_caps caps = {.partition_cap = 40};
-    assert_int_equal(cs_sma_model_set_partition_caps(r.m, model_node(&r, HOST(0)), &caps, &err), 0);
+    assert_int_equal(cs_sma_model_set_partition_caps(r.m, fx_node(r.m, HOST(0)), &caps, &err), 0);
     assert_int_equal(cs_sma_model_set_partition_caps(r.m, 999, &caps, &err), -1);
     discover(&r);
     assert_int_equal(cs_sm_read_pkeys(r.pipe, &r.s, &r.held, &r.log, &c, &err), 0);
@@ -721,7 +705,7 @@ static void test_model_table_sizes(void **state)
     /* Default and 40 partitions: 41 P_Keys for 40 entries. */
     assert_int_equal(cs_sm_pkey_tables(&r.s, &set, NULL, &r.held, &want, &r.log, &err), 1);
     assert_int_equal(cs_sm_program_pkeys(r.pipe, &r.s, &want, &r.held, &r.log, &c, &err), 0);
-    uint32_t mp = model_port(&r, HOST(0), 1);
+    uint32_t mp = fx_port(r.m, HOST(0), 1);
     assert_int_equal(cs_sma_model_pkey(r.m, mp, 39), cs_sm_pkey_table(&want, host0)[39]);
     assert_int_not_equal(cs_sma_model_pkey(r.m, mp, 39), 0);
     assert_int_equal(cs_sma_model_pkey(r.m, mp, 40), 0);

@@ -70,21 +70,6 @@ static void rig_close(struct rig *r)
     free(r->lc.text);
 }
 
-static uint32_t node_of(const struct rig *r, uint64_t guid)
-{
-    const struct cs_fabric *f = cs_sma_model_fabric(r->m);
-    for (uint32_t n = 0; n < f->num_nodes; n++)
-        if (f->nodes[n].guid == guid)
-            return n;
-    fail_msg("no node 0x%016llx", (unsigned long long)guid);
-    return CS_NONE;
-}
-
-static uint32_t port_of(const struct rig *r, uint64_t node_guid, unsigned num)
-{
-    return cs_sma_model_fabric(r->m)->nodes[node_of(r, node_guid)].first_port + num;
-}
-
 static uint64_t gets(const struct rig *r)
 {
     return cs_sma_model_count(r->m, CS_SMP_ATTR_SL2VL_TABLE, CS_SMP_METHOD_GET);
@@ -133,7 +118,7 @@ static void test_program_then_nothing(void **state)
     (void)state;
     struct rig r;
     rig_open(&r);
-    expect_table(&r, port_of(&r, HOST(0), 1), 0, IBSIM_DEFAULT);
+    expect_table(&r, fx_port(r.m, HOST(0), 1), 0, IBSIM_DEFAULT);
     struct cs_sm_sl2vl_counts c;
     program(&r, 3, &c);
     assert_int_equal(c.tables_read, TABLES);
@@ -142,17 +127,17 @@ static void test_program_then_nothing(void **state)
     assert_int_equal(c.short_ports, 0);
     assert_int_equal(gets(&r), TABLES);
     assert_int_equal(sets(&r), TABLES);
-    expect_table(&r, port_of(&r, HOST(0), 1), 0, EIGHT_VLS);
-    expect_table(&r, port_of(&r, HOST(5), 1), 0, EIGHT_VLS);
+    expect_table(&r, fx_port(r.m, HOST(0), 1), 0, EIGHT_VLS);
+    expect_table(&r, fx_port(r.m, HOST(5), 1), 0, EIGHT_VLS);
     /* leaf0: from host0's port (1) to spine0's (5), from port 0 to host2's (3). */
-    expect_table(&r, port_of(&r, LEAF0, 1), 5, EIGHT_VLS);
-    expect_table(&r, port_of(&r, LEAF0, 0), 3, EIGHT_VLS);
+    expect_table(&r, fx_port(r.m, LEAF0, 1), 5, EIGHT_VLS);
+    expect_table(&r, fx_port(r.m, LEAF0, 0), 3, EIGHT_VLS);
     /* leaf0 has no port 4 linked: no table towards it, none from it. */
-    expect_table(&r, port_of(&r, LEAF0, 1), 4, IBSIM_DEFAULT);
-    expect_table(&r, port_of(&r, LEAF0, 4), 1, IBSIM_DEFAULT);
+    expect_table(&r, fx_port(r.m, LEAF0, 1), 4, IBSIM_DEFAULT);
+    expect_table(&r, fx_port(r.m, LEAF0, 4), 1, IBSIM_DEFAULT);
     /* spine0: to port 0 (the switch itself) nothing. */
-    expect_table(&r, port_of(&r, SPINE0, 1), 0, IBSIM_DEFAULT);
-    expect_table(&r, port_of(&r, SPINE0, 2), 3, EIGHT_VLS);
+    expect_table(&r, fx_port(r.m, SPINE0, 1), 0, IBSIM_DEFAULT);
+    expect_table(&r, fx_port(r.m, SPINE0, 2), 3, EIGHT_VLS);
 
     cs_sma_model_reset_counts(r.m);
     program(&r, 3, &c);
@@ -169,7 +154,7 @@ static void test_short_link(void **state)
     (void)state;
     struct rig r;
     rig_open(&r);
-    uint32_t host0 = port_of(&r, HOST(0), 1), swept = CS_NONE;
+    uint32_t host0 = fx_port(r.m, HOST(0), 1), swept = CS_NONE;
     for (uint32_t p = 0; p < r.s.fabric.num_port_slots; p++)
         if (r.s.fabric.ports[p].guid == HOST(0) + 1)
             swept = p; /* the sweep numbers ports in the order it found them */
@@ -182,8 +167,8 @@ static void test_short_link(void **state)
     expect_table(&r, host0, 0, TWO_VLS);
     for (unsigned in = 0; in <= 8; in++)
         if (in != 4)
-            expect_table(&r, port_of(&r, LEAF0, in), 1, TWO_VLS);
-    expect_table(&r, port_of(&r, LEAF0, 1), 2, EIGHT_VLS);
+            expect_table(&r, fx_port(r.m, LEAF0, in), 1, TWO_VLS);
+    expect_table(&r, fx_port(r.m, LEAF0, 1), 2, EIGHT_VLS);
     assert_int_equal(log_count(&r.lc, "2 ports have fewer data VLs than the 3 SLs in use"), 1);
     /* Two SLs fit everywhere: nothing to warn about. */
     free(r.lc.text);
@@ -203,7 +188,7 @@ static void test_refused_and_lost(void **state)
     struct rig r;
     rig_open(&r);
     struct cs_error err = {""};
-    assert_int_equal(cs_sma_model_set_sl2vl_unsupported(r.m, node_of(&r, HOST(2)), true, &err), 0);
+    assert_int_equal(cs_sma_model_set_sl2vl_unsupported(r.m, fx_node(r.m, HOST(2)), true, &err), 0);
     struct cs_sm_sl2vl_counts c;
     program(&r, 2, &c);
     assert_int_equal(c.failures, 2);
@@ -211,18 +196,19 @@ static void test_refused_and_lost(void **state)
     assert_int_equal(log_count(&r.lc, "Get SL2VLMappingTable(0) to 0x0002c90000001020"), 1);
     assert_int_equal(log_count(&r.lc, "Set SL2VLMappingTable(0) to 0x0002c90000001020"), 1);
     assert_int_equal(log_count(&r.lc, "refused (status 0x000c)"), 2);
-    expect_table(&r, port_of(&r, HOST(1), 1), 0, EIGHT_VLS);
-    expect_table(&r, port_of(&r, HOST(2), 1), 0, IBSIM_DEFAULT);
+    expect_table(&r, fx_port(r.m, HOST(1), 1), 0, EIGHT_VLS);
+    expect_table(&r, fx_port(r.m, HOST(2), 1), 0, IBSIM_DEFAULT);
 
     /* Fixed: the next call writes that one table only. */
-    assert_int_equal(cs_sma_model_set_sl2vl_unsupported(r.m, node_of(&r, HOST(2)), false, &err), 0);
-    cs_sma_model_set_unresponsive(r.m, node_of(&r, HOST(4)), true);
+    assert_int_equal(cs_sma_model_set_sl2vl_unsupported(r.m, fx_node(r.m, HOST(2)), false, &err),
+                     0);
+    cs_sma_model_set_unresponsive(r.m, fx_node(r.m, HOST(4)), true);
     cs_sma_model_reset_counts(r.m);
     program(&r, 2, &c);
     assert_int_equal(c.failures, 2); /* host4: its Get and its Set got no answer */
     assert_int_equal(c.tables_sent, 2);
     assert_int_equal(log_count(&r.lc, "to 0x0002c90000001040"), 2);
-    expect_table(&r, port_of(&r, HOST(2), 1), 0, EIGHT_VLS);
+    expect_table(&r, fx_port(r.m, HOST(2), 1), 0, EIGHT_VLS);
     rig_close(&r);
 }
 
@@ -256,9 +242,9 @@ static void test_model_addressing(void **state)
     assert_int_equal(cs_sma_model_process(r.m, req, CS_SMP_PERMISSIVE_LID, reply, &slid), 1);
     cs_smp_decode(reply, &smp);
     assert_int_equal(smp.status & CS_SMP_STATUS_CODE_MASK, 0);
-    assert_int_equal(cs_sma_model_sl2vl(r.m, port_of(&r, SPINE0, 2), 3, 15), 3);
-    assert_int_equal(cs_sma_model_sl2vl(r.m, port_of(&r, SPINE0, 3), 2, 15), 7);
-    assert_int_equal(cs_sma_model_sl2vl(r.m, port_of(&r, SPINE0, 2), 4, 15), 7);
+    assert_int_equal(cs_sma_model_sl2vl(r.m, fx_port(r.m, SPINE0, 2), 3, 15), 3);
+    assert_int_equal(cs_sma_model_sl2vl(r.m, fx_port(r.m, SPINE0, 3), 2, 15), 7);
+    assert_int_equal(cs_sma_model_sl2vl(r.m, fx_port(r.m, SPINE0, 2), 4, 15), 7);
     rig_close(&r);
 }
 
