@@ -187,4 +187,24 @@ static inline void rt_assert_same_tables(const struct cs_lfts *a, const struct c
     assert_memory_equal(a->ports, b->ports, (size_t)a->num_switches * a->capacity);
 }
 
+/* The worst per-flow share of a link: flows src[i] -> dst[i] (port slots) all at once, each
+ * link's bandwidth split among the flows crossing it (the static flow model): 1.0 when no link
+ * is shared. Every flow must be delivered (cs_flows_congestion fails otherwise). */
+static inline double rt_worst_share(const struct cs_fabric *f, const struct cs_lfts *t,
+                                    const uint32_t *src, const uint32_t *dst, uint32_t n)
+{
+    struct cs_tracer tr;
+    struct cs_error err = {{0}};
+    assert_int_equal(cs_tracer_init(&tr, f, t, &err), 0);
+    struct cs_flow flows[16];
+    assert_true(n <= 16);
+    for (uint32_t i = 0; i < n; i++)
+        flows[i] = (struct cs_flow){.src_port = src[i], .dst_lid = f->ports[dst[i]].lid};
+    uint32_t worst = 0;
+    if (cs_flows_congestion(&tr, flows, n, NULL, NULL, &worst, &err) != 0)
+        fail_msg("%s", err.msg);
+    cs_tracer_free(&tr);
+    return 1.0 / worst;
+}
+
 #endif

@@ -229,37 +229,6 @@ static void test_noftree_empty_order_is_ftree(void **state)
     }
 }
 
-/* The worst per-flow share of a link: flows src[i] -> dst[i] all at once, each link's bandwidth
- * split among the flows crossing it (the static flow model): 1.0 when no link is shared. */
-static double effective_bandwidth(const struct cs_fabric *f, const struct cs_lfts *t,
-                                  const uint32_t *src, const uint32_t *dst, unsigned n)
-{
-    struct cs_tracer tr;
-    struct cs_error err = {{0}};
-    assert_int_equal(cs_tracer_init(&tr, f, t, &err), 0);
-    uint32_t links[8][16];
-    uint32_t count[8];
-    for (unsigned i = 0; i < n; i++) {
-        struct cs_route_trace rt;
-        assert_int_equal(cs_trace_route(&tr, src[i], f->ports[dst[i]].lid, &rt, links[i], 16, &err),
-                         0);
-        assert_int_equal(rt.outcome, CS_TRACE_DELIVERED);
-        count[i] = rt.hops;
-    }
-    unsigned worst = 1;
-    for (unsigned i = 0; i < n; i++)
-        for (uint32_t k = 0; k < count[i]; k++) {
-            unsigned sharers = 0;
-            for (unsigned j = 0; j < n; j++)
-                for (uint32_t m = 0; m < count[j]; m++)
-                    sharers += links[j][m] == links[i][k];
-            if (sharers > worst)
-                worst = sharers;
-        }
-    cs_tracer_free(&tr);
-    return 1.0 / worst;
-}
-
 /* Hybrid Fig. 5/6: four leaves of four nodes (a-d, e-h, i-l, m-p) under four spines. ftree
  * routes e, i, m (each its leaf's first node) down from the same spine, so b, c, d -> e, i, m
  * share the link up to it (1/3); noftree with the order e, i, m puts i in slot 2 and m in slot 3:
@@ -291,14 +260,14 @@ static void test_noftree_fig5_fig6(void **state)
 
     struct cs_lfts t;
     route_engine("ftree", &f, NULL, &t);
-    assert_true(effective_bandwidth(&f, &t, src, dst, 3) < 0.34);
-    assert_true(effective_bandwidth(&f, &t, src, dst, 3) > 0.33);
+    assert_true(rt_worst_share(&f, &t, src, dst, 3) < 0.34);
+    assert_true(rt_worst_share(&f, &t, src, dst, 3) > 0.33);
     cs_lfts_free(&t);
 
     uint64_t guids[3] = {f.ports[dst[0]].guid, f.ports[dst[1]].guid, f.ports[dst[2]].guid};
     struct cs_guid_list order = {.guids = guids, .count = 3};
     route_engine("noftree", &f, &(struct cs_route_inputs){.node_order = &order}, &t);
-    assert_true(effective_bandwidth(&f, &t, src, dst, 3) == 1.0);
+    assert_true(rt_worst_share(&f, &t, src, dst, 3) == 1.0);
     cs_lfts_free(&t);
     cs_fabric_free(&f);
 }

@@ -75,24 +75,6 @@ static void heavy_hosts(const struct cs_fabric *f, const unsigned *hosts, unsign
     assert_int_equal(cs_node_weights_sort(w, "test", &err), 0);
 }
 
-/* The worst per-flow share of a link: flows src[i] -> dst[i] all at once, each link's bandwidth
- * split among the flows crossing it: 1.0 when no link is shared. */
-static double worst_share(const struct cs_fabric *f, const struct cs_lfts *t, const uint32_t *src,
-                          const uint32_t *dst, uint32_t n)
-{
-    struct cs_tracer tr;
-    struct cs_error err = {{0}};
-    assert_int_equal(cs_tracer_init(&tr, f, t, &err), 0);
-    struct cs_flow flows[16];
-    assert_true(n <= 16);
-    for (uint32_t i = 0; i < n; i++)
-        flows[i] = (struct cs_flow){.src_port = src[i], .dst_lid = f->ports[dst[i]].lid};
-    uint32_t worst = 0;
-    assert_int_equal(cs_flows_congestion(&tr, flows, n, NULL, NULL, &worst, &err), 0);
-    cs_tracer_free(&tr);
-    return 1.0 / worst;
-}
-
 /* Four leaves of four hosts (a-d, e-h, i-l, m-p) under four top switches; e, i and m weigh
  * 100. ftree routes each leaf's first host down from the same top switch, so b, c, d -> e, i,
  * m share leaf 1's up link to it (1/3 each). wftree routes e, i, m first: e takes the first top
@@ -111,10 +93,10 @@ static void test_heavy_nodes_get_own_up_links(void **state)
     const uint32_t dst[3] = {host_port(&f, 4), host_port(&f, 8), host_port(&f, 12)};
     struct cs_lfts t;
     route_engine("ftree", &f, NULL, &t);
-    double ftree_share = worst_share(&f, &t, src, dst, 3);
+    double ftree_share = rt_worst_share(&f, &t, src, dst, 3);
     cs_lfts_free(&t);
     route_engine("wftree", &f, &w, &t);
-    double wftree_share = worst_share(&f, &t, src, dst, 3);
+    double wftree_share = rt_worst_share(&f, &t, src, dst, 3);
     /* The three heavy nodes go down from three different top switches. */
     uint32_t leaf1 = rt_lid_switch(&f, f.ports[src[0]].lid);
     uint8_t up_port[3];
