@@ -216,6 +216,9 @@ int cs_sm_answer_sminfo(void *arg, const struct cs_smp *mad, struct cs_smp *answ
  * other_guid). */
 bool cs_sm_precedes(uint8_t priority, uint64_t guid, uint8_t other_priority, uint64_t other_guid);
 
+/* "not active", "discovering", "standby", "master" (CS_SMP_SM_STATE_*), or "unknown". */
+const char *cs_sm_state_name(uint8_t state);
+
 /* Another SM, as it answered SMInfo. */
 struct cs_sm_peer {
     struct cs_smp_sm_info info;

@@ -9,7 +9,7 @@
 
 #define ELECT_POLL_STEP_MS 50 /* between polls while an SM of higher precedence is undecided */
 
-static const char *state_name(uint8_t state)
+const char *cs_sm_state_name(uint8_t state)
 {
     static const char *const names[] = {"not active", "discovering", "standby", "master"};
     return state < 4 ? names[state] : "unknown";
@@ -151,7 +151,7 @@ static int sminfo_done(void *arg, enum cs_smp_result result, const struct cs_smp
     cs_smp_sm_info_decode(reply->data, &pr->peer.info);
     pr->answered = true;
     cs_logf(pr->log, pr->level, "SM on port 0x%016llx \"%s\": state %s, priority %u, DR path %s",
-            (unsigned long long)pr->peer.info.guid, desc, state_name(pr->peer.info.sm_state),
+            (unsigned long long)pr->peer.info.guid, desc, cs_sm_state_name(pr->peer.info.sm_state),
             pr->peer.info.priority, path);
     return 0;
 }
@@ -242,7 +242,7 @@ static void log_peer(const struct cs_log *log, enum cs_log_level level, const ch
 {
     char path[4 * CS_SMP_PATH_SIZE];
     cs_logf(log, level, "%s: port GUID 0x%016llx, priority %u, %s, DR path %s: %s", what,
-            (unsigned long long)p->info.guid, p->info.priority, state_name(p->info.sm_state),
+            (unsigned long long)p->info.guid, p->info.priority, cs_sm_state_name(p->info.sm_state),
             cs_dr_path_format(&p->path, path, sizeof path), why);
 }
 

@@ -518,12 +518,6 @@ static int reroute(struct run *r, struct cs_sm_lft_counts *lc, struct cs_error *
     return rebuild_sa(r, err);
 }
 
-static const char *sm_state_name(uint8_t state)
-{
-    static const char *const names[] = {"not active", "discovering", "standby", "master"};
-    return state < 4 ? names[state] : "unknown";
-}
-
 static void reply_status(struct run *r, bool as_json, FILE *out)
 {
     const struct cs_fabric *f = &r->sweep.fabric;
@@ -537,7 +531,7 @@ static void reply_status(struct run *r, bool as_json, FILE *out)
         struct json j;
         json_init(&j, out);
         json_object_begin(&j, NULL);
-        json_str(&j, "state", sm_state_name(r->me.state));
+        json_str(&j, "state", cs_sm_state_name(r->me.state));
         json_guid(&j, "port_guid", r->port.port_guid);
         json_u64(&j, "lid", lid);
         json_double(&j, "uptime_s", (now - r->started_ms) / 1000.0);
@@ -563,7 +557,7 @@ static void reply_status(struct run *r, bool as_json, FILE *out)
         json_finish(&j);
         return;
     }
-    fprintf(out, "state           %s on port 0x%016llx, LID %u\n", sm_state_name(r->me.state),
+    fprintf(out, "state           %s on port 0x%016llx, LID %u\n", cs_sm_state_name(r->me.state),
             (unsigned long long)r->port.port_guid, lid);
     fprintf(out, "uptime          %.0f s, %u heavy sweep%s\n", (now - r->started_ms) / 1000.0,
             r->sweeps, r->sweeps == 1 ? "" : "s");
