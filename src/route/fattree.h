@@ -47,7 +47,8 @@
  *  - cable: which cable of a group carries a route, for every group (one-cable ones too);
  *  - hop: told of every entry the walk sets through a group (switch, group, cable, direction,
  *    main or secondary; not the leaf's entry to the target's own port): partition marks on
- *    switches per direction, per-partition counters;
+ *    switches per direction, per-partition counters; main_hops_only limits it to the main
+ *    path, which keeps the downward pass on its fast path;
  *  - admit_down: may veto a downward group (isolation: a switch reserved for other partitions
  *    is not entered); a vetoed group is not walked and not counted.
  *  - exact: turns off the shortcuts that assume every child is walked (the family bound below)
@@ -220,6 +221,9 @@ struct cs_ft_policy {
      * into cs_ft.ports), owned by sw; main: on the counted main path. */
     void (*hop)(void *ctx, struct cs_ft *ft, const struct cs_ft_target *t, uint32_t sw, uint32_t g,
                 uint32_t cable, enum cs_ft_hop_dir dir, bool main);
+    /* hop only for the main path's hops: the downward pass, which sets only secondary entries,
+     * keeps its fast path for one-cable groups. */
+    bool main_hops_only;
     /* May the downward pass at sw walk down group g (to a switch)? false: skip it. */
     bool (*admit_down)(void *ctx, const struct cs_ft *ft, const struct cs_ft_target *t, uint32_t sw,
                        uint32_t g);

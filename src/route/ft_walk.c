@@ -165,7 +165,7 @@ static inline void set_entry(struct cs_ft *ft, uint32_t s, uint8_t port, unsigne
 static inline void took_hop(struct cs_ft *ft, uint32_t s, uint32_t g, uint32_t cable,
                             enum cs_ft_hop_dir dir, bool main)
 {
-    if (ft->policy.hop)
+    if (ft->policy.hop && (main || !ft->policy.main_hops_only))
         ft->policy.hop(ft->policy.ctx, ft, ft->target, s, g, cable, dir, main);
 }
 
@@ -298,7 +298,8 @@ static inline bool route_down_group(struct cs_ft *ft, uint32_t s, uint32_t g, un
 {
     struct cs_ft_group *grp = &ft->groups[g];
     uint32_t r = grp->remote;
-    if (grp->num_ports == 1 && !ft->policy.cable && !ft->policy.hop) { /* the common case */
+    bool hop = ft->policy.hop && !ft->policy.main_hops_only;
+    if (grp->num_ports == 1 && !ft->policy.cable && !hop) { /* the common case */
         set_entry(ft, r, grp->remote_num, hops + 1);
         bool routed = route_below(ft, r, CS_NONE, hops + 1);
         if (routed) {

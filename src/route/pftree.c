@@ -210,70 +210,172 @@ static void mark_hop(void *ctx, struct cs_ft *ft, const struct cs_ft_target *t, 
 
 /* Which partitions' flows cross each switch-to-switch link, from the tables: per partition, a
  * bit per fabric port (the link leaving it). A flow runs from a member to a member when one of
- * them is a full member (L221-L224); each destination's routes form a tree, so every switch
- * is followed once per destination. */
+ * them is a full member (L221-L224). The routes to one destination form a tree, and those of
+ * 64 destinations of one partition are followed together: a switch holds a 64-bit mask of the
+ * destinations whose flows reach it, and each switch forwards the bits it has not forwarded
+ * yet along its table entries. Switches are visited leaves first, then roots first, until no
+ * mask moves: two sweeps for up-then-down routes, more only if the tables route otherwise.
+ * So the work is one table read per (switch, destination) on the routes, with each switch's
+ * row read for 64 destinations at a time, instead of one walk per pair of members. */
 struct sharing {
     uint64_t *bits; /* [partition * words + port / 64] */
     uint32_t words;
     uint8_t *conflict; /* [p * count + q]: p and q share a link */
 };
 
-static int compute_sharing(const struct pftree *pt, const struct cs_lfts *lfts, struct sharing *sh,
-                           struct cs_error *err)
+/* The switch graph as the propagation reads it: per machinery switch, per port number, the
+ * switch at the other end (CS_NONE for a CA or nothing) and the link's fabric port index. */
+struct switch_graph {
+    uint32_t stride;  /* port numbers per switch (the largest num_ports + 1) */
+    uint32_t *next;   /* [s * stride + port] */
+    uint32_t *sweep;  /* switches, deepest rank first, then the same reversed */
+    uint32_t *sw_of;  /* [fabric node] machinery switch index, CS_NONE for a CA */
+    uint64_t *reach;  /* [s] destinations (batch bits) whose flows reach s */
+    uint64_t *passed; /* [s] of those, the ones s has forwarded */
+};
+
+static int graph_init(struct switch_graph *g, const struct cs_ft *ft, struct cs_error *err)
 {
-    const struct cs_fabric *f = pt->fabric;
-    uint32_t count = pt->set.count;
-    sh->words = (f->num_port_slots + 63) / 64;
-    sh->bits = cs_calloc_array((size_t)count * sh->words + 1, sizeof *sh->bits, err);
-    sh->conflict = cs_calloc_array((size_t)count * count + 1, 1, err);
-    uint32_t *table = cs_calloc_array(f->num_nodes + 1, sizeof *table, err);
-    uint32_t *seen = cs_calloc_array(f->num_nodes + 1, sizeof *seen, err);
-    if (!sh->bits || !sh->conflict || !table || !seen) {
-        free(table);
-        free(seen);
+    const struct cs_fabric *f = ft->fabric;
+    g->stride = 1;
+    for (uint32_t s = 0; s < ft->num_sw; s++)
+        if (f->nodes[ft->sw[s].node].num_ports + 1u > g->stride)
+            g->stride = f->nodes[ft->sw[s].node].num_ports + 1u;
+    g->next = cs_calloc_array((size_t)ft->num_sw * g->stride + 1, sizeof *g->next, err);
+    g->sweep = cs_calloc_array(2 * (size_t)ft->num_sw + 1, sizeof *g->sweep, err);
+    g->sw_of = cs_calloc_array(f->num_nodes + 1, sizeof *g->sw_of, err);
+    g->reach = cs_calloc_array(ft->num_sw + 1, sizeof *g->reach, err);
+    g->passed = cs_calloc_array(ft->num_sw + 1, sizeof *g->passed, err);
+    if (!g->next || !g->sweep || !g->sw_of || !g->reach || !g->passed)
         return -1;
-    }
     for (uint32_t n = 0; n < f->num_nodes; n++)
-        table[n] = cs_node_is_switch(&f->nodes[n]) ? cs_lfts_find(lfts, f->nodes[n].guid) : CS_NONE;
-    uint32_t stamp = 0;
-    for (uint32_t p = 0; p < count; p++) {
-        const struct cs_resolved_partition *rp = &pt->set.partitions[p];
-        if (rp->pkey == CS_PKEY_DEFAULT)
-            continue;
-        uint64_t *bits = sh->bits + (size_t)p * sh->words;
-        for (uint32_t di = 0; di < rp->count; di++) {
-            const struct cs_partition_port *dst = &pt->set.ports[rp->first + di];
-            uint16_t lid = f->ports[dst->port].lid;
-            if (!lid || cs_node_is_switch(&f->nodes[f->ports[dst->port].node]))
+        g->sw_of[n] = CS_NONE;
+    for (uint32_t s = 0; s < ft->num_sw; s++)
+        g->sw_of[ft->sw[s].node] = s;
+    for (uint32_t s = 0; s < ft->num_sw; s++) {
+        uint32_t node = ft->sw[s].node;
+        for (unsigned num = 0; num < g->stride; num++) {
+            uint32_t peer = num >= 1 && num <= f->nodes[node].num_ports
+                                ? f->ports[cs_fabric_port(f, node, num)].peer
+                                : CS_NONE;
+            g->next[(size_t)s * g->stride + num] =
+                peer == CS_NONE ? CS_NONE : g->sw_of[f->ports[peer].node];
+        }
+    }
+    /* Unranked switches first (any place is right, the sweeps repeat), then by rank. */
+    uint32_t i = 0;
+    for (uint32_t s = 0; s < ft->num_sw; s++)
+        if (ft->sw[s].rank > ft->max_rank)
+            g->sweep[i++] = s;
+    for (uint32_t r = ft->max_rank + 1; r-- > 0;)
+        for (uint32_t s = 0; s < ft->num_sw; s++)
+            if (ft->sw[s].rank == r)
+                g->sweep[i++] = s;
+    for (i = 0; i < ft->num_sw; i++)
+        g->sweep[2 * ft->num_sw - 1 - i] = g->sweep[i];
+    return 0;
+}
+
+static void graph_free(struct switch_graph *g)
+{
+    free(g->next);
+    free(g->sweep);
+    free(g->sw_of);
+    free(g->reach);
+    free(g->passed);
+}
+
+/* Follow the flows to up to 64 destinations (lids[k] is bit k) from the switches in
+ * g->reach; set a bit in `links` for every switch-to-switch link they cross. */
+static void follow_batch(const struct cs_ft *ft, struct switch_graph *g, const uint16_t *lids,
+                         uint64_t *links)
+{
+    const struct cs_fabric *f = ft->fabric;
+    memset(g->passed, 0, ft->num_sw * sizeof *g->passed);
+    for (bool moved = true; moved;) {
+        moved = false;
+        for (uint32_t i = 0; i < 2 * ft->num_sw; i++) {
+            uint32_t s = g->sweep[i];
+            uint64_t fresh = g->reach[s] & ~g->passed[s];
+            if (!fresh)
                 continue;
-            stamp++;
-            for (uint32_t si = 0; si < rp->count; si++) {
-                const struct cs_partition_port *src = &pt->set.ports[rp->first + si];
-                if (si == di || !((src->membership | dst->membership) & CS_MEMBER_FULL))
-                    continue;
-                uint32_t peer = f->ports[src->port].peer;
-                if (peer == CS_NONE || cs_node_is_switch(&f->nodes[f->ports[src->port].node]))
-                    continue;
-                uint32_t node = f->ports[peer].node;
-                for (unsigned hop = 0; hop < 64 && cs_node_is_switch(&f->nodes[node]); hop++) {
-                    if (seen[node] == stamp || table[node] == CS_NONE)
-                        break; /* the rest of the way is marked already */
-                    seen[node] = stamp;
-                    uint8_t out = cs_lfts_get(lfts, table[node], lid);
-                    if (out == 0 || out == CS_LFT_NO_ROUTE || out > f->nodes[node].num_ports)
-                        break;
-                    uint32_t link = cs_fabric_port(f, node, out);
-                    uint32_t next = f->ports[link].peer;
-                    if (next == CS_NONE || !cs_node_is_switch(&f->nodes[f->ports[next].node]))
-                        break; /* the destination's own cable: its membership, not routing */
-                    bits[link / 64] |= UINT64_C(1) << (link % 64);
-                    node = f->ports[next].node;
+            g->passed[s] |= fresh;
+            const uint8_t *row = ft->rows[s];
+            uint32_t node = ft->sw[s].node;
+            for (; fresh; fresh &= fresh - 1) {
+                unsigned k = (unsigned)__builtin_ctzll(fresh);
+                uint8_t out = row[lids[k]];
+                if (out == 0 || out >= g->stride)
+                    continue; /* the destination's switch itself, no route, or a bad entry */
+                uint32_t t = g->next[(size_t)s * g->stride + out];
+                if (t == CS_NONE)
+                    continue; /* the destination's own cable: its membership, not routing */
+                uint32_t link = cs_fabric_port(f, node, out);
+                links[link / 64] |= UINT64_C(1) << (link % 64);
+                if (!(g->reach[t] & (UINT64_C(1) << k))) {
+                    g->reach[t] |= UINT64_C(1) << k;
+                    moved = true;
                 }
             }
         }
     }
-    free(table);
-    free(seen);
+}
+
+/* Partition p's links: its members' leaves start the flows (every member's leaf for a full
+ * destination, full members' leaves for a limited one), 64 destinations at a time. */
+static void partition_links(const struct pftree *pt, const struct cs_ft *ft, struct switch_graph *g,
+                            uint32_t p, uint64_t *links)
+{
+    const struct cs_fabric *f = pt->fabric;
+    const struct cs_resolved_partition *rp = &pt->set.partitions[p];
+    const struct cs_partition_port *members = &pt->set.ports[rp->first];
+    uint16_t lids[64];
+    uint64_t full = 0;
+    unsigned n = 0;
+    for (uint32_t di = 0; di <= rp->count; di++) {
+        if (di < rp->count) {
+            const struct cs_port *dst = &f->ports[members[di].port];
+            if (!dst->lid || cs_node_is_switch(&f->nodes[dst->node]))
+                continue;
+            if (members[di].membership & CS_MEMBER_FULL)
+                full |= UINT64_C(1) << n;
+            lids[n++] = dst->lid;
+        }
+        if (n == 0 || (n < 64 && di < rp->count))
+            continue;
+        uint64_t all = n == 64 ? ~UINT64_C(0) : (UINT64_C(1) << n) - 1;
+        memset(g->reach, 0, ft->num_sw * sizeof *g->reach);
+        for (uint32_t si = 0; si < rp->count; si++) {
+            const struct cs_port *src = &f->ports[members[si].port];
+            if (src->peer == CS_NONE || cs_node_is_switch(&f->nodes[src->node]))
+                continue;
+            uint32_t leaf = g->sw_of[f->ports[src->peer].node];
+            if (leaf != CS_NONE)
+                g->reach[leaf] |= members[si].membership & CS_MEMBER_FULL ? all : full;
+        }
+        follow_batch(ft, g, lids, links);
+        n = 0;
+        full = 0;
+    }
+}
+
+static int compute_sharing(const struct pftree *pt, const struct cs_ft *ft, struct sharing *sh,
+                           struct cs_error *err)
+{
+    const struct cs_fabric *f = pt->fabric;
+    uint32_t count = pt->set.count;
+    struct switch_graph g = {0};
+    sh->words = (f->num_port_slots + 63) / 64;
+    sh->bits = cs_calloc_array((size_t)count * sh->words + 1, sizeof *sh->bits, err);
+    sh->conflict = cs_calloc_array((size_t)count * count + 1, 1, err);
+    if (!sh->bits || !sh->conflict || graph_init(&g, ft, err) != 0) {
+        graph_free(&g);
+        return -1;
+    }
+    for (uint32_t p = 0; p < count; p++)
+        if (pt->set.partitions[p].pkey != CS_PKEY_DEFAULT)
+            partition_links(pt, ft, &g, p, sh->bits + (size_t)p * sh->words);
+    graph_free(&g);
     for (uint32_t p = 0; p < count; p++)
         for (uint32_t q = p + 1; q < count; q++)
             for (uint32_t w = 0; w < sh->words; w++)
@@ -468,7 +570,7 @@ int cs_route_pftree(const struct cs_fabric *f, const struct cs_route_options *op
         rc = prepare(&pt, f, &ft, partitions, err);
     if (rc == 0) {
         struct cs_ft_policy policy = {
-            .ctx = &pt, .up_group = pick_up_group, .hop = mark_hop, .exact = true};
+            .ctx = &pt, .up_group = pick_up_group, .hop = mark_hop, .main_hops_only = true};
         rc = cs_ft_bind(&ft, lfts, &policy, err);
     }
     if (rc == 0)
@@ -482,7 +584,7 @@ int cs_route_pftree(const struct cs_fabric *f, const struct cs_route_options *op
         if (opt && opt->connect_roots)
             cs_ft_connect_roots(&ft);
         cs_lfts_mark_all(lfts);
-        rc = compute_sharing(&pt, lfts, &sh, err);
+        rc = compute_sharing(&pt, &ft, &sh, err);
     }
     if (rc == 0) {
         res->num_partitions = partitions->count;
