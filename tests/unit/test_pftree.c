@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include <cmocka.h>
 
@@ -144,6 +146,30 @@ static void note_hop(void *ctx, uint32_t from, uint32_t to)
     h->used[(size_t)from * h->f->num_nodes + to] = 1;
 }
 
+/* Mark in used[] every switch-to-switch hop of the flows among hosts[0..n) (each to each). */
+static void mark_flows(const struct cs_fabric *f, const struct cs_lfts *t, const unsigned *hosts,
+                       unsigned n, uint8_t *used)
+{
+    struct hops h = {f, used};
+    for (unsigned i = 0; i < n; i++)
+        for (unsigned j = 0; j < n; j++) {
+            if (i == j)
+                continue;
+            uint32_t a = host(f, hosts[i]);
+            uint32_t leaf = f->ports[f->ports[cs_fabric_port(f, a, 1)].peer].node;
+            uint32_t lid = fx_lid(f, host(f, hosts[j]), 1);
+            assert_true(rt_walk(f, t, leaf, lid, note_hop, &h) >= 0);
+        }
+}
+
+static bool any_common(const uint8_t *a, const uint8_t *b, size_t cells)
+{
+    for (size_t c = 0; c < cells; c++)
+        if (a[c] && b[c])
+            return true;
+    return false;
+}
+
 static void link_sharing(const struct cs_fabric *f, const struct cs_lfts *t,
                          const struct part *parts, unsigned count, bool shares[8][8])
 {
@@ -152,23 +178,14 @@ static void link_sharing(const struct cs_fabric *f, const struct cs_lfts *t,
     for (unsigned k = 0; k < count; k++) {
         used[k] = calloc(cells, 1);
         assert_non_null(used[k]);
-        struct hops h = {f, used[k]};
-        for (const char *src = parts[k].hosts; *src; src++)
-            for (const char *dst = parts[k].hosts; *dst; dst++) {
-                if (src == dst)
-                    continue;
-                uint32_t a = host(f, (unsigned)(*src - 'a'));
-                uint32_t leaf = f->ports[f->ports[cs_fabric_port(f, a, 1)].peer].node;
-                uint32_t lid = fx_lid(f, host(f, (unsigned)(*dst - 'a')), 1);
-                assert_true(rt_walk(f, t, leaf, lid, note_hop, &h) >= 0);
-            }
+        unsigned hosts[64], n = 0;
+        for (const char *c = parts[k].hosts; *c && n < 64; c++)
+            hosts[n++] = (unsigned)(*c - 'a');
+        mark_flows(f, t, hosts, n, used[k]);
     }
     for (unsigned i = 0; i < count; i++)
-        for (unsigned j = 0; j < count; j++) {
-            shares[i][j] = false;
-            for (size_t c = 0; i != j && c < cells && !shares[i][j]; c++)
-                shares[i][j] = used[i][c] && used[j][c];
-        }
+        for (unsigned j = 0; j < count; j++)
+            shares[i][j] = i != j && any_common(used[i], used[j], cells);
     for (unsigned k = 0; k < count; k++)
         free(used[k]);
 }
@@ -549,6 +566,72 @@ static void test_generated_trees_deliver(void **state)
     }
 }
 
+/* The engine follows a partition's destinations 64 at a time: a phy partition of 100 hosts and
+ * a def one of two hosts on two leaves, drawn 40 times on 128 hosts: each time, the violation
+ * pftree reports (best-effort: 1 if the two share a link, else 0) is what an independent walk of
+ * every flow over the final tables finds; both answers occur. */
+static void test_sharing_beyond_64_members(void **state)
+{
+    (void)state;
+    struct cs_fabric f;
+    generate(&f, "2;16,8;1,8");
+    size_t cells = (size_t)f.num_nodes * f.num_nodes;
+    uint8_t *big_used = calloc(cells, 1), *small_used = calloc(cells, 1);
+    assert_non_null(big_used);
+    assert_non_null(small_used);
+    uint32_t seed = 4242;
+    unsigned outcomes[2] = {0, 0};
+    for (unsigned draw = 0; draw < 40; draw++) {
+        unsigned order[128];
+        for (unsigned i = 0; i < 128; i++)
+            order[i] = i;
+        for (unsigned i = 127; i > 0; i--) {
+            seed = seed * 1103515245u + 12345u;
+            unsigned j = (seed >> 8) % (i + 1), tmp = order[i];
+            order[i] = order[j];
+            order[j] = tmp;
+        }
+        unsigned small[2] = {order[100], order[101]};
+        if (small[0] / 16 == small[1] / 16) /* same leaf: nothing crosses a link */
+            small[1] = (small[0] + 16) % 128;
+        unsigned big[100], n = 0;
+        for (unsigned i = 0; i < 128 && n < 100; i++)
+            if (order[i] != small[0] && order[i] != small[1])
+                big[n++] = order[i];
+        char text[8192];
+        size_t len = (size_t)snprintf(text, sizeof text,
+                                      "Big=0x0001, isolation=phy, isolation_policy=best-effort :");
+        for (unsigned i = 0; i < n; i++)
+            len += (size_t)snprintf(text + len, sizeof text - len, "%s 0x%016llx=full",
+                                    i ? "," : "", (unsigned long long)host_port_guid(big[i]));
+        len += (size_t)snprintf(text + len, sizeof text - len,
+                                " ;\nSmall=0x0002 : 0x%016llx=full, 0x%016llx=full ;\n",
+                                (unsigned long long)host_port_guid(small[0]),
+                                (unsigned long long)host_port_guid(small[1]));
+        struct cs_partitions p;
+        struct cs_error err = {{0}};
+        assert_int_equal(cs_partitions_parse(&p, text, len, "draw.conf", &err), 0);
+        struct cs_lfts t;
+        struct cs_route_result res;
+        struct captured log = {0};
+        assert_int_equal(route_pf(&f, &p, NULL, &log, &t, &res, &err), 0);
+        memset(big_used, 0, cells);
+        memset(small_used, 0, cells);
+        mark_flows(&f, &t, big, n, big_used);
+        mark_flows(&f, &t, small, 2, small_used);
+        bool shared = any_common(big_used, small_used, cells);
+        assert_int_equal(res.violations, shared ? 1 : 0);
+        outcomes[shared]++;
+        cs_route_result_free(&res);
+        cs_lfts_free(&t);
+        cs_partitions_free(&p);
+    }
+    assert_true(outcomes[0] > 0 && outcomes[1] > 0);
+    free(big_used);
+    free(small_used);
+    cs_fabric_free(&f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -562,6 +645,7 @@ int main(void)
         cmocka_unit_test(test_fig12_weights),
         cmocka_unit_test(test_no_partitions_is_ftree),
         cmocka_unit_test(test_generated_trees_deliver),
+        cmocka_unit_test(test_sharing_beyond_64_members),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
