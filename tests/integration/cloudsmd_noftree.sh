@@ -32,6 +32,9 @@ sim dump_fts >fts.dump 2>dump_fts.err || fail "dump_fts"
 "$CLOUDSM" route -R ftree fig5.topo --guid2lid state/guid2lid --no-fallback -o ftree.dump ||
   fail "offline ftree"
 "$CLOUDSM" lft diff noftree.dump fts.dump --json >same.json
+# Every switch on both sides (a switch missing from one would cost no differing entry).
+expect_eq "switches in dump_fts" 8 "$(json_get same.json switches_new)"
+expect_eq "switches only offline" 0 "$(json_get same.json switches_removed)"
 expect_eq "entries differing between dump_fts and the offline noftree" 0 \
   "$(json_get same.json entries_changed)"
 "$CLOUDSM" lft diff ftree.dump fts.dump --json >other.json
@@ -52,6 +55,8 @@ sim dump_fts >hup.dump 2>/dev/null || fail "dump_fts after SIGHUP"
 "$CLOUDSM" route -R noftree --order eim.order fig5.topo --guid2lid state/guid2lid --no-fallback \
   -o mie.dump || fail "offline noftree, new order"
 "$CLOUDSM" lft diff mie.dump hup.dump --json >hup.json
+expect_eq "SIGHUP: switches in dump_fts" 8 "$(json_get hup.json switches_new)"
+expect_eq "SIGHUP: switches only offline" 0 "$(json_get hup.json switches_removed)"
 expect_eq "SIGHUP: dump_fts = offline noftree with the new order" 0 \
   "$(json_get hup.json entries_changed)"
 "$CLOUDSM" lft diff noftree.dump hup.dump --json >moved.json
