@@ -224,7 +224,9 @@ struct sharing {
 };
 
 /* The switch graph as the propagation reads it: per machinery switch, per port number, the
- * switch at the other end (CS_NONE for a CA or nothing) and the link's fabric port index. */
+ * switch at the other end: CS_NONE for a CA or nothing (the flow ends: not a switch-to-switch
+ * link), BEYOND for a switch the machinery did not rank (the link counts, nothing follows). */
+#define BEYOND (CS_NONE - 1)
 struct switch_graph {
     uint32_t stride;  /* port numbers per switch (the largest num_ports + 1) */
     uint32_t *next;   /* [s * stride + port] */
@@ -258,11 +260,15 @@ static int graph_init(struct switch_graph *g, const struct cs_ft *ft, struct cs_
             uint32_t peer = num >= 1 && num <= f->nodes[node].num_ports
                                 ? f->ports[cs_fabric_port(f, node, num)].peer
                                 : CS_NONE;
-            g->next[(size_t)s * g->stride + num] =
-                peer == CS_NONE ? CS_NONE : g->sw_of[f->ports[peer].node];
+            uint32_t far = peer == CS_NONE ? CS_NONE : f->ports[peer].node;
+            uint32_t next = CS_NONE;
+            if (far != CS_NONE && cs_node_is_switch(&f->nodes[far]))
+                next = g->sw_of[far] == CS_NONE ? BEYOND : g->sw_of[far];
+            g->next[(size_t)s * g->stride + num] = next;
         }
     }
-    /* Unranked switches first (any place is right, the sweeps repeat), then by rank. */
+    /* Deepest rank first. The order only sets the speed (the sweeps repeat until nothing
+     * moves), so a rank past max_rank, which a built tree does not have, just goes first. */
     uint32_t i = 0;
     for (uint32_t s = 0; s < ft->num_sw; s++)
         if (ft->sw[s].rank > ft->max_rank)
@@ -312,7 +318,7 @@ static void follow_batch(const struct cs_ft *ft, struct switch_graph *g, const u
                     continue; /* the destination's own cable: its membership, not routing */
                 uint32_t link = cs_fabric_port(f, node, out);
                 links[link / 64] |= UINT64_C(1) << (link % 64);
-                if (!(g->reach[t] & (UINT64_C(1) << k))) {
+                if (t != BEYOND && !(g->reach[t] & (UINT64_C(1) << k))) {
                     g->reach[t] |= UINT64_C(1) << k;
                     moved = true;
                 }
