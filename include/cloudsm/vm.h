@@ -1,0 +1,69 @@
+/* VMs on vSwitch hypervisors, and the VM state file the offline tools and cloudsmd share
+ * (docs/formats/vms.md, docs/vswitch.md).
+ *
+ *     # cloudsm VM state
+ *     lid_policy prepopulated
+ *     vm web-1 vguid=0x0200000000000001 lid=2 hypervisor=0x0010000000000000 vf=1
+ *
+ * A VM has a name, a virtual port GUID (vGUID) and a LID, which move with it, and a place: a
+ * hypervisor (its vSwitch's node GUID) and a VF (1..126, VF k on vSwitch port k + 1 in generated
+ * fabrics). `lid_policy` (include/cloudsm/vswitch.h) comes first if present (default
+ * prepopulated). Names, vGUIDs, LIDs and places are unique; errors are `file:line: what`.
+ */
+#ifndef CLOUDSM_VM_H
+#define CLOUDSM_VM_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "cloudsm/error.h"
+#include "cloudsm/fabric.h"
+#include "cloudsm/vswitch.h"
+
+#define CS_VM_NAME_MAX 63
+
+struct cs_vm {
+    char name[CS_VM_NAME_MAX + 1]; /* letters, digits, '.', '_', '-' */
+    uint64_t vguid;                /* virtual port GUID, not 0 */
+    uint16_t lid;                  /* 1..0xBFFF */
+    uint64_t hypervisor;           /* the vSwitch's node GUID */
+    uint8_t vf;                    /* 1..CS_VFS_MAX */
+    unsigned line;                 /* where it was read (0: made in memory) */
+};
+
+struct cs_vm_state {
+    enum cs_lid_policy lid_policy;
+    struct cs_vm *vms; /* in file (or creation) order */
+    uint32_t count, capacity;
+};
+
+/* Empty, prepopulated. */
+void cs_vm_state_init(struct cs_vm_state *s);
+void cs_vm_state_free(struct cs_vm_state *s);
+
+/* Parse text (name in error messages) into s (initialised here; empty on failure). */
+int cs_vm_state_parse(struct cs_vm_state *s, const char *text, size_t len, const char *name,
+                      struct cs_error *err);
+/* Read a file (plain or gzip). */
+int cs_vm_state_read(struct cs_vm_state *s, const char *path, struct cs_error *err);
+
+/* Add a VM; fails (naming the other VM) if its name, vGUID, LID or place is taken, or a field is
+ * out of range. */
+int cs_vm_state_add(struct cs_vm_state *s, const struct cs_vm *vm, struct cs_error *err);
+/* Index of the VM with this name, or CS_NONE. */
+uint32_t cs_vm_state_find(const struct cs_vm_state *s, const char *name);
+/* Remove VM i (the order of the others is kept). */
+void cs_vm_state_remove(struct cs_vm_state *s, uint32_t i);
+
+/* Every VM against a fabric and its hypervisors: its hypervisor is a vSwitch there, its VF
+ * exists; with prepopulated LIDs its LID is its VF's LID in the fabric. name is the state's
+ * file name for `file:line:` messages (NULL: none). */
+int cs_vm_state_check(const struct cs_vm_state *s, const struct cs_fabric *f,
+                      const struct cs_hypervisors *h, const char *name, struct cs_error *err);
+
+int cs_vm_state_write(FILE *out, const struct cs_vm_state *s, struct cs_error *err);
+/* Atomic: written to a temporary file, then renamed. */
+int cs_vm_state_write_file(const char *path, const struct cs_vm_state *s, struct cs_error *err);
+
+#endif
