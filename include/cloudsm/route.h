@@ -18,6 +18,7 @@
 #include "cloudsm/lft.h"
 #include "cloudsm/log.h"
 #include "cloudsm/partitions.h"
+#include "cloudsm/vm.h"
 #include "cloudsm/weights.h"
 
 struct cs_route_options {
@@ -40,7 +41,8 @@ struct cs_route_inputs {
     const struct cs_partitions *partitions; /* partitions with isolation policies (pftree) */
     const struct cs_lfts *previous;         /* the tables in use (slimupdate, re-routing) */
     const struct cs_guid_list *later_vms;   /* VM port GUIDs to route ahead of time (vftree) */
-    const struct cs_log *log;               /* where warnings go (NULL: nowhere) */
+    const struct cs_vm_state *vms; /* the VMs that run (vftree); NULL: one on every VF with a LID */
+    const struct cs_log *log;      /* where warnings go (NULL: nowhere) */
 };
 
 /* What an engine says besides the tables (cs_route_result_free releases it). */
@@ -103,6 +105,7 @@ struct cs_route_files {
     const char *node_weights_file; /* --weights, node_weights_file: node weights (weights.h) */
     const char *partitions_file;   /* --partitions (cloudsmd: partition_config_file, loaded
                                       with the other SM files) */
+    const char *vm_state_file;     /* --vms, vm_state_file: the VM state (vm.h) */
 };
 struct cs_route_loaded {
     struct cs_guid_list node_order;
@@ -111,6 +114,8 @@ struct cs_route_loaded {
     bool has_weights;
     struct cs_partitions partitions;
     bool has_partitions;
+    struct cs_vm_state vms;
+    bool has_vms;
 };
 /* Read every file paths names (NULL: not given) into loaded, which starts zeroed; a file it
  * already holds is not named twice. On error (err: "file:line: what") loaded keeps what it had
@@ -137,6 +142,10 @@ int cs_route_pftree(const struct cs_fabric *f, const struct cs_route_options *op
                     const struct cs_route_inputs *in, struct cs_lfts *lfts,
                     struct cs_route_result *res, struct cs_error *err);
 int cs_route_minhop(const struct cs_fabric *f, const struct cs_route_options *opt,
+                    const struct cs_route_inputs *in, struct cs_lfts *lfts,
+                    struct cs_route_result *res, struct cs_error *err);
+/* vftree routes the VMs of inputs->vms (docs/routing/vftree.md). */
+int cs_route_vftree(const struct cs_fabric *f, const struct cs_route_options *opt,
                     const struct cs_route_inputs *in, struct cs_lfts *lfts,
                     struct cs_route_result *res, struct cs_error *err);
 int cs_route_updn(const struct cs_fabric *f, const struct cs_route_options *opt,

@@ -30,9 +30,11 @@
  *     policy.
  *
  * Targets. A target is (leaf, leaf port, LID or 0 for a dummy, weight, tag): a CA port routed
- * on the main path and counted, a dummy (a missing compute node: counted, no entries), or a
- * switch LID (secondary paths only). A variant builds its own list: it reorders it (noftree,
- * mftree), weights it (wftree, vftree) or tags it (pftree: the partition) and routes it.
+ * on the main path and counted, a dummy (a missing compute node: counted, no entries), a
+ * switch LID (secondary paths only), or a switch LID routed like a CA port, on a counted main
+ * path (vftree's PF LIDs: a vSwitch's own LID is its hypervisor's PF). A variant builds its own
+ * list: it reorders it (noftree, mftree), weights it (wftree, vftree) or tags it (pftree: the
+ * partition) and routes it.
  *
  * Loads. Every counter is a cs_ft_load (64 bits) in units of ft->unit per route of weight 1:
  * a target of weight w adds w to each load on its path, and OpenSM's choices compare loads
@@ -178,9 +180,10 @@ struct cs_ft;
 
 /* A destination, as the walk sees it (see the file comment). */
 enum cs_ft_target_kind {
-    CS_FT_TARGET_CA,     /* a CA port's LID: main path, counted */
-    CS_FT_TARGET_DUMMY,  /* a missing compute node: counted, no table entries */
-    CS_FT_TARGET_SWITCH, /* a switch's LID: secondary paths only */
+    CS_FT_TARGET_CA,          /* a CA port's LID: main path, counted */
+    CS_FT_TARGET_DUMMY,       /* a missing compute node: counted, no table entries */
+    CS_FT_TARGET_SWITCH,      /* a switch's LID: secondary paths only */
+    CS_FT_TARGET_SWITCH_MAIN, /* a switch's LID on a counted main path, from the switch up */
 };
 
 struct cs_ft_target {

@@ -542,9 +542,10 @@ void cs_ft_route_target(struct cs_ft *ft, const struct cs_ft_target *t)
         break;
     }
     case CS_FT_TARGET_SWITCH:
+    case CS_FT_TARGET_SWITCH_MAIN:
         begin_target(ft, t, true);
         set_entry(ft, t->leaf, 0, 0);
-        route_up_from(ft, t->leaf, CS_NONE, false, 0);
+        route_up_from(ft, t->leaf, CS_NONE, t->kind == CS_FT_TARGET_SWITCH_MAIN, 0);
         break;
     }
 }

@@ -19,6 +19,8 @@ const struct cs_route_engine cs_route_engines[] = {
      cs_route_wftree},
     {"pftree", "pFTree: partition-aware fat-tree with isolation policies, weights and VLs",
      cs_route_pftree},
+    {"vftree", "vSwitchFatTree: ftree routing each VM with weight 1/(VMs on its vSwitch), then PFs",
+     cs_route_vftree},
     {"minhop", "shortest paths, balanced by per-port route counters (OpenSM's default)",
      cs_route_minhop},
     {"updn", "up*/down* shortest paths from the root switches: no credit loops", cs_route_updn},
@@ -156,6 +158,11 @@ int cs_route_files_load(const struct cs_route_files *paths, struct cs_route_load
             return -1;
         loaded->has_partitions = true;
     }
+    if (paths->vm_state_file) {
+        if (cs_vm_state_read(&loaded->vms, paths->vm_state_file, err) < 0)
+            return -1;
+        loaded->has_vms = true;
+    }
     return 0;
 }
 
@@ -164,6 +171,7 @@ void cs_route_loaded_free(struct cs_route_loaded *loaded)
     cs_guid_list_free(&loaded->node_order);
     cs_node_weights_free(&loaded->weights);
     cs_partitions_free(&loaded->partitions);
+    cs_vm_state_free(&loaded->vms);
     memset(loaded, 0, sizeof *loaded);
 }
 
@@ -175,4 +183,6 @@ void cs_route_loaded_inputs(const struct cs_route_loaded *loaded, struct cs_rout
         in->weights = &loaded->weights;
     if (loaded->has_partitions)
         in->partitions = &loaded->partitions;
+    if (loaded->has_vms)
+        in->vms = &loaded->vms;
 }
