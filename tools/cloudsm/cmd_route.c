@@ -37,6 +37,8 @@ static const char route_help[] =
     "                        line (docs/formats/weights.md; `cloudsm weights learn` makes one)\n"
     "  --partitions FILE     partitions.conf with isolation policies, for the partition-aware\n"
     "                        engines (docs/formats/partitions.md)\n"
+    "  --vms FILE            the VMs that run, for vftree (docs/formats/vms.md); without it\n"
+    "                        every VF with a LID runs one (docs/routing/vftree.md)\n"
     "  --connect-roots       also route between root switches (OpenSM's -z)\n"
     "  --no-fallback         fail instead of falling back to minhop\n"
     "  -o, --output FILE     write the LFTs here (atomically); default: standard output,\n"
@@ -73,13 +75,21 @@ static int route_main(int argc, char **argv)
     bool as_json = false;
     struct cs_route_options ropt = {0};
     static const struct option options[] = {
-        {"engine", required_argument, NULL, 'R'},   {"guid2lid", required_argument, NULL, 'g'},
-        {"lmc", required_argument, NULL, 'm'},      {"root-guids", required_argument, NULL, 'a'},
-        {"cn-guids", required_argument, NULL, 'u'}, {"order", required_argument, NULL, 'O'},
-        {"weights", required_argument, NULL, 'W'},  {"partitions", required_argument, NULL, 'P'},
-        {"connect-roots", no_argument, NULL, 'z'},  {"no-fallback", no_argument, NULL, 'n'},
-        {"output", required_argument, NULL, 'o'},   {"format", required_argument, NULL, 'f'},
-        {"json", no_argument, NULL, 'j'},           {NULL, 0, NULL, 0},
+        {"engine", required_argument, NULL, 'R'},
+        {"guid2lid", required_argument, NULL, 'g'},
+        {"lmc", required_argument, NULL, 'm'},
+        {"root-guids", required_argument, NULL, 'a'},
+        {"cn-guids", required_argument, NULL, 'u'},
+        {"order", required_argument, NULL, 'O'},
+        {"weights", required_argument, NULL, 'W'},
+        {"partitions", required_argument, NULL, 'P'},
+        {"vms", required_argument, NULL, 'V'},
+        {"connect-roots", no_argument, NULL, 'z'},
+        {"no-fallback", no_argument, NULL, 'n'},
+        {"output", required_argument, NULL, 'o'},
+        {"format", required_argument, NULL, 'f'},
+        {"json", no_argument, NULL, 'j'},
+        {NULL, 0, NULL, 0},
     };
     struct cs_route_files files = {0};
     int opt;
@@ -109,6 +119,9 @@ static int route_main(int argc, char **argv)
             break;
         case 'P':
             files.partitions_file = optarg;
+            break;
+        case 'V':
+            files.vm_state_file = optarg;
             break;
         case 'z':
             ropt.connect_roots = true;
