@@ -66,6 +66,7 @@ struct cs_sm_config {
     char cn_guid_file[CS_SM_CONFIG_PATH_MAX];      /* cn_guid_file */
     char node_order_file[CS_SM_CONFIG_PATH_MAX];   /* node_order_file (cloudsm's): noftree */
     char node_weights_file[CS_SM_CONFIG_PATH_MAX]; /* node_weights_file (cloudsm's): wftree */
+    char vm_state_file[CS_SM_CONFIG_PATH_MAX];     /* vm_state_file (cloudsm's): vftree */
     char log_file[CS_SM_CONFIG_PATH_MAX];          /* log_file: "" = standard error */
     char state_dir[CS_SM_CONFIG_PATH_MAX];         /* state_dir (cloudsm's): holds guid2lid */
     bool reassign_lids; /* reassign_lids (OpenSM -r): ignore guid2lid and held LIDs at start */

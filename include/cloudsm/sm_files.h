@@ -1,5 +1,5 @@
 /* The files a cloudsmd configuration names (partition_config_file, root_guid_file,
- * cn_guid_file, node_order_file, node_weights_file), read and parsed together.
+ * cn_guid_file, node_order_file, node_weights_file, vm_state_file), read and parsed together.
  *
  * cloudsmd loads them before it opens its port, so that a bad file stops it with the file's
  * `name:line: what is wrong` and not one SMP sent; and again on SIGHUP, where a bad file keeps
@@ -24,6 +24,7 @@ enum cs_sm_file {
     CS_SM_FILE_CNS,          /* cn_guid_file */
     CS_SM_FILE_NODE_ORDER,   /* node_order_file */
     CS_SM_FILE_NODE_WEIGHTS, /* node_weights_file */
+    CS_SM_FILE_VM_STATE,     /* vm_state_file */
     CS_SM_FILE_COUNT
 };
 

@@ -56,6 +56,8 @@ static const struct key keys[] = {
      "noftree's node order: port GUIDs, one per line, most important first; (null) = none"},
     {"node_weights_file", VALUE_PATH, FIELD(node_weights_file), 0, 0, CS_SM_CONFIG_REROUTE,
      "wftree's node weights: port GUID and weight per line; (null) = every node weighs 1"},
+    {"vm_state_file", VALUE_PATH, FIELD(vm_state_file), 0, 0, CS_SM_CONFIG_REROUTE,
+     "vftree's VMs (cloudsm VM state); (null) = one on every VF with a LID"},
     {"sm_priority", VALUE_UINT, FIELD(sm_priority), 0, 15, CS_SM_CONFIG_LIVE,
      "SM priority in SMInfo, 0 (lowest) .. 15 (highest)"},
     {"subnet_prefix", VALUE_GUID, FIELD(subnet_prefix), 0, 0, CS_SM_CONFIG_RESTART,
@@ -321,6 +323,7 @@ bool cs_sm_config_equal(const struct cs_sm_config *a, const struct cs_sm_config 
            strcmp(a->cn_guid_file, b->cn_guid_file) == 0 &&
            strcmp(a->node_order_file, b->node_order_file) == 0 &&
            strcmp(a->node_weights_file, b->node_weights_file) == 0 &&
+           strcmp(a->vm_state_file, b->vm_state_file) == 0 &&
            strcmp(a->log_file, b->log_file) == 0 && strcmp(a->state_dir, b->state_dir) == 0 &&
            a->log_level == b->log_level && a->reassign_lids == b->reassign_lids;
 }

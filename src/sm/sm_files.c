@@ -15,6 +15,7 @@ static const char *const file_keys[CS_SM_FILE_COUNT] = {
     [CS_SM_FILE_CNS] = "cn_guid_file",
     [CS_SM_FILE_NODE_ORDER] = "node_order_file",
     [CS_SM_FILE_NODE_WEIGHTS] = "node_weights_file",
+    [CS_SM_FILE_VM_STATE] = "vm_state_file",
 };
 
 const char *cs_sm_file_key(enum cs_sm_file file)
@@ -72,6 +73,11 @@ static int read_node_weights(void *out, const char *path, struct cs_error *err)
     return cs_route_files_load(&(struct cs_route_files){.node_weights_file = path}, out, err);
 }
 
+static int read_vm_state(void *out, const char *path, struct cs_error *err)
+{
+    return cs_route_files_load(&(struct cs_route_files){.vm_state_file = path}, out, err);
+}
+
 static int load(struct cs_sm_files *f, const struct cs_sm_config *c, struct cs_error *err)
 {
     const char *path = c->partition_config_file;
@@ -95,6 +101,9 @@ static int load(struct cs_sm_files *f, const struct cs_sm_config *c, struct cs_e
         return -1;
     if (c->node_weights_file[0] && read_file(f, CS_SM_FILE_NODE_WEIGHTS, c->node_weights_file,
                                              &f->route, read_node_weights, err) < 0)
+        return -1;
+    if (c->vm_state_file[0] &&
+        read_file(f, CS_SM_FILE_VM_STATE, c->vm_state_file, &f->route, read_vm_state, err) < 0)
         return -1;
     return 0;
 }

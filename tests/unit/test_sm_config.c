@@ -261,7 +261,7 @@ static void test_bad_values(void **state)
         {"connect_roots 1\n", "sm.conf:1: connect_roots: '1' is not TRUE or FALSE"},
         {"routing_engine dfsssp\n",
          "sm.conf:1: routing_engine: unknown routing engine 'dfsssp' (cloudsm has: ftree, "
-         "noftree, wftree, pftree, minhop, updn)"},
+         "noftree, wftree, pftree, vftree, minhop, updn)"},
         {"routing_engine ,minhop\n", "sm.conf:1: routing_engine: no engine before the ','"},
         {"log_level loud\n", "sm.conf:1: log_level: 'loud' is not one of error, warn, info"},
         {"state_dir\n", "sm.conf:1: state_dir: missing value (write (null) for none)"},
@@ -503,13 +503,26 @@ static void test_diff(void **state)
     assert_int_equal(cs_sm_config_copy_key(&now, &was, "no_such_key"), -1);
 
     /* Every key that can differ is found, and each is told apart from the others. */
-    for (const char *const *k =
-             (const char *const[]){
-                 "guid", "connect_roots", "root_guid_file", "cn_guid_file", "sm_priority",
-                 "subnet_prefix", "sm_key", "part_enforce", "allow_both_pkeys", "subnet_timeout",
-                 "subnet_supports_sa_path_caching", "max_wire_smps", "transaction_timeout",
-                 "transaction_retries", "m_key_lease_period", "log_file", "node_order_file",
-                 "node_weights_file", NULL};
+    for (const char *const *k = (const char *const[]){"guid",
+                                                      "connect_roots",
+                                                      "root_guid_file",
+                                                      "cn_guid_file",
+                                                      "sm_priority",
+                                                      "subnet_prefix",
+                                                      "sm_key",
+                                                      "part_enforce",
+                                                      "allow_both_pkeys",
+                                                      "subnet_timeout",
+                                                      "subnet_supports_sa_path_caching",
+                                                      "max_wire_smps",
+                                                      "transaction_timeout",
+                                                      "transaction_retries",
+                                                      "m_key_lease_period",
+                                                      "log_file",
+                                                      "node_order_file",
+                                                      "node_weights_file",
+                                                      "vm_state_file",
+                                                      NULL};
          *k; k++) {
         struct cs_sm_config other = was;
         const char *value = strstr(*k, "file")      ? "/x"
@@ -523,7 +536,8 @@ static void test_diff(void **state)
         assert_int_equal(cs_sm_config_diff(&was, &other, ch), 1);
         assert_string_equal(ch[0].key, *k);
         /* noftree's order and wftree's weights: a SIGHUP routes again */
-        if (strcmp(*k, "node_order_file") == 0 || strcmp(*k, "node_weights_file") == 0)
+        if (strcmp(*k, "node_order_file") == 0 || strcmp(*k, "node_weights_file") == 0 ||
+            strcmp(*k, "vm_state_file") == 0)
             assert_int_equal(ch[0].how, CS_SM_CONFIG_REROUTE);
     }
 

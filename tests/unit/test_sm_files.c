@@ -88,6 +88,8 @@ static void test_load(void **state)
     put_file(c.cn_guid_file, "cns", "# none yet\n");
     put_file(c.node_order_file, "order", "# e, i, m\n0x400\n0x800\n0xc00\n");
     put_file(c.node_weights_file, "weights", "0x401 100\n0x801 7 # a storage node\n");
+    put_file(c.vm_state_file, "vms",
+             "lid_policy dynamic\nvm a vguid=0x2 lid=40 hypervisor=0x10 vf=1\n");
     struct cs_sm_files a, b;
     load_ok(&a, &c);
     /* The node order is the routing engines' input, read by their loader (route.h). */
@@ -103,6 +105,11 @@ static void test_load(void **state)
     assert_int_equal(cs_node_weights_find(&a.route.weights, 0x801), 7);
     assert_int_equal(cs_node_weights_find(&a.route.weights, 0x999), CS_WEIGHT_DEFAULT);
     assert_ptr_equal(in.weights, &a.route.weights);
+    /* And the VM state (vftree). */
+    assert_true(a.route.has_vms);
+    assert_int_equal(a.route.vms.count, 1);
+    assert_int_equal(a.route.vms.lid_policy, CS_LID_DYNAMIC);
+    assert_ptr_equal(in.vms, &a.route.vms);
     assert_int_equal(a.partitions.count, 2);
     assert_int_equal(a.roots.count, 2);
     assert_true(a.roots.guids[1] == UINT64_C(0x0020000300000001));
@@ -129,6 +136,12 @@ static void test_load(void **state)
     load_ok(&b, &c);
     assert_true(cs_sm_files_differ(&a, &b, CS_SM_FILE_NODE_WEIGHTS));
     assert_true(b.route.has_node_order); /* the order still loads next to the weights */
+    assert_false(cs_sm_files_differ(&a, &b, CS_SM_FILE_VM_STATE));
+    cs_sm_files_free(&b);
+    put_file(c.vm_state_file, "vms", "vm a vguid=0x2 lid=40 hypervisor=0x10 vf=2\n");
+    load_ok(&b, &c);
+    assert_true(cs_sm_files_differ(&a, &b, CS_SM_FILE_VM_STATE));
+    assert_true(b.route.has_vms && b.route.has_weights);
     cs_sm_files_free(&b);
     /* A file no longer configured differs from one that was. */
     c.cn_guid_file[0] = '\0';
@@ -139,6 +152,7 @@ static void test_load(void **state)
     assert_string_equal(cs_sm_file_key(CS_SM_FILE_CNS), "cn_guid_file");
     assert_string_equal(cs_sm_file_key(CS_SM_FILE_NODE_ORDER), "node_order_file");
     assert_string_equal(cs_sm_file_key(CS_SM_FILE_NODE_WEIGHTS), "node_weights_file");
+    assert_string_equal(cs_sm_file_key(CS_SM_FILE_VM_STATE), "vm_state_file");
 }
 
 /* A configured partitions.conf that does not exist means Default only, as in OpenSM. */
@@ -198,6 +212,14 @@ static void test_bad_files(void **state)
     cs_sm_config_defaults(&c);
     put_file(c.node_weights_file, "weights", "0x401 100\n0x801 0\n");
     snprintf(want, sizeof want, "%s:2: ", c.node_weights_file);
+    msg = load_error(&c);
+    if (strncmp(msg, want, strlen(want)) != 0)
+        fail_msg("'%s' does not start with '%s'", msg, want);
+
+    /* And a bad vm_state_file (a VF out of range). */
+    cs_sm_config_defaults(&c);
+    put_file(c.vm_state_file, "vms", "# VMs\nvm a vguid=0x2 lid=40 hypervisor=0x10 vf=200\n");
+    snprintf(want, sizeof want, "%s:2: ", c.vm_state_file);
     msg = load_error(&c);
     if (strncmp(msg, want, strlen(want)) != 0)
         fail_msg("'%s' does not start with '%s'", msg, want);

@@ -706,7 +706,8 @@ static void apply_config(struct run *r, const struct cs_sm_config *next, struct 
                           cs_sm_files_differ(&r->files, files, CS_SM_FILE_ROOTS) ||
                           cs_sm_files_differ(&r->files, files, CS_SM_FILE_CNS) ||
                           cs_sm_files_differ(&r->files, files, CS_SM_FILE_NODE_ORDER) ||
-                          cs_sm_files_differ(&r->files, files, CS_SM_FILE_NODE_WEIGHTS);
+                          cs_sm_files_differ(&r->files, files, CS_SM_FILE_NODE_WEIGHTS) ||
+                          cs_sm_files_differ(&r->files, files, CS_SM_FILE_VM_STATE);
     bool pkeys_needed = cs_sm_config_changes_take(changes, n, CS_SM_CONFIG_PKEYS) ||
                         cs_sm_files_differ(&r->files, files, CS_SM_FILE_PARTITIONS);
     cs_sa_db_free(r->sa); /* it points into the partitions and tables replaced here */
