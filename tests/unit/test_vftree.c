@@ -327,7 +327,7 @@ static void test_one_vm_per_hypervisor_is_ftree(void **state)
         route_with("ftree", &f, NULL, &ft);
         route_with("vftree", &f, NULL, &vft);
         rt_assert_same_ca_entries(&f, &ft, &vft);
-        unsigned pf_differ = 0;
+        unsigned pf_differ = 0, pf_entries = 0;
         for (uint32_t n = 0; n < f.num_nodes; n++) {
             if (!cs_node_is_switch(&f.nodes[n]))
                 continue;
@@ -337,10 +337,12 @@ static void test_one_vm_per_hypervisor_is_ftree(void **state)
                 if (h.of_node[n] == CS_NONE && !same)
                     fail_msg("%s: switch LID %u differs on table %u", specs[i], lid, sw);
                 pf_differ += !same;
+                pf_entries += h.of_node[n] != CS_NONE;
             }
         }
-        print_message("%-14s %u hypervisors: VM and switch LIDs as ftree, %u PF entries differ\n",
-                      specs[i], h.count, pf_differ);
+        print_message("%-14s %u hypervisors: VM and switch LIDs as ftree, %u of %u PF entries "
+                      "differ\n",
+                      specs[i], h.count, pf_differ, pf_entries);
         assert_shortest_to_pfs(&f, &vft);
         cs_lfts_free(&ft);
         cs_lfts_free(&vft);
