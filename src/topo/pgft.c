@@ -263,6 +263,16 @@ int cs_pgft_count(const struct cs_pgft_spec *s, struct cs_pgft_counts *c, struct
     if (s->hosts_per_leaf > s->m[0])
         return cs_fail(err, "%s: %u hosts per leaf, but a leaf has only m1 = %u host slots", name,
                        s->hosts_per_leaf, s->m[0]);
+    const uint64_t vfs = s->vfs_per_hypervisor;
+    if (vfs > CS_VFS_MAX)
+        return cs_fail(err, "%s: %" PRIu64 " VFs per hypervisor; a vSwitch has 1 to %d", name, vfs,
+                       CS_VFS_MAX);
+    /* A vSwitch has exactly one uplink: that is what tells it apart from a tree switch. */
+    if (vfs && host_ports != 1)
+        return cs_fail(err,
+                       "%s: vSwitch hypervisors need hosts with one port (w1*p1 = 1), but hosts "
+                       "here have %" PRIu64,
+                       name, host_ports);
 
     struct cs_pgft_counts out;
     memset(&out, 0, sizeof out);
@@ -280,6 +290,13 @@ int cs_pgft_count(const struct cs_pgft_spec *s, struct cs_pgft_counts *c, struct
                 factor = hosts_kept_per_leaf(s);
             overflow |= mul_overflows(n, factor, &n);
         }
+        if (l == 0 && s->hosts) {
+            if (!overflow && s->hosts > n)
+                return cs_fail(
+                    err, "%s: %u hosts asked for, but the tree has only %" PRIu64 " host slots",
+                    name, s->hosts, n);
+            n = s->hosts;
+        }
         out.per_level[l] = n;
         if (l > 0)
             overflow |= add_overflows(out.switches, n, &out.switches);
@@ -291,19 +308,34 @@ int cs_pgft_count(const struct cs_pgft_spec *s, struct cs_pgft_counts *c, struct
     }
     out.hosts = out.per_level[0];
 
-    uint64_t host_lids = 0, lids = 0;
-    overflow |= mul_overflows(out.hosts, host_ports, &host_lids);
-    overflow |= add_overflows(host_lids, out.switches, &lids);
+    if (vfs) {
+        out.hypervisors = out.hosts;
+        overflow |= mul_overflows(out.hosts, vfs, &out.vfs);
+        overflow |= add_overflows(out.links, out.vfs, &out.links); /* one cable per VF */
+    }
+
+    /* Host ports need one LID each; a hypervisor needs one for its PF (the vSwitch's port 0)
+     * and one per VF. */
+    uint64_t host_lids = 0;
+    overflow |= mul_overflows(out.hosts, vfs ? vfs + 1 : host_ports, &host_lids);
+    overflow |= add_overflows(host_lids, out.switches, &out.lids);
     if (overflow)
         return cs_fail(err,
                        "%s: far too large for one subnet (its counts overflow 64 bits; a "
                        "subnet holds %u LIDs)",
                        name, PGFT_MAX_LIDS);
-    if (lids > PGFT_MAX_LIDS)
+    if (out.lids > PGFT_MAX_LIDS) {
+        if (vfs)
+            return cs_fail(err,
+                           "%s with %" PRIu64 " VFs per hypervisor needs %" PRIu64 " LIDs (%" PRIu64
+                           " switches + %" PRIu64 " hypervisors x (1 PF + %" PRIu64
+                           " VFs)); a subnet holds %u",
+                           name, vfs, out.lids, out.switches, out.hosts, vfs, PGFT_MAX_LIDS);
         return cs_fail(err,
                        "%s needs %" PRIu64 " LIDs (%" PRIu64 " switches + %" PRIu64
                        " host ports); a subnet holds %u",
-                       name, lids, out.switches, host_lids, PGFT_MAX_LIDS);
+                       name, out.lids, out.switches, host_lids, PGFT_MAX_LIDS);
+    }
     *c = out;
     return 0;
 }
@@ -312,13 +344,38 @@ int cs_pgft_count(const struct cs_pgft_spec *s, struct cs_pgft_counts *c, struct
 
 struct level_layout {
     uint32_t first_node;  /* fabric index of the level's node 0 */
+    uint32_t stride;      /* fabric nodes per level node: 1, or 1 + VFs for hypervisors */
     uint64_t low_radix;   /* prod_{i<=l} w_i: how many b-digit combinations a label has */
     unsigned child_radix; /* radix of digit a_{l+1}: m_{l+1}, or hosts kept per leaf at l = 0 */
 };
 
-static void set_desc_host(char *buf, size_t size, uint64_t i)
+/* Host slot i: a plain host, or a hypervisor (vSwitch, then its VFs 1..V). */
+static int add_host_slot(struct cs_fabric *f, const struct cs_pgft_counts *c, uint64_t i,
+                         unsigned vfs, struct cs_error *err)
 {
-    snprintf(buf, size, "host-%" PRIu64, i);
+    char desc[CS_DESC_MAX + 1];
+    const uint64_t guid = CS_GUID_HOST_BASE + (i << 8);
+    if (!vfs) {
+        snprintf(desc, sizeof desc, "host-%" PRIu64, i);
+        return cs_fabric_add_node(f, CS_NODE_CA, guid, c->host_ports, desc, err) == CS_NONE ? -1
+                                                                                            : 0;
+    }
+    snprintf(desc, sizeof desc, "hyp-%" PRIu64, i);
+    uint32_t vswitch = cs_fabric_add_node(f, CS_NODE_SWITCH, guid, vfs + 1, desc, err);
+    if (vswitch == CS_NONE)
+        return -1;
+    for (unsigned k = 1; k <= vfs; k++) {
+        snprintf(desc, sizeof desc, "hyp-%" PRIu64 " vf-%u", i, k);
+        uint64_t vf_guid = CS_GUID_VF_BASE + (i << 16) + ((uint64_t)k << 8);
+        uint32_t vf = cs_fabric_add_node(f, CS_NODE_CA, vf_guid, 1, desc, err);
+        if (vf == CS_NONE)
+            return -1;
+        uint32_t vf_port = cs_fabric_port(f, vf, 1);
+        if (cs_fabric_connect(f, cs_fabric_port(f, vswitch, k + 1), vf_port, err) < 0)
+            return -1;
+        cs_fabric_set_link_rate(f, vf_port, 4, CS_SPEED_EDR);
+    }
+    return 0;
 }
 
 int cs_pgft_generate(struct cs_fabric *f, const struct cs_pgft_spec *s, struct cs_error *err)
@@ -330,9 +387,13 @@ int cs_pgft_generate(struct cs_fabric *f, const struct cs_pgft_spec *s, struct c
         return -1;
     const unsigned h = s->levels;
 
-    /* The LID limit checked above keeps every count far below 2^32. */
-    uint64_t slots = c.hosts * (c.host_ports + 1) + c.switches * (c.switch_ports + 1);
-    if (cs_fabric_reserve(f, (uint32_t)(c.hosts + c.switches), (uint32_t)slots, err) < 0)
+    const unsigned vfs = s->vfs_per_hypervisor;
+
+    /* The LID limit checked above keeps every count far below 2^32. A hypervisor is a vSwitch
+     * of V+1 ports plus V one-port VFs (port slots count port 0). */
+    uint64_t slots = (vfs ? c.hosts * (vfs + 2) + c.vfs * 2 : c.hosts * (c.host_ports + 1)) +
+                     c.switches * (c.switch_ports + 1);
+    if (cs_fabric_reserve(f, (uint32_t)(c.hosts + c.vfs + c.switches), (uint32_t)slots, err) < 0)
         return -1;
 
     struct level_layout layout[CS_PGFT_MAX_LEVELS + 1];
@@ -341,18 +402,16 @@ int cs_pgft_generate(struct cs_fabric *f, const struct cs_pgft_spec *s, struct c
         if (l > 0)
             low *= s->w[l - 1];
         layout[l].first_node = (uint32_t)next;
+        layout[l].stride = l == 0 ? vfs + 1 : 1;
         layout[l].low_radix = low;
         layout[l].child_radix = l == 0 ? hosts_kept_per_leaf(s) : l < h ? s->m[l] : 1;
-        next += c.per_level[l];
+        next += c.per_level[l] * layout[l].stride;
     }
 
     char desc[CS_DESC_MAX + 1];
-    for (uint64_t i = 0; i < c.hosts; i++) {
-        set_desc_host(desc, sizeof desc, i);
-        if (cs_fabric_add_node(f, CS_NODE_CA, CS_GUID_HOST_BASE + (i << 8), c.host_ports, desc,
-                               err) == CS_NONE)
+    for (uint64_t i = 0; i < c.hosts; i++)
+        if (add_host_slot(f, &c, i, vfs, err) < 0)
             goto fail;
-    }
     for (unsigned l = 1; l <= h; l++)
         for (uint64_t j = 0; j < c.per_level[l]; j++) {
             snprintf(desc, sizeof desc, "sw-L%u-%" PRIu64, l, j);
@@ -373,7 +432,7 @@ int cs_pgft_generate(struct cs_fabric *f, const struct cs_pgft_spec *s, struct c
             uint64_t rest = x / here->low_radix;
             unsigned child_position = (unsigned)(rest % here->child_radix);
             uint64_t high = rest / here->child_radix;
-            uint32_t node = here->first_node + (uint32_t)x;
+            uint32_t node = here->first_node + (uint32_t)x * here->stride;
             for (unsigned b = 0; b < parents; b++) {
                 uint64_t parent_index = (high * parents + b) * here->low_radix + low_digits;
                 uint32_t parent = above->first_node + (uint32_t)parent_index;

@@ -35,7 +35,8 @@ int cli_usage(const char *who, const char *fmt, ...) CS_PRINTF(2, 3);
 /* Parse a whole unsigned decimal number in [min, max]. */
 bool cli_parse_uint(const char *text, unsigned min, unsigned max, unsigned *out);
 /* Print a command's help text; a line "@ENGINES@" becomes the routing engines with their
- * summaries and "@ENGINE_NAMES@" their names ("ftree, noftree, ..."), from the registry. */
+ * summaries and "@ENGINE_NAMES@" their names ("ftree, noftree, ..."), from the registry; a line
+ * "@PRESETS@" becomes the topology presets (cs_topo_presets) with their summaries. */
 void cli_print_help(FILE *out, const char *help);
 /* True if the argument list asks for help (-h / --help anywhere). */
 bool cli_wants_help(int argc, char **argv);

@@ -22,6 +22,7 @@ static const char gen_help[] =
     "usage: cloudsm topo gen kary K N            [options]\n"
     "       cloudsm topo gen xgft \"H;m1,..,mH;w1,..,wH\"        [options]\n"
     "       cloudsm topo gen pgft \"H;m1,..,mH;w1,..,wH;p1,..,pH\" [options]\n"
+    "       cloudsm topo gen preset NAME [--vswitch V] [--lids] [-o FILE]\n"
     "\n"
     "Generate a fat-tree and write it in ibnetdiscover form (ibsim loads it and keeps\n"
     "every GUID; OpenSM-side tools read it).\n"
@@ -30,8 +31,16 @@ static const char gen_help[] =
     "  xgft SPEC  XGFT(H; m; w): level 0 = hosts, level H = roots; m_i children per\n"
     "             level-i node, w_i parents per level-(i-1) node (w1 = 1: one leaf per host)\n"
     "  pgft SPEC  PGFT(H; m; w; p): XGFT with p_i parallel links between levels i-1 and i\n"
+    "  preset NAME  an example fabric from the papers (list below)\n"
     "\n"
     "options:\n"
+    "  --vswitch V         every host is a hypervisor in SR-IOV vSwitch mode: a switch\n"
+    "                      \"hyp-<i>\" (port 1 = uplink; its LID is the PF's) with V one-port\n"
+    "                      VF CAs \"hyp-<i> vf-<k>\" on its ports k+1; V from 1 to 126; needs\n"
+    "                      single-port hosts (w1*p1 = 1). Order: each vSwitch, then its VFs,\n"
+    "                      then the tree's switches, so --lids gives hypervisor i's PF\n"
+    "                      i*(V+1)+1 and its VFs the next V LIDs\n"
+    "  --hosts N           keep only the first N hosts (after --hosts-per-leaf)\n"
     "  --hosts-per-leaf N  keep only N hosts under each leaf (N <= m1)\n"
     "  --radix N           ports per switch (default: the fewest that fit)\n"
     "  --lids              assign LIDs (switches and hosts in fabric order, from 1)\n"
@@ -39,20 +48,41 @@ static const char gen_help[] =
     "\n"
     "Port numbering: down ports first, child by child, then up ports. GUIDs: host i is\n"
     "0x0010000000000000 + (i << 8), its port p that + p; switch j of level l is\n"
-    "0x0020000000000000 + (l << 32) + j. See docs/topology-generators.md.\n"
+    "0x0020000000000000 + (l << 32) + j; VF k of hypervisor i is 0x0030000000000000 +\n"
+    "(i << 16) + (k << 8). See docs/topology-generators.md.\n"
     "\n"
     "examples:\n"
     "  cloudsm topo gen kary 4 3 -o k4n3.topo            # 64 hosts, 48 switches\n"
     "  cloudsm topo gen xgft \"3;18,18,36;1,18,18\" -o big.topo   # 11664 hosts, 1620 switches\n"
-    "  cloudsm topo gen pgft \"2;4,4;1,2;1,2\" --hosts-per-leaf 3  # parallel spine links\n";
+    "  cloudsm topo gen pgft \"2;4,4;1,2;1,2\" --hosts-per-leaf 3  # parallel spine links\n"
+    "  cloudsm topo gen kary 2 2 --vswitch 3 --lids  # 4 hypervisors x 3 VFs, LIDs 1..20\n"
+    "  cloudsm topo gen preset vswitch-fig3 --lids   # PFs 1, 5, 9; VFs 2-4, 6-8, 10-12\n"
+    "\n"
+    "presets (--vswitch V overrides their VF count):\n"
+    "@PRESETS@\n";
+
+/* Assign LIDs if asked, write, and free the fabric. */
+static int write_generated(const char *who, struct cs_fabric *f, int assign_lids,
+                           const char *output)
+{
+    struct cs_error err;
+    int rc = EXIT_OK;
+    if ((assign_lids && cs_lids_assign(f, 0, &err) < 0) ||
+        (output ? cs_topo_write_file(output, f, &err) : cs_topo_write(stdout, f, &err)))
+        rc = cli_fail(who, &err);
+    cs_fabric_free(f);
+    return rc;
+}
 
 static int topo_gen(int argc, char **argv)
 {
     const char *who = argv[0];
     const char *output = NULL;
-    unsigned hosts_per_leaf = 0, radix = 0;
+    unsigned hosts_per_leaf = 0, radix = 0, hosts = 0, vfs = 0;
     int assign_lids = 0;
     static const struct option options[] = {
+        {"vswitch", required_argument, NULL, 'v'},
+        {"hosts", required_argument, NULL, 'H'},
         {"hosts-per-leaf", required_argument, NULL, 'l'},
         {"radix", required_argument, NULL, 'r'},
         {"lids", no_argument, NULL, 'L'},
@@ -62,6 +92,17 @@ static int topo_gen(int argc, char **argv)
     int opt;
     while ((opt = getopt_long(argc, argv, "o:", options, NULL)) != -1) {
         switch (opt) {
+        case 'v':
+            if (!cli_parse_uint(optarg, 1, CS_VFS_MAX, &vfs))
+                return cli_usage(who,
+                                 "--vswitch wants the VFs per hypervisor, 1 to %d "
+                                 "(ConnectX-3's maximum), not '%s'",
+                                 CS_VFS_MAX, optarg);
+            break;
+        case 'H':
+            if (!cli_parse_uint(optarg, 1, UINT32_MAX - 1, &hosts))
+                return cli_usage(who, "--hosts wants a count of at least 1, not '%s'", optarg);
+            break;
         case 'l':
             if (!cli_parse_uint(optarg, 1, CS_MAX_PORTS, &hosts_per_leaf))
                 return cli_usage(who, "--hosts-per-leaf wants a number from 1 to %d, not '%s'",
@@ -85,10 +126,21 @@ static int topo_gen(int argc, char **argv)
     int rest = argc - optind;
     char **args = argv + optind;
     if (rest < 1)
-        return cli_usage(who, "which kind of tree? kary, xgft or pgft");
+        return cli_usage(who, "which kind of tree? kary, xgft, pgft or preset");
 
     struct cs_error err;
     struct cs_pgft_spec spec;
+    struct cs_fabric f;
+    cs_fabric_init(&f);
+    if (strcmp(args[0], "preset") == 0) {
+        if (rest != 2)
+            return cli_usage(who, "preset wants one name (see --help for the list)");
+        if (hosts || hosts_per_leaf || radix)
+            return cli_usage(who, "a preset fixes its tree: only --vswitch, --lids and -o apply");
+        if (cs_topo_preset_generate(&f, args[1], vfs, &err) < 0)
+            return cli_usage(who, "%s", err.msg);
+        return write_generated(who, &f, assign_lids, output);
+    }
     if (strcmp(args[0], "kary") == 0) {
         unsigned k, n;
         if (rest != 3)
@@ -108,20 +160,16 @@ static int topo_gen(int argc, char **argv)
         if (cs_pgft_parse(&spec, args[1], parallel, &err) < 0)
             return cli_usage(who, "%s", err.msg);
     } else {
-        return cli_usage(who, "'%s' is not a tree kind (kary, xgft, pgft)", args[0]);
+        return cli_usage(who, "'%s' is not a tree kind (kary, xgft, pgft, preset)", args[0]);
     }
     spec.hosts_per_leaf = hosts_per_leaf;
     spec.radix = radix;
+    spec.hosts = hosts;
+    spec.vfs_per_hypervisor = vfs;
 
-    struct cs_fabric f;
-    cs_fabric_init(&f);
-    int rc = EXIT_OK;
-    if (cs_pgft_generate(&f, &spec, &err) < 0 || (assign_lids && cs_lids_assign(&f, 0, &err) < 0))
-        rc = cli_fail(who, &err);
-    else if (output ? cs_topo_write_file(output, &f, &err) : cs_topo_write(stdout, &f, &err))
-        rc = cli_fail(who, &err);
-    cs_fabric_free(&f);
-    return rc;
+    if (cs_pgft_generate(&f, &spec, &err) < 0)
+        return cli_fail(who, &err);
+    return write_generated(who, &f, assign_lids, output);
 }
 
 /* ---- topo info ---- */
@@ -421,7 +469,8 @@ static int topo_mutate(int argc, char **argv)
 }
 
 const struct cli_command cli_topo_commands[] = {
-    {"topo", "gen", "generate a fat-tree (k-ary-n-tree, XGFT, PGFT)", gen_help, topo_gen},
+    {"topo", "gen", "generate a fat-tree (k-ary-n-tree, XGFT, PGFT, vSwitch, presets)", gen_help,
+     topo_gen},
     {"topo", "info", "summarize a topology file", info_help, topo_info},
     {"topo", "lids", "assign LIDs, write OpenSM's guid2lid", lids_help, topo_lids},
     {"topo", "diff", "compare two topologies by GUID", diff_help, topo_diff},

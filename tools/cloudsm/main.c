@@ -8,6 +8,7 @@
 
 #include "cli.h"
 #include "cloudsm/route.h"
+#include "cloudsm/topo_gen.h"
 
 #define CLOUDSM_VERSION "0.1.0"
 
@@ -58,7 +59,8 @@ bool cli_wants_help(int argc, char **argv)
 
 void cli_print_help(FILE *out, const char *help)
 {
-    static const char table[] = "@ENGINES@\n", names[] = "@ENGINE_NAMES@";
+    static const char table[] = "@ENGINES@\n", names[] = "@ENGINE_NAMES@",
+                      preset_table[] = "@PRESETS@\n";
     for (const char *p = help; *p;) {
         const char *at = strchr(p, '@');
         if (!at) {
@@ -74,6 +76,12 @@ void cli_print_help(FILE *out, const char *help)
             char list[128];
             fputs(cs_route_engine_names(list, sizeof list), out);
             p = at + sizeof names - 1;
+        } else if (strncmp(at, preset_table, sizeof preset_table - 1) == 0) {
+            size_t count;
+            const struct cs_topo_preset *presets = cs_topo_presets(&count);
+            for (size_t i = 0; i < count; i++)
+                fprintf(out, "  %-22s %s\n", presets[i].name, presets[i].summary);
+            p = at + sizeof preset_table - 1;
         } else {
             fputc('@', out);
             p = at + 1;
