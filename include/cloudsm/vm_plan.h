@@ -209,6 +209,12 @@ struct cs_vm_plan_options {
  * reach it are delivered from then on), the LFT blocks, the source hypervisor last (its VF lets
  * the LID go once no switch sends it there). docs/vswitch.md explains why.*/
 
+/* Dynamic LIDs: a VF without a VM holds no LID. Take away any LID f gives such a VF (a fabric
+ * routed with every VF numbered, as `topo gen --lids` does), and its target in t, so that they are
+ * free for the next create. Returns how many were dropped. */
+uint32_t cs_vm_plan_drop_idle_vf_lids(struct cs_fabric *f, const struct cs_hypervisors *h,
+                                      const struct cs_vm_state *s, struct cs_lfts *t);
+
 /* Plan one request against the fabric f (ports with the LIDs in use), its hypervisors h and
  * switch tree tr, on the LFTs t and the state s, which become the new ones (both unchanged when
  * the request fails; f's port LIDs and t's LID targets follow the LIDs that move):

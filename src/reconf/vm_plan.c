@@ -326,6 +326,24 @@ static int destroy(struct cs_fabric *f, const struct cs_hypervisors *h, struct c
     return 0;
 }
 
+uint32_t cs_vm_plan_drop_idle_vf_lids(struct cs_fabric *f, const struct cs_hypervisors *h,
+                                      const struct cs_vm_state *s, struct cs_lfts *t)
+{
+    uint32_t dropped = 0;
+    for (uint32_t i = 0; i < h->count; i++)
+        for (unsigned k = 1; k <= h->items[i].num_vfs; k++) {
+            uint32_t port = cs_hypervisor_vf_port(h, i, k);
+            uint16_t lid = f->ports[port].lid;
+            if (!lid || vm_at(s, f->nodes[h->items[i].node].guid, (uint8_t)k) != CS_NONE)
+                continue;
+            f->ports[port].lid = 0;
+            if (lid < t->capacity && t->targets[lid].port_guid == f->ports[port].guid)
+                memset(&t->targets[lid], 0, sizeof t->targets[lid]);
+            dropped++;
+        }
+    return dropped;
+}
+
 int cs_vm_plan_run(struct cs_fabric *f, const struct cs_hypervisors *h, struct cs_switch_tree *tr,
                    struct cs_lfts *t, struct cs_vm_state *s, const struct cs_vm_request *req,
                    const struct cs_vm_plan_options *opt, struct cs_plan *plan, struct cs_error *err)

@@ -37,7 +37,8 @@ static const char plan_help[] =
     "\n"
     "TOPOLOGY is the fabric (ibnetdiscover form); LFTS an LFT dump of it; VMS the VM state\n"
     "(docs/formats/vms.md), whose lid_policy decides swap or copy. The LIDs in use are the\n"
-    "dump's (the port GUID behind each LID, kept current by -o), or --guid2lid's.\n"
+    "dump's (the port GUID behind each LID, kept current by -o), or --guid2lid's; with\n"
+    "dynamic LIDs a VF without a VM has none (a LID the inputs give it is dropped).\n"
     "\n"
     "  --vm NAME           the VM\n"
     "  --to GUID           destination hypervisor (its vSwitch's node GUID)\n"
@@ -51,12 +52,15 @@ static const char plan_help[] =
     "  -o FILE             write the new LFTs (atomically); --format osm (default) or ibroute\n"
     "  --state-out FILE    write the new VM state (atomically)\n"
     "  --guid2lid FILE     the LIDs in use from OpenSM's guid2lid file\n"
-    "  --check-transition  check the intermediate tables (old and new entries of the moved\n"
-    "                      LIDs together) for credit loops, as lft check does; exit 3 if\n"
-    "                      one is found (nothing is written then)\n"
+    "  --check-transition  check each phase of the plan (invalidations, destination\n"
+    "                      hypervisor, LFT blocks, source hypervisor) for credit loops with\n"
+    "                      its old and new entries together, as lft check does, on the\n"
+    "                      traffic of the VMs and other CAs; exit 3 if one is possible\n"
+    "                      (nothing is written then)\n"
     "  --json              one JSON object: op, vm, method, lid_policy, lid, switches_selected,\n"
     "                      switches_active, switches_updated, lft_smps, port255_smps,\n"
-    "                      hypervisor_smps, total_smps, smps [...], transition {...}\n"
+    "                      hypervisor_smps, total_smps, smps [...], transition {phases,\n"
+    "                      lids_changing, credit_loop, loop_phase}\n"
     "\n"
     "exit status: 0 planned, 1 failed (bad input: file:line: what), 2 bad usage, 3 the\n"
     "transition check found a credit loop\n"
@@ -106,7 +110,7 @@ static const char *table_desc(const struct cs_lfts *t, uint32_t table)
 static void print_text(const struct cs_fabric *f, const struct cs_hypervisors *h,
                        const struct cs_lfts *t, const struct cs_plan *plan, const char *op,
                        const char *vm, enum cs_plan_method method, enum cs_lid_policy policy,
-                       const struct cs_check_result *check)
+                       const struct cs_plan_transition *check)
 {
     printf("vm plan %s %s: %s LIDs, %s\n", op, vm, cs_lid_policy_name(policy),
            cs_plan_method_name(method));
@@ -133,16 +137,19 @@ static void print_text(const struct cs_fabric *f, const struct cs_hypervisors *h
                 printf(" LID %u\n", smp->lid);
         }
     }
-    if (check)
-        printf("transition    %u LID%s changing, %s\n", check->transition_lids,
-               check->transition_lids == 1 ? "" : "s",
-               check->credit_loop ? "CREDIT LOOP" : "no credit loop");
+    if (check && check->loop_phase != CS_NONE)
+        printf("transition    %u phases: CREDIT LOOP possible in phase %u (its old and new "
+               "entries together)\n",
+               check->phases, check->loop_phase + 1);
+    else if (check)
+        printf("transition    %u phases, %u changing LID%s: no credit loop\n", check->phases,
+               check->lids_changing, check->lids_changing == 1 ? "" : "s");
 }
 
 static void print_json(const struct cs_fabric *f, const struct cs_hypervisors *h,
                        const struct cs_lfts *t, const struct cs_plan *plan, const char *op,
                        const char *vm, uint16_t lid, enum cs_plan_method method,
-                       enum cs_lid_policy policy, const struct cs_check_result *check)
+                       enum cs_lid_policy policy, const struct cs_plan_transition *check)
 {
     struct json j;
     json_init(&j, stdout);
@@ -186,32 +193,28 @@ static void print_json(const struct cs_fabric *f, const struct cs_hypervisors *h
     json_array_end(&j);
     if (check) {
         json_object_begin(&j, "transition");
-        json_u64(&j, "lids", check->transition_lids);
-        json_u64(&j, "cdg_vertices", check->cdg_vertices);
-        json_u64(&j, "cdg_edges", check->cdg_edges);
-        json_bool(&j, "credit_loop", check->credit_loop);
+        json_u64(&j, "phases", check->phases);
+        json_u64(&j, "lids_changing", check->lids_changing);
+        json_bool(&j, "credit_loop", check->loop_phase != CS_NONE);
+        if (check->loop_phase != CS_NONE)
+            json_u64(&j, "loop_phase", check->loop_phase + 1);
         json_object_end(&j);
     }
     json_object_end(&j);
     json_finish(&j);
 }
 
-/* The intermediate tables: old and new entries of the moved LIDs together (cs_check_options). */
-static int check_transition(struct cs_fabric *f, const struct cs_lfts *new_set,
-                            const char *old_path, bool dynamic, struct cs_check_result *r,
+/* The plan's phases, each with its old and new entries together (cs_plan_check_transition). */
+static int check_transition(const struct cs_fabric *f, const struct cs_hypervisors *h,
+                            const struct cs_switch_tree *tr, const struct cs_lfts *new_set,
+                            const char *old_path, const struct cs_plan *plan,
+                            const struct cs_vm_state *s, struct cs_plan_transition *tx,
                             struct cs_error *err)
 {
     struct cs_lfts old_set;
-    struct cs_tracer tracer;
     if (cs_lfts_read(&old_set, old_path, err) < 0)
         return -1;
-    int rc = cs_tracer_init(&tracer, f, new_set, err);
-    if (rc == 0) {
-        struct cs_check_options opt = {.skip_ports_without_lid = dynamic,
-                                       .transition_from = &old_set};
-        rc = cs_check_lfts(&tracer, &opt, r, err);
-        cs_tracer_free(&tracer);
-    }
+    int rc = cs_plan_check_transition(f, h, tr, &old_set, new_set, plan, s, tx, err);
     cs_lfts_free(&old_set);
     return rc;
 }
@@ -311,22 +314,24 @@ static int vm_plan(int argc, char **argv)
     struct cs_hypervisors hyps = {0};
     struct cs_switch_tree tree = {0};
     struct cs_plan plan;
-    struct cs_check_result result = {0};
+    struct cs_plan_transition transition = {0};
     cs_plan_init(&plan);
     cs_vm_state_init(&state);
     int rc = EXIT_FAILED;
     struct cs_vm_plan_options popt = {.method = (uint8_t)method, .port255 = port255};
     if (load_fabric(&fabric, &tables, topology, lfts, guid2lid, &err) < 0 ||
         cs_vm_state_read(&state, vms, &err) < 0 || cs_hypervisors_find(&fabric, &hyps, &err) < 0 ||
+        (state.lid_policy == CS_LID_DYNAMIC &&
+         (cs_vm_plan_drop_idle_vf_lids(&fabric, &hyps, &state, &tables), false)) ||
         cs_vm_state_check(&state, &fabric, &hyps, vms, &err) < 0 ||
         cs_switch_tree_init(&tree, &fabric, &hyps, &tables, &err) < 0 ||
         cs_vm_plan_run(&fabric, &hyps, &tree, &tables, &state, &req, &popt, &plan, &err) < 0 ||
-        (check && check_transition(&fabric, &tables, lfts, state.lid_policy == CS_LID_DYNAMIC,
-                                   &result, &err) < 0)) {
+        (check && check_transition(&fabric, &hyps, &tree, &tables, lfts, &plan, &state, &transition,
+                                   &err) < 0)) {
         rc = cli_fail(who, &err);
         goto done;
     }
-    if (check && result.credit_loop) {
+    if (check && transition.loop_phase != CS_NONE) {
         rc = EXIT_PROBLEMS;
     } else if ((out && cs_lfts_write_file(out, &tables, (enum cs_lft_format)format, &err) < 0) ||
                (state_out && cs_vm_state_write_file(state_out, &state, &err) < 0)) {
@@ -341,12 +346,11 @@ static int vm_plan(int argc, char **argv)
         lid = plan.smps[0].lid;
     if (as_json)
         print_json(&fabric, &hyps, &tables, &plan, op, vm, lid, method, state.lid_policy,
-                   check ? &result : NULL);
+                   check ? &transition : NULL);
     else
         print_text(&fabric, &hyps, &tables, &plan, op, vm, method, state.lid_policy,
-                   check ? &result : NULL);
+                   check ? &transition : NULL);
 done:
-    cs_check_result_free(&result);
     cs_plan_free(&plan);
     cs_switch_tree_free(&tree);
     cs_hypervisors_free(&hyps);
