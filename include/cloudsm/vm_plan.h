@@ -139,11 +139,11 @@ const char *cs_plan_method_name(enum cs_plan_method m);
 /* "itrc" or "ftreeminrc"; -1 otherwise. */
 int cs_plan_method_parse(const char *text, enum cs_plan_method *m);
 
-/* The physical switches of a fabric by level, matched to the tables of an LFT set: what both
- * methods read. Levels count from the leaves (0: a physical switch cabled to a CA or a
- * hypervisor's vSwitch) by shortest distance; a switch's up-neighbours are the physical switches
- * one level higher. Built once per fabric; FTreeMinRC's marking then costs only the switches it
- * marks. */
+/* The physical switches of a fabric by level, matched to the tables of an LFT set (t may be NULL
+ * for the marking alone): what both methods read. Levels count from the leaves (0: a physical
+ * switch cabled to a CA or a hypervisor's vSwitch) by shortest distance; a switch's up-neighbours
+ * are the physical switches one level higher. Built once per fabric; FTreeMinRC's marking then
+ * costs only the switches it marks. */
 struct cs_switch_tree {
     const struct cs_fabric *fabric;
     uint32_t *level;    /* [node] CS_NONE for CAs, routers, vSwitches, unreachable switches */

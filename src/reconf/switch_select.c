@@ -80,7 +80,7 @@ static int index_tables(struct cs_switch_tree *tr, const struct cs_fabric *f,
     cs_key_index_sort(&by_guid);
     for (uint32_t n = 0; n < f->num_nodes; n++)
         tr->table_of_node[n] = CS_NONE;
-    for (uint32_t s = 0; s < t->num_switches; s++) {
+    for (uint32_t s = 0; t && s < t->num_switches; s++) {
         uint32_t n = cs_key_index_find(&by_guid, t->switches[s].guid);
         if (n == CS_NONE || tr->table_of_node[n] != CS_NONE)
             continue;
@@ -103,7 +103,7 @@ int cs_switch_tree_init(struct cs_switch_tree *tr, const struct cs_fabric *f,
     tr->up_first = cs_calloc_array(nodes + 1, sizeof *tr->up_first, err);
     tr->up = cs_calloc_array(f->num_port_slots + 1u, sizeof *tr->up, err);
     tr->table_of_node = cs_calloc_array(nodes, sizeof *tr->table_of_node, err);
-    tr->physical = cs_calloc_array(t->num_switches + 1u, sizeof *tr->physical, err);
+    tr->physical = cs_calloc_array((t ? t->num_switches : 0) + 1u, sizeof *tr->physical, err);
     tr->marked_in = cs_calloc_array(nodes, sizeof *tr->marked_in, err);
     tr->src_side_in = cs_calloc_array(nodes, sizeof *tr->src_side_in, err);
     tr->dst_side_in = cs_calloc_array(nodes, sizeof *tr->dst_side_in, err);
