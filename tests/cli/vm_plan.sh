@@ -95,6 +95,24 @@ expect_eq "destroy: no LFT SMP" 0 "$(json_get "$WORK/out" lft_smps)"
 expect_eq "destroy: LID unset + vGUID unset" 2 "$(json_get "$WORK/out" hypervisor_smps)"
 check "destroy: the state is empty" test "$(grep -c '^vm ' "$WORK/dyn5")" -eq 0
 
+# ---- Paper II's Fig. 3/5 fabric (vswitch-fig3: PFs 1, 5, 9, VFs 2-4, 6-8, 10-12; ftree falls
+# back to minhop on it, as OpenSM's does) ----
+"$CLOUDSM" topo gen preset vswitch-fig3 --lids -o "$WORK/f5.topo" || fail "topo gen"
+"$CLOUDSM" route -R ftree "$WORK/f5.topo" -o "$WORK/f5.lfts" 2>/dev/null >/dev/null || fail "route"
+printf 'lid_policy prepopulated\nvm vm1 vguid=0x0200000000000001 lid=2 hypervisor=%s vf=1\n' $HYP0 >"$WORK/f5.vms"
+f5() { "$CLOUDSM" vm plan migrate "$WORK/f5.topo" "$WORK/f5.lfts" "$WORK/f5.vms" --vm vm1 "$@"; }
+# Fig. 5 (thesis lines 3576-3595): VM1 (LID 2) to VF3 of hypervisor 3 (LID 12): one SMP per
+# switch, block 0 carrying both entries
+run 0 f5 --to 0x0010000000000200 --vf 3
+check "Fig. 5: LIDs 2 and 12 in one block, 2 entries per SMP" \
+  test "$(grep -c "lft .* block 0 (LIDs 0-63): LID 2, 2 entries" "$WORK/out")" -eq 4
+check "Fig. 5: the VF left takes LID 12" grep -qE "lid_set +hypervisor $HYP0 'hyp-0' VF 1 LID 12" "$WORK/out"
+# n' = 1 (thesis lines 3819-3824): to a VF of hypervisor 2 that every switch but the leaf already
+# routes like LID 2 (with these tables: LID 7, VF 2)
+run 0 f5 --to 0x0010000000000100 --vf 2 --json
+expect_eq "n' = 1: only the leaf changes" 1 "$(json_get "$WORK/out" switches_updated)"
+expect_eq "n' = 1 with ItRC visiting all 4" 4 "$(json_get "$WORK/out" switches_selected)"
+
 # ---- input errors ----
 printf 'lid_policy prepopulated\nvm a vguid=1 lid=3 hypervisor=%s vf=1\n' $HYP0 >"$WORK/bad.vms"
 run 1 plan migrate "$WORK/lfts" "$WORK/bad.vms" --vm a --to $HYP1
