@@ -320,10 +320,13 @@ static int vm_plan(int argc, char **argv)
     int rc = EXIT_FAILED;
     struct cs_vm_plan_options popt = {.method = (uint8_t)method, .port255 = port255};
     if (load_fabric(&fabric, &tables, topology, lfts, guid2lid, &err) < 0 ||
-        cs_vm_state_read(&state, vms, &err) < 0 || cs_hypervisors_find(&fabric, &hyps, &err) < 0 ||
-        (state.lid_policy == CS_LID_DYNAMIC &&
-         (cs_vm_plan_drop_idle_vf_lids(&fabric, &hyps, &state, &tables), false)) ||
-        cs_vm_state_check(&state, &fabric, &hyps, vms, &err) < 0 ||
+        cs_vm_state_read(&state, vms, &err) < 0 || cs_hypervisors_find(&fabric, &hyps, &err) < 0) {
+        rc = cli_fail(who, &err);
+        goto done;
+    }
+    if (state.lid_policy == CS_LID_DYNAMIC)
+        cs_vm_plan_drop_idle_vf_lids(&fabric, &hyps, &state, &tables);
+    if (cs_vm_state_check(&state, &fabric, &hyps, vms, &err) < 0 ||
         cs_switch_tree_init(&tree, &fabric, &hyps, &tables, &err) < 0 ||
         cs_vm_plan_run(&fabric, &hyps, &tree, &tables, &state, &req, &popt, &plan, &err) < 0 ||
         (check && check_transition(&fabric, &hyps, &tree, &tables, lfts, &plan, &state, &transition,
