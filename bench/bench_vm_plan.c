@@ -20,35 +20,11 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_util.h"
 #include "cloudsm/lid.h"
 #include "cloudsm/route.h"
 #include "cloudsm/topo_gen.h"
 #include "cloudsm/vm_plan.h"
-
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
-static void die(const struct cs_error *err)
-{
-    fprintf(stderr, "bench_vm_plan: %s\n", err->msg);
-    exit(1);
-}
 
 static void generate(struct cs_fabric *f, const char *xgft)
 {
@@ -57,7 +33,7 @@ static void generate(struct cs_fabric *f, const char *xgft)
     cs_fabric_init(f);
     if (cs_pgft_parse(&spec, xgft, false, &err) < 0 || cs_pgft_generate(f, &spec, &err) < 0 ||
         cs_lids_assign(f, 0, &err) < 0)
-        die(&err);
+        bench_die("bench_vm_plan", "error", &err);
 }
 
 static uint32_t hosts_of(const struct cs_fabric *f)
@@ -111,16 +87,16 @@ static void table1(void)
         struct cs_lfts t;
         struct cs_route_stats st;
         generate(&f, row->xgft);
-        double t0 = now_ms();
+        double t0 = bench_now_ms();
         if (cs_route("ftree", &f, NULL, &t, &st, &err) < 0)
-            die(&err);
-        double route_ms = now_ms() - t0;
+            bench_die("bench_vm_plan", "error", &err);
+        double route_ms = bench_now_ms() - t0;
         uint32_t hosts = hosts_of(&f);
 
         /* min: a leaf-local migration with FTreeMinRC */
         struct cs_switch_tree tr;
         if (cs_switch_tree_init(&tr, &f, NULL, &t, &err) < 0)
-            die(&err);
+            bench_die("bench_vm_plan", "error", &err);
         uint32_t *tables = malloc(t.num_switches * sizeof *tables), active;
         struct cs_plan_ends ends = {leaf_of(&f, 0), leaf_of(&f, 1), lid_of(&f, 0), lid_of(&f, 1)};
         uint32_t count = cs_plan_select(&tr, CS_PLAN_FTREEMINRC, &t, &ends, tables, &active);
@@ -128,12 +104,12 @@ static void table1(void)
         cs_plan_init(&plan);
         struct cs_lid_update u = {CS_LID_SWAP, lid_of(&f, 0), lid_of(&f, 1)};
         if (cs_lid_update_apply(&t, &u, tables, count, active, false, false, &plan, &err) < 0)
-            die(&err);
+            bench_die("bench_vm_plan", "error", &err);
         uint64_t min = cs_plan_total_smps(&plan);
         cs_plan_free(&plan);
         cs_plan_init(&plan); /* swap back */
         if (cs_lid_update_apply(&t, &u, tables, count, active, false, false, &plan, &err) < 0)
-            die(&err);
+            bench_die("bench_vm_plan", "error", &err);
         cs_plan_free(&plan);
 
         /* max: the worst ItRC swap found */
@@ -192,15 +168,15 @@ static void marking(int runs)
         generate(&f, rows[i].xgft);
         struct cs_switch_tree tr;
         if (cs_switch_tree_init(&tr, &f, NULL, NULL, &err) < 0)
-            die(&err);
+            bench_die("bench_vm_plan", "error", &err);
         uint32_t hosts = hosts_of(&f);
         uint32_t *out = malloc(f.num_nodes * sizeof *out), marked = 0;
         for (int r = 0; r < runs; r++) {
-            double t0 = now_ms();
+            double t0 = bench_now_ms();
             marked = cs_minrc_mark(&tr, leaf_of(&f, 0), leaf_of(&f, hosts - 1), out);
-            times[r] = now_ms() - t0;
+            times[r] = bench_now_ms() - t0;
         }
-        double ours = median(times, runs);
+        double ours = bench_median(times, runs);
         printf("%-38s %8u %12.4f %12.1f %8.0fx\n", rows[i].name, marked, ours, rows[i].paper_ms,
                rows[i].paper_ms / ours);
         free(out);
