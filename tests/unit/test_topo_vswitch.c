@@ -15,6 +15,7 @@
 #include "cloudsm/fabric.h"
 #include "cloudsm/lid.h"
 #include "cloudsm/topo_gen.h"
+#include "testlib.h"
 
 /* --- helpers --- */
 
@@ -38,20 +39,6 @@ static void preset_ok(struct cs_fabric *f, const char *name, unsigned vfs)
     cs_fabric_init(f);
     if (cs_topo_preset_generate(f, name, vfs, &err) != 0)
         fail_msg("preset %s: %s", name, err.msg);
-}
-
-static uint32_t peer_node(const struct cs_fabric *f, uint32_t n, unsigned port)
-{
-    uint32_t p = cs_fabric_port(f, n, port);
-    assert_int_not_equal(p, CS_NONE);
-    uint32_t peer = f->ports[p].peer;
-    return peer == CS_NONE ? CS_NONE : f->ports[peer].node;
-}
-
-static unsigned peer_port(const struct cs_fabric *f, uint32_t n, unsigned port)
-{
-    uint32_t peer = f->ports[cs_fabric_port(f, n, port)].peer;
-    return peer == CS_NONE ? 0 : f->ports[peer].num;
 }
 
 static uint32_t node_by_desc(const struct cs_fabric *f, const char *desc)
