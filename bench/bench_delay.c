@@ -11,21 +11,9 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "bench_util.h"
 #include "cloudsm/delay.h"
 #include "cloudsm/trace.h"
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static void die(const char *what, const struct cs_error *err)
-{
-    fprintf(stderr, "bench_delay: %s: %s\n", what, err->msg);
-    exit(1);
-}
 
 int main(int argc, char **argv)
 {
@@ -33,7 +21,7 @@ int main(int argc, char **argv)
     struct cs_trace t;
     struct cs_error err;
     if (cs_trace_synthetic(&t, NULL, &err))
-        die("synthetic trace", &err);
+        bench_die("bench_delay", "synthetic trace", &err);
     struct cs_demand d = cs_demand_of_trace(&t);
     double mean = 0;
     for (size_t i = 0; i < (size_t)t.num_vms * t.steps; i++)
@@ -51,17 +39,17 @@ int main(int argc, char **argv)
         CS_PACK_DELAY, CS_FIT_FIRST, CS_DELAY_DRAIN_TIME, true, 0, cores, 3, th7, 4, acc, 4,
         threads};
     struct cs_experiment_result r;
-    double t0 = now_s();
+    double t0 = bench_now_s();
     if (cs_experiment_run(&d, &e6, &r, &err))
-        die("fig6", &err);
-    double t6 = now_s() - t0;
+        bench_die("bench_delay", "fig6", &err);
+    double t6 = bench_now_s() - t0;
     printf("fig6 grid (312 utilization packings), %u threads: %.2f s, %zu bins\n", threads, t6,
            r.num_bins);
     cs_experiment_result_free(&r);
-    t0 = now_s();
+    t0 = bench_now_s();
     if (cs_experiment_run(&d, &e7, &r, &err))
-        die("fig7", &err);
-    double t7 = now_s() - t0;
+        bench_die("bench_delay", "fig7", &err);
+    double t7 = bench_now_s() - t0;
     printf("fig7 grid (624 delay packings), %u threads: %.2f s, %zu bins\n", threads, t7,
            r.num_bins);
     printf("accepted threshold  avg_delay  med_delay  max_delay  avg_fill  max_fill  bins\n");
@@ -69,7 +57,7 @@ int main(int argc, char **argv)
         for (int h = 0; h < 4; h++) {
             struct cs_table_row row;
             if (cs_experiment_table_row(&r, th7[h], acc[a], &row, &err))
-                die("table", &err);
+                bench_die("bench_delay", "table", &err);
             printf("%8g %8.0f%% %10.2f %10.2f %10.2f %8.2f%% %8.2f%% %5zu\n", acc[a], th7[h] * 100,
                    row.avg_delay, row.med_delay, row.max_delay, row.avg_filling * 100,
                    row.max_filling * 100, row.bins);

@@ -12,36 +12,12 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_util.h"
 #include "cloudsm/analyze.h"
 #include "cloudsm/lid.h"
 #include "cloudsm/route.h"
 #include "cloudsm/sim.h"
 #include "cloudsm/topo_gen.h"
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
-static void die(const char *what, const struct cs_error *err)
-{
-    fprintf(stderr, "bench_sim: %s: %s\n", what, err->msg);
-    exit(1);
-}
 
 struct routed {
     struct cs_fabric f;
@@ -55,21 +31,21 @@ static void build(struct routed *r, const char *xgft)
     struct cs_pgft_spec spec;
     struct cs_error err = {{0}};
     if (cs_pgft_parse(&spec, xgft, false, &err) < 0)
-        die(xgft, &err);
+        bench_die("bench_sim", xgft, &err);
     cs_fabric_init(&r->f);
     if (cs_pgft_generate(&r->f, &spec, &err) < 0 || cs_lids_assign(&r->f, 0, &err) < 0)
-        die(xgft, &err);
+        bench_die("bench_sim", xgft, &err);
     struct cs_route_stats st;
-    double t0 = now_s();
+    double t0 = bench_now_s();
     if (cs_route("ftree", &r->f, NULL, &r->lfts, &st, &err) < 0)
-        die("ftree", &err);
-    r->route_s = now_s() - t0;
+        bench_die("bench_sim", "ftree", &err);
+    r->route_s = bench_now_s() - t0;
     if (strcmp(st.engine, "ftree") != 0) {
         fprintf(stderr, "bench_sim: ftree fell back to %s\n", st.engine);
         exit(1);
     }
     if (cs_tracer_init(&r->tr, &r->f, &r->lfts, &err) < 0)
-        die("tracer", &err);
+        bench_die("bench_sim", "tracer", &err);
 }
 
 static void routed_free(struct routed *r)
@@ -94,14 +70,14 @@ static double time_runs(const struct routed *r, uint32_t runs, unsigned threads,
         opt.threads = threads;
         struct cs_sim_result res;
         struct cs_error err = {{0}};
-        double t0 = now_s();
+        double t0 = bench_now_s();
         if (cs_simulate(&r->tr, &opt, &res, &err) < 0)
-            die("simulate", &err);
-        t[i] = now_s() - t0;
+            bench_die("bench_sim", "simulate", &err);
+        t[i] = bench_now_s() - t0;
         *bandwidth = res.effective_bandwidth_stat.mean;
         cs_sim_result_free(&res);
     }
-    double m = median(t, reps);
+    double m = bench_median(t, reps);
     free(t);
     return m;
 }

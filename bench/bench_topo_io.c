@@ -11,34 +11,10 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_util.h"
 #include "cloudsm/fabric.h"
 #include "cloudsm/topo_gen.h"
 #include "cloudsm/topo_io.h"
-
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
-static void die(const struct cs_error *err)
-{
-    fprintf(stderr, "bench_topo_io: %s\n", err->msg);
-    exit(1);
-}
 
 int main(int argc, char **argv)
 {
@@ -49,7 +25,7 @@ int main(int argc, char **argv)
     struct cs_error err;
     struct cs_pgft_spec spec;
     if (cs_pgft_parse(&spec, "3;18,18,36;1,18,18", false, &err) < 0)
-        die(&err);
+        bench_die("bench_topo_io", "error", &err);
 
     double *gen = calloc((size_t)runs, sizeof *gen), *wr = calloc((size_t)runs, sizeof *wr);
     double *rd = calloc((size_t)runs, sizeof *rd), *both = calloc((size_t)runs, sizeof *both);
@@ -58,16 +34,16 @@ int main(int argc, char **argv)
         struct cs_fabric f, g;
         cs_fabric_init(&f);
         cs_fabric_init(&g);
-        double t0 = now_ms();
+        double t0 = bench_now_ms();
         if (cs_pgft_generate(&f, &spec, &err) < 0)
-            die(&err);
-        double t1 = now_ms();
+            bench_die("bench_topo_io", "error", &err);
+        double t1 = bench_now_ms();
         if (cs_topo_write_file(path, &f, &err) < 0)
-            die(&err);
-        double t2 = now_ms();
+            bench_die("bench_topo_io", "error", &err);
+        double t2 = bench_now_ms();
         if (cs_topo_read(&g, path, &err) < 0)
-            die(&err);
-        double t3 = now_ms();
+            bench_die("bench_topo_io", "error", &err);
+        double t3 = bench_now_ms();
         if (!cs_fabric_equal(&f, &g, &err)) {
             fprintf(stderr, "bench_topo_io: round trip differs: %s\n", err.msg);
             return 1;
@@ -89,10 +65,10 @@ int main(int argc, char **argv)
     }
     printf("XGFT(3;18,18,36;1,18,18): %u nodes, file %.1f MB, median of %d runs\n", nodes,
            size / 1e6, runs);
-    printf("  generate       %8.2f ms\n", median(gen, runs));
-    printf("  write          %8.2f ms\n", median(wr, runs));
-    printf("  read           %8.2f ms\n", median(rd, runs));
-    printf("  read + write   %8.2f ms   (aim: < 200 ms)\n", median(both, runs));
+    printf("  generate       %8.2f ms\n", bench_median(gen, runs));
+    printf("  write          %8.2f ms\n", bench_median(wr, runs));
+    printf("  read           %8.2f ms\n", bench_median(rd, runs));
+    printf("  read + write   %8.2f ms   (aim: < 200 ms)\n", bench_median(both, runs));
     free(gen);
     free(wr);
     free(rd);

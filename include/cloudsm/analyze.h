@@ -237,6 +237,15 @@ struct cs_check_options {
     bool all_lids;         /* destinations: every LID in the fabric, not only CA LIDs */
     unsigned threads;      /* 0: one per online CPU; results do not depend on it */
     unsigned max_failures; /* failing pairs to describe; 0: CS_CHECK_DEFAULT_FAILURES */
+    /* Sources: only the CA ports that have a LID (a vSwitch fabric with dynamic VM LIDs, where a
+     * VF without a VM has none); otherwise a CA port without one is an error. */
+    bool skip_ports_without_lid;
+    /* Check the transition from these tables to the tracer's (NULL: no transition). While an
+     * update is under way a packet towards a LID whose entries change may meet old entries on
+     * some switches and new ones on others, in any mix; so for each such LID the CDG also gets
+     * every turn of the union of the two next hops, from every link a packet from a CA can reach
+     * that way. Reachability, hops and link counts stay those of the tracer's tables. */
+    const struct cs_lfts *transition_from;
 };
 
 /* Route counts of a group of directed links. spread = max - min; stddev is the population
@@ -286,7 +295,8 @@ struct cs_check_result {
      * from CAs cannot be on a cycle); an edge a -> b when a delivered route crosses a then b. */
     uint64_t cdg_vertices, cdg_edges;
     bool credit_loop;
-    uint32_t *credit_cycle; /* link ids, each depends on the next and the last on the first */
+    uint32_t transition_lids; /* with transition_from: destination LIDs whose entries change */
+    uint32_t *credit_cycle;   /* link ids, each depends on the next and the last on the first */
     uint32_t credit_cycle_len;
 
     struct cs_check_failure *failures; /* the first failing pairs, by LID then source port */

@@ -24,6 +24,16 @@ struct cs_fabric_summary {
                                       2^lmc each) */
     uint32_t lft_blocks_min;       /* blocks per switch with LIDs packed 1..lids: lids / 64 + 1 */
     uint16_t max_lid;              /* highest LID already assigned in the fabric, 0 if none */
+    /* vSwitch hypervisors (include/cloudsm/vswitch.h; all 0 without any). The counts above see
+     * a vSwitch as a switch and a VF as a CA; these see the physical fabric. */
+    struct {
+        uint32_t hypervisors, vfs, vfs_min, vfs_max; /* VFs in all, per hypervisor */
+        uint32_t physical_switches;
+        uint64_t lids_prepopulated; /* LIDs with every VF's prepopulated */
+        uint64_t lids_dynamic_boot; /* LIDs at boot with dynamic VM LIDs (+1 per running VM) */
+        uint64_t max_hypervisors;   /* prepopulated, vfs_max VFs each, next to the physical */
+        uint64_t max_vms;           /* switches and other ports: the subnet's limit */
+    } vswitch;
 };
 
 /* lmc: the LMC the LID count assumes (0 in the usual case). */

@@ -33,13 +33,12 @@
 
 #include "cloudsm/error.h"
 #include "cloudsm/fabric.h"
+#include "cloudsm/vswitch.h" /* CS_VFS_MAX */
 
 #define CS_PGFT_MAX_LEVELS 8
 #define CS_GUID_HOST_BASE UINT64_C(0x0010000000000000)
 #define CS_GUID_SWITCH_BASE UINT64_C(0x0020000000000000)
 #define CS_GUID_VF_BASE UINT64_C(0x0030000000000000)
-/* VFs per hypervisor: ConnectX-3's maximum (and one port short of a 128-port vSwitch). */
-#define CS_VSWITCH_MAX_VFS 126
 
 struct cs_pgft_spec {
     unsigned levels;                /* h, 1..CS_PGFT_MAX_LEVELS */
@@ -50,7 +49,7 @@ struct cs_pgft_spec {
     unsigned radix;                 /* ports per switch; 0 = the smallest that fits */
     unsigned hosts;                 /* keep only host slots 0..hosts-1 (after hosts_per_leaf);
                                      * 0 = all. Switches are never removed. */
-    unsigned vfs_per_hypervisor;    /* 0: plain hosts; 1..CS_VSWITCH_MAX_VFS: every host slot
+    unsigned vfs_per_hypervisor;    /* 0: plain hosts; 1..CS_VFS_MAX: every host slot
                                      * is a vSwitch hypervisor with that many VFs (needs
                                      * w1*p1 = 1) */
 };

@@ -50,6 +50,7 @@ struct check_plan {
     const uint64_t *turn_offset; /* [switch] first bit of its (in port, out port) matrix */
     uint64_t turn_words;
     uint32_t max_examples;
+    const struct cs_lfts *transition_from;
 };
 
 /* One thread's share: a contiguous range of destinations and its own totals. */
@@ -256,6 +257,7 @@ static int make_plan(struct check_plan *p, struct plan_storage *st, const struct
     memset(st, 0, sizeof *st);
     p->t = t;
     p->max_examples = opt->max_failures ? opt->max_failures : CS_CHECK_DEFAULT_FAILURES;
+    p->transition_from = opt->transition_from;
     size_t switches = t->num_switches ? t->num_switches : 1;
     size_t slots = f->num_port_slots ? f->num_port_slots : 1;
     st->source_of_port = malloc(slots * sizeof *st->source_of_port);
@@ -274,6 +276,8 @@ static int make_plan(struct check_plan *p, struct plan_storage *st, const struct
         const struct cs_port *port = &f->ports[i];
         st->source_of_port[i] = CS_NONE;
         if (f->nodes[port->node].type != CS_NODE_CA || port->num == 0 || port->peer == CS_NONE)
+            continue;
+        if (!port->lid && opt->skip_ports_without_lid)
             continue;
         if (!port->lid)
             return missing_lid(f, i, err);
@@ -468,6 +472,97 @@ done:
     return rc;
 }
 
+/* ---- Transitions: old and new entries together ---- */
+
+/* The link switch s forwards on through port, CS_NONE unless it leads to another switch. */
+static uint32_t switch_link(const struct cs_tracer *t, uint32_t s, uint8_t port)
+{
+    if (port == 0 || port > t->switch_ports[s])
+        return CS_NONE;
+    uint32_t from = t->switch_first_port[s] + port;
+    return t->peer_switch[from] != CS_NONE ? t->links.out[from] : CS_NONE;
+}
+
+/* For every destination whose entries differ between the old tables and the tracer's, the union
+ * routing function (each switch may use either entry): breadth first over the links a packet
+ * from a source's switch can take, recording each turn at the switch a link enters. */
+static int add_transition_turns(const struct check_plan *p, uint64_t *turns,
+                                struct cs_check_result *r, struct cs_error *err)
+{
+    const struct cs_tracer *t = p->t;
+    const struct cs_fabric *f = t->fabric;
+    const struct cs_lfts *old = p->transition_from;
+    struct cs_key_index by_guid;
+    cs_key_index_init(&by_guid);
+    uint32_t *old_table = calloc(t->num_switches + 1u, sizeof *old_table);
+    uint32_t *seen = calloc(t->links.count + 1u, sizeof *seen);
+    uint32_t *queue = malloc((t->links.count + 1u) * sizeof *queue);
+    int rc = -1;
+    if (!old_table || !seen || !queue) {
+        cs_fail(err, "out of memory for the transition check");
+        goto done;
+    }
+    for (uint32_t k = 0; k < old->num_switches; k++)
+        if (cs_key_index_add(&by_guid, old->switches[k].guid, k, err) < 0)
+            goto done;
+    cs_key_index_sort(&by_guid);
+    for (uint32_t s = 0; s < t->num_switches; s++)
+        old_table[s] = cs_key_index_find(&by_guid, f->nodes[t->switch_node[s]].guid);
+    for (uint32_t i = 0; i < p->num_dests; i++) {
+        uint32_t lid = p->dests[i];
+        bool differs = false;
+        for (uint32_t s = 0; s < t->num_switches && !differs; s++) {
+            uint32_t table = t->switch_table[s];
+            uint8_t now = table == CS_NONE ? CS_LFT_NO_ROUTE : cs_lfts_get(t->lfts, table, lid);
+            uint8_t before =
+                old_table[s] == CS_NONE ? CS_LFT_NO_ROUTE : cs_lfts_get(old, old_table[s], lid);
+            differs = now != before;
+        }
+        if (!differs)
+            continue;
+        r->transition_lids++;
+        uint32_t epoch = r->transition_lids, head = 0, tail = 0;
+        for (uint32_t k = 0; k < p->num_entry_switches; k++) {
+            uint32_t s = p->entry_switches[k];
+            for (unsigned which = 0; which < 2; which++) {
+                uint32_t table = which ? old_table[s] : t->switch_table[s];
+                const struct cs_lfts *set = which ? old : t->lfts;
+                uint32_t link =
+                    table == CS_NONE ? CS_NONE : switch_link(t, s, cs_lfts_get(set, table, lid));
+                if (link != CS_NONE && seen[link] != epoch) {
+                    seen[link] = epoch;
+                    queue[tail++] = link;
+                }
+            }
+        }
+        while (head < tail) {
+            uint32_t link = queue[head++];
+            uint32_t to = cs_link_to(f, &t->links, link);
+            uint32_t s = t->node_switch[f->ports[to].node];
+            for (unsigned which = 0; which < 2; which++) {
+                uint32_t table = which ? old_table[s] : t->switch_table[s];
+                const struct cs_lfts *set = which ? old : t->lfts;
+                uint8_t port = table == CS_NONE ? CS_LFT_NO_ROUTE : cs_lfts_get(set, table, lid);
+                uint32_t next = switch_link(t, s, port);
+                if (next == CS_NONE)
+                    continue;
+                set_turn(p, turns, s, f->ports[to].num, port);
+                if (seen[next] != epoch) {
+                    seen[next] = epoch;
+                    queue[tail++] = next;
+                }
+            }
+        }
+    }
+    rc = 0;
+done:
+    cs_key_index_free(&by_guid);
+    free(old_table);
+    free(seen);
+    free(queue);
+    return rc;
+}
+
 /* ---- Results ---- */
 
 void cs_link_stats_of(const struct cs_links *links, const uint64_t *values, unsigned class_mask,
@@ -599,7 +694,8 @@ static int merge(struct cs_check_result *r, const struct check_plan *p,
                      &r->switch_links);
 
     struct cdg g = {t, p, total->turns};
-    if (find_credit_loop(&g, r, err) < 0 ||
+    if ((p->transition_from && add_transition_turns(p, total->turns, r, err) < 0) ||
+        find_credit_loop(&g, r, err) < 0 ||
         describe_failures(r, t, total->examples, total->num_examples, err) < 0)
         return -1;
     r->ok = r->unreachable == 0 && !r->credit_loop;

@@ -8,6 +8,7 @@
 
 #include "cloudsm/key_index.h"
 #include "cloudsm/lid.h"
+#include "cloudsm/vswitch.h"
 
 /* LMC is a 3-bit field (PortInfo:LMC). */
 #define SUMMARY_MAX_LMC 7
@@ -42,6 +43,35 @@ static uint32_t leaf_distances(const struct cs_fabric *f, const bool *is_leaf, u
         }
     }
     return deepest;
+}
+
+static int summarize_vswitches(const struct cs_fabric *f, struct cs_fabric_summary *out,
+                               struct cs_error *err)
+{
+    struct cs_hypervisors h;
+    if (cs_hypervisors_find(f, &h, err) < 0)
+        return -1;
+    if (h.count > 0) {
+        struct cs_lid_demand d;
+        cs_lid_demand_of_fabric(f, &h, &d);
+        out->vswitch.hypervisors = h.count;
+        out->vswitch.vfs = h.num_vfs;
+        out->vswitch.vfs_min = UINT32_MAX;
+        for (uint32_t i = 0; i < h.count; i++) {
+            uint32_t v = h.items[i].num_vfs;
+            out->vswitch.vfs_min = v < out->vswitch.vfs_min ? v : out->vswitch.vfs_min;
+            out->vswitch.vfs_max = v > out->vswitch.vfs_max ? v : out->vswitch.vfs_max;
+        }
+        out->vswitch.physical_switches = (uint32_t)d.switches;
+        out->vswitch.lids_prepopulated = cs_lid_demand_total(&d, CS_LID_PREPOPULATED);
+        out->vswitch.lids_dynamic_boot = cs_lid_demand_total(&d, CS_LID_DYNAMIC);
+        struct cs_vswitch_limits l =
+            cs_vswitch_limits_prepopulated(out->vswitch.vfs_max, d.switches + d.others);
+        out->vswitch.max_hypervisors = l.max_hypervisors;
+        out->vswitch.max_vms = l.max_vms;
+    }
+    cs_hypervisors_free(&h);
+    return 0;
 }
 
 int cs_fabric_summarize(const struct cs_fabric *f, unsigned lmc, struct cs_fabric_summary *s,
@@ -130,6 +160,8 @@ int cs_fabric_summarize(const struct cs_fabric *f, unsigned lmc, struct cs_fabri
     }
     out.lids = (uint32_t)lids;
     out.lft_blocks_min = out.lids / 64 + 1;
+    if (summarize_vswitches(f, &out, err) < 0)
+        goto done;
     *s = out;
     rc = 0;
     goto done;

@@ -264,9 +264,9 @@ int cs_pgft_count(const struct cs_pgft_spec *s, struct cs_pgft_counts *c, struct
         return cs_fail(err, "%s: %u hosts per leaf, but a leaf has only m1 = %u host slots", name,
                        s->hosts_per_leaf, s->m[0]);
     const uint64_t vfs = s->vfs_per_hypervisor;
-    if (vfs > CS_VSWITCH_MAX_VFS)
+    if (vfs > CS_VFS_MAX)
         return cs_fail(err, "%s: %" PRIu64 " VFs per hypervisor; a vSwitch has 1 to %d", name, vfs,
-                       CS_VSWITCH_MAX_VFS);
+                       CS_VFS_MAX);
     /* A vSwitch has exactly one uplink: that is what tells it apart from a tree switch. */
     if (vfs && host_ports != 1)
         return cs_fail(err,

@@ -14,6 +14,7 @@
 
 #include "cloudsm/fabric.h"
 #include "cloudsm/topo_gen.h"
+#include "testlib.h"
 
 /* --- helpers --- */
 
@@ -40,20 +41,6 @@ static unsigned node_level(const struct cs_fabric *f, uint32_t n)
     if (node->type == CS_NODE_CA)
         return 0;
     return (unsigned)((node->guid - CS_GUID_SWITCH_BASE) >> 32);
-}
-
-static uint32_t peer_node(const struct cs_fabric *f, uint32_t n, unsigned port)
-{
-    uint32_t p = cs_fabric_port(f, n, port);
-    assert_int_not_equal(p, CS_NONE);
-    uint32_t peer = f->ports[p].peer;
-    return peer == CS_NONE ? CS_NONE : f->ports[peer].node;
-}
-
-static unsigned peer_port(const struct cs_fabric *f, uint32_t n, unsigned port)
-{
-    uint32_t peer = f->ports[cs_fabric_port(f, n, port)].peer;
-    return peer == CS_NONE ? 0 : f->ports[peer].num;
 }
 
 /* Count node types in the fabric itself (not in the counts struct). */

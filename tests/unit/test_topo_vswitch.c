@@ -15,6 +15,7 @@
 #include "cloudsm/fabric.h"
 #include "cloudsm/lid.h"
 #include "cloudsm/topo_gen.h"
+#include "testlib.h"
 
 /* --- helpers --- */
 
@@ -38,20 +39,6 @@ static void preset_ok(struct cs_fabric *f, const char *name, unsigned vfs)
     cs_fabric_init(f);
     if (cs_topo_preset_generate(f, name, vfs, &err) != 0)
         fail_msg("preset %s: %s", name, err.msg);
-}
-
-static uint32_t peer_node(const struct cs_fabric *f, uint32_t n, unsigned port)
-{
-    uint32_t p = cs_fabric_port(f, n, port);
-    assert_int_not_equal(p, CS_NONE);
-    uint32_t peer = f->ports[p].peer;
-    return peer == CS_NONE ? CS_NONE : f->ports[peer].node;
-}
-
-static unsigned peer_port(const struct cs_fabric *f, uint32_t n, unsigned port)
-{
-    uint32_t peer = f->ports[cs_fabric_port(f, n, port)].peer;
-    return peer == CS_NONE ? 0 : f->ports[peer].num;
 }
 
 static uint32_t node_by_desc(const struct cs_fabric *f, const char *desc)
@@ -159,7 +146,7 @@ static void test_structure_matches_plain_tree(void **state)
 {
     (void)state;
     static const char *const trees[] = {"2;4,4;1,2", "3;4,4,8;1,4,4", "3;2,2,2;1,2,2"};
-    static const unsigned vf_counts[] = {1, 2, 5, CS_VSWITCH_MAX_VFS};
+    static const unsigned vf_counts[] = {1, 2, 5, CS_VFS_MAX};
     for (size_t t = 0; t < sizeof trees / sizeof trees[0]; t++)
         for (size_t v = 0; v < sizeof vf_counts / sizeof vf_counts[0]; v++) {
             struct cs_pgft_spec s;
@@ -369,7 +356,7 @@ static void test_errors(void **state)
 {
     (void)state;
     struct cs_pgft_spec s;
-    kary_spec(&s, 2, 2, CS_VSWITCH_MAX_VFS + 1);
+    kary_spec(&s, 2, 2, CS_VFS_MAX + 1);
     expect_count_error(&s, "1 to 126");
 
     /* Dual-homed hosts (w1 = 2) and parallel host cables (p1 = 2) cannot be vSwitches. */

@@ -10,6 +10,7 @@
 
 #include <cmocka.h>
 
+#include "cloudsm/topo_gen.h"
 #include "cloudsm/vm.h"
 #include "cloudsm/vswitch.h"
 
@@ -251,12 +252,50 @@ static void test_state_check(void **state)
     cs_fabric_free(&s.f);
 }
 
+/* The generator's vSwitches (cloudsm topo gen --vswitch) are what the rule finds: one per host
+ * slot, on the leaf the host would be on, VF k on port k + 1; the LID demand is the generator's
+ * count. */
+static void test_generated_vswitches(void **state)
+{
+    (void)state;
+    struct cs_pgft_spec spec;
+    struct cs_error err = {{0}};
+    assert_int_equal(cs_pgft_parse(&spec, "3;4,4,2;1,2,2", false, &err), 0);
+    spec.vfs_per_hypervisor = 3;
+    struct cs_pgft_counts c;
+    assert_int_equal(cs_pgft_count(&spec, &c, &err), 0);
+    struct cs_fabric f;
+    cs_fabric_init(&f);
+    assert_int_equal(cs_pgft_generate(&f, &spec, &err), 0);
+    struct cs_hypervisors h;
+    assert_int_equal(cs_hypervisors_find(&f, &h, &err), 0);
+    assert_int_equal(h.count, c.hypervisors);
+    assert_int_equal(h.num_vfs, c.vfs);
+    for (uint32_t i = 0; i < h.count; i++) {
+        const struct cs_hypervisor *hv = &h.items[i];
+        assert_int_equal(f.nodes[hv->node].guid, CS_GUID_HOST_BASE + ((uint64_t)i << 8));
+        assert_int_equal(hv->uplink, 1);
+        assert_int_equal(h.of_node[hv->leaf], CS_NONE); /* a physical switch */
+        assert_int_equal(hv->leaf_port, i % 4 + 1);     /* host slot i's leaf port */
+        for (unsigned k = 1; k <= 3; k++)
+            assert_int_equal(f.nodes[f.ports[cs_hypervisor_vf_port(&h, i, k)].node].guid,
+                             CS_GUID_VF_BASE + ((uint64_t)i << 16) + ((uint64_t)k << 8));
+    }
+    struct cs_lid_demand d;
+    cs_lid_demand_of_fabric(&f, &h, &d);
+    assert_int_equal(d.switches, c.switches);
+    assert_int_equal(d.others, 0);
+    assert_int_equal(cs_lid_demand_total(&d, CS_LID_PREPOPULATED), c.lids);
+    cs_hypervisors_free(&h);
+    cs_fabric_free(&f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_find_hypervisors),      cmocka_unit_test(test_limits),
         cmocka_unit_test(test_state_parse_and_write), cmocka_unit_test(test_state_errors),
-        cmocka_unit_test(test_state_check),
+        cmocka_unit_test(test_state_check),           cmocka_unit_test(test_generated_vswitches),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "cloudsm/atomic_file.h"
+#include "cloudsm/fabric.h"
 
 /* A whole file as a NUL-terminated string (the test fails if it cannot be read). */
 static inline char *slurp(const char *path)
@@ -33,6 +34,23 @@ static inline char *capture(int (*write_fn)(FILE *out, const void *ctx, struct c
     if (rc != 0)
         fail_msg("write failed: %s", err.msg);
     return buf;
+}
+
+/* The node at the other end of port `port` of node n (CS_NONE if unconnected); the port must
+ * exist. */
+static inline uint32_t peer_node(const struct cs_fabric *f, uint32_t n, unsigned port)
+{
+    uint32_t p = cs_fabric_port(f, n, port);
+    assert_int_not_equal(p, CS_NONE);
+    uint32_t peer = f->ports[p].peer;
+    return peer == CS_NONE ? CS_NONE : f->ports[peer].node;
+}
+
+/* The port number at the other end (0 if unconnected). */
+static inline unsigned peer_port(const struct cs_fabric *f, uint32_t n, unsigned port)
+{
+    uint32_t peer = f->ports[cs_fabric_port(f, n, port)].peer;
+    return peer == CS_NONE ? 0 : f->ports[peer].num;
 }
 
 #endif

@@ -26,6 +26,7 @@ extern const struct cli_command cli_analyze_commands[];
 extern const struct cli_command cli_delay_commands[];
 extern const struct cli_command cli_sm_commands[];
 extern const struct cli_command cli_weights_commands[];
+extern const struct cli_command cli_vm_commands[];
 
 /* Print "cloudsm GROUP NAME: <message>" on stderr; returns EXIT_FAILED. */
 int cli_fail(const char *who, const struct cs_error *err);

@@ -93,11 +93,11 @@ static int topo_gen(int argc, char **argv)
     while ((opt = getopt_long(argc, argv, "o:", options, NULL)) != -1) {
         switch (opt) {
         case 'v':
-            if (!cli_parse_uint(optarg, 1, CS_VSWITCH_MAX_VFS, &vfs))
+            if (!cli_parse_uint(optarg, 1, CS_VFS_MAX, &vfs))
                 return cli_usage(who,
                                  "--vswitch wants the VFs per hypervisor, 1 to %d "
                                  "(ConnectX-3's maximum), not '%s'",
-                                 CS_VSWITCH_MAX_VFS, optarg);
+                                 CS_VFS_MAX, optarg);
             break;
         case 'H':
             if (!cli_parse_uint(optarg, 1, UINT32_MAX - 1, &hosts))

@@ -28,6 +28,19 @@ void summary_print(FILE *out, const char *name, const struct cs_fabric_summary *
         json_u64(&j, "lids", s->lids);
         json_u64(&j, "lft_blocks_min", s->lft_blocks_min);
         json_u64(&j, "max_lid", s->max_lid);
+        if (s->vswitch.hypervisors) {
+            json_object_begin(&j, "vswitch");
+            json_u64(&j, "hypervisors", s->vswitch.hypervisors);
+            json_u64(&j, "vfs", s->vswitch.vfs);
+            json_u64(&j, "vfs_per_hypervisor_min", s->vswitch.vfs_min);
+            json_u64(&j, "vfs_per_hypervisor_max", s->vswitch.vfs_max);
+            json_u64(&j, "physical_switches", s->vswitch.physical_switches);
+            json_u64(&j, "lids_prepopulated", s->vswitch.lids_prepopulated);
+            json_u64(&j, "lids_dynamic_boot", s->vswitch.lids_dynamic_boot);
+            json_u64(&j, "max_hypervisors", s->vswitch.max_hypervisors);
+            json_u64(&j, "max_vms", s->vswitch.max_vms);
+            json_object_end(&j);
+        }
         json_object_end(&j);
         json_finish(&j);
         return;
@@ -49,4 +62,21 @@ void summary_print(FILE *out, const char *name, const struct cs_fabric_summary *
             s->lft_blocks_min);
     if (s->max_lid)
         fprintf(out, "LIDs assigned   up to %u\n", s->max_lid);
+    if (!s->vswitch.hypervisors)
+        return;
+    fprintf(out, "hypervisors     %u vSwitches on %u physical switches, %u VFs (",
+            s->vswitch.hypervisors, s->vswitch.physical_switches, s->vswitch.vfs);
+    if (s->vswitch.vfs_min == s->vswitch.vfs_max)
+        fprintf(out, "%u each)\n", s->vswitch.vfs_max);
+    else
+        fprintf(out, "%u..%u each)\n", s->vswitch.vfs_min, s->vswitch.vfs_max);
+    fprintf(out,
+            "VM LIDs         prepopulated: %llu LIDs; dynamic: %llu at boot + 1 per running VM\n",
+            (unsigned long long)s->vswitch.lids_prepopulated,
+            (unsigned long long)s->vswitch.lids_dynamic_boot);
+    fprintf(out,
+            "subnet limit    prepopulated, %u VFs each, beside these switches: %llu hypervisors, "
+            "%llu VMs (49151 unicast LIDs)\n",
+            s->vswitch.vfs_max, (unsigned long long)s->vswitch.max_hypervisors,
+            (unsigned long long)s->vswitch.max_vms);
 }
