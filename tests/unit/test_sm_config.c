@@ -503,26 +503,13 @@ static void test_diff(void **state)
     assert_int_equal(cs_sm_config_copy_key(&now, &was, "no_such_key"), -1);
 
     /* Every key that can differ is found, and each is told apart from the others. */
-    for (const char *const *k = (const char *const[]){"guid",
-                                                      "connect_roots",
-                                                      "root_guid_file",
-                                                      "cn_guid_file",
-                                                      "sm_priority",
-                                                      "subnet_prefix",
-                                                      "sm_key",
-                                                      "part_enforce",
-                                                      "allow_both_pkeys",
-                                                      "subnet_timeout",
-                                                      "subnet_supports_sa_path_caching",
-                                                      "max_wire_smps",
-                                                      "transaction_timeout",
-                                                      "transaction_retries",
-                                                      "m_key_lease_period",
-                                                      "log_file",
-                                                      "node_order_file",
-                                                      "node_weights_file",
-                                                      "vm_state_file",
-                                                      NULL};
+    for (const char *const *k =
+             (const char *const[]){
+                 "guid", "connect_roots", "root_guid_file", "cn_guid_file", "sm_priority",
+                 "subnet_prefix", "sm_key", "part_enforce", "allow_both_pkeys", "subnet_timeout",
+                 "subnet_supports_sa_path_caching", "max_wire_smps", "transaction_timeout",
+                 "transaction_retries", "m_key_lease_period", "log_file", "node_order_file",
+                 "node_weights_file", NULL};
          *k; k++) {
         struct cs_sm_config other = was;
         const char *value = strstr(*k, "file")      ? "/x"
@@ -536,10 +523,16 @@ static void test_diff(void **state)
         assert_int_equal(cs_sm_config_diff(&was, &other, ch), 1);
         assert_string_equal(ch[0].key, *k);
         /* noftree's order and wftree's weights: a SIGHUP routes again */
-        if (strcmp(*k, "node_order_file") == 0 || strcmp(*k, "node_weights_file") == 0 ||
-            strcmp(*k, "vm_state_file") == 0)
+        if (strcmp(*k, "node_order_file") == 0 || strcmp(*k, "node_weights_file") == 0)
             assert_int_equal(ch[0].how, CS_SM_CONFIG_REROUTE);
     }
+    /* And vftree's VM state: a SIGHUP routes again. */
+    struct cs_sm_config with_vms = was;
+    struct cs_error vms_err = {""};
+    assert_int_equal(cs_sm_config_set(&with_vms, "vm_state_file", "/x", NULL, &vms_err), 0);
+    assert_int_equal(cs_sm_config_diff(&was, &with_vms, ch), 1);
+    assert_string_equal(ch[0].key, "vm_state_file");
+    assert_int_equal(ch[0].how, CS_SM_CONFIG_REROUTE);
 
     char buf[64];
     parse_ok(&now, "guid 0x2c9\nroot_guid_file (null)\npart_enforce in\n", NULL);
