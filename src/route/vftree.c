@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cloudsm/key_index.h"
 #include "cloudsm/vswitch.h"
 #include "core/grow.h"
 #include "route/fattree.h"
@@ -99,10 +100,15 @@ static int make_plan(const struct cs_fabric *f, const struct cs_vm_state *vms,
         if (vms->lid_policy == CS_LID_DYNAMIC &&
             !(taken = lids_not_of_vfs(f, h, lfts->max_lid, err)))
             return -1;
+        struct cs_key_index by_guid; /* hypervisors by vSwitch node GUID */
+        cs_key_index_init(&by_guid);
         int rc = 0;
+        for (uint32_t hv = 0; rc == 0 && hv < h->count; hv++)
+            rc = cs_key_index_add(&by_guid, f->nodes[h->items[hv].node].guid, hv, err);
+        cs_key_index_sort(&by_guid);
         for (uint32_t i = 0; rc == 0 && i < vms->count; i++) {
             const struct cs_vm *vm = &vms->vms[i];
-            uint32_t hv = cs_hypervisor_by_guid(h, f, vm->hypervisor);
+            uint32_t hv = cs_key_index_find(&by_guid, vm->hypervisor);
             uint32_t port = cs_hypervisor_vf_port(h, hv, vm->vf);
             if (vm->lid > lfts->max_lid)
                 rc = cs_fail(err, "VM '%s': LID %u is beyond the fabric's LIDs (1..%u)", vm->name,
@@ -114,6 +120,7 @@ static int make_plan(const struct cs_fabric *f, const struct cs_vm_state *vms,
                 p->vm_lid[h->vf_of_port[port]] = vm->lid;
         }
         free(taken);
+        cs_key_index_free(&by_guid);
         if (rc < 0)
             return rc;
     }

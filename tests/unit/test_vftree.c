@@ -435,6 +435,30 @@ static void test_uneven_vms_balance(void **state)
     cs_fabric_free(&f);
 }
 
+/* A fabric without vSwitches: its hosts are routed as ftree's compute nodes, weight 1 each, no
+ * dummies; on full trees (no leaf short of hosts, so ftree routes no dummies) that is ftree. */
+static void test_no_hypervisors_is_ftree(void **state)
+{
+    (void)state;
+    static const char *const specs[] = {"2;4,4;1,4", "3;4,4,4;1,2,2"};
+    for (unsigned i = 0; i < sizeof specs / sizeof *specs; i++) {
+        struct cs_pgft_spec spec;
+        struct cs_error err = {{0}};
+        assert_int_equal(cs_pgft_parse(&spec, specs[i], false, &err), 0);
+        struct cs_fabric f;
+        cs_fabric_init(&f);
+        assert_int_equal(cs_pgft_generate(&f, &spec, &err), 0);
+        fx_lids(&f, 0);
+        struct cs_lfts ft, vft;
+        route_with("ftree", &f, NULL, &ft);
+        route_with("vftree", &f, NULL, &vft);
+        rt_assert_same_tables(&ft, &vft);
+        cs_lfts_free(&ft);
+        cs_lfts_free(&vft);
+        cs_fabric_free(&f);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -444,6 +468,7 @@ int main(void)
         cmocka_unit_test(test_vm_state_mismatch),
         cmocka_unit_test(test_one_vm_per_hypervisor_is_ftree),
         cmocka_unit_test(test_uneven_vms_balance),
+        cmocka_unit_test(test_no_hypervisors_is_ftree),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
