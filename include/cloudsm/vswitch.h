@@ -23,6 +23,7 @@
 
 #include "cloudsm/error.h"
 #include "cloudsm/fabric.h"
+#include "cloudsm/key_index.h"
 
 /* Unicast LIDs: 1..0xBFFF (IBA; "only 49151 (0x0001-0xBFFF) can be used as unicast"). */
 #define CS_UNICAST_LIDS 49151u
@@ -46,12 +47,13 @@ struct cs_hypervisors {
     uint32_t num_vfs;     /* total over the hypervisors */
     uint32_t *of_node;    /* [fabric node] hypervisor index, CS_NONE if the node is not one */
     uint32_t *vf_of_port; /* [fabric port] index into vf_port, CS_NONE if the port is not a VF */
+    struct cs_key_index by_guid; /* vSwitch node GUID -> hypervisor index */
 };
 
 /* Find the hypervisors of f. A fabric without any is not an error (count 0). */
 int cs_hypervisors_find(const struct cs_fabric *f, struct cs_hypervisors *h, struct cs_error *err);
 void cs_hypervisors_free(struct cs_hypervisors *h);
-/* Index of the hypervisor whose vSwitch has this node GUID, or CS_NONE. */
+/* Index of the hypervisor whose vSwitch has this node GUID, or CS_NONE (binary search). */
 uint32_t cs_hypervisor_by_guid(const struct cs_hypervisors *h, const struct cs_fabric *f,
                                uint64_t node_guid);
 /* Fabric port index of VF k (1-based) of hypervisor i, or CS_NONE if k is out of range. */

@@ -37,6 +37,7 @@ void cs_hypervisors_free(struct cs_hypervisors *h)
     free(h->vf_num);
     free(h->of_node);
     free(h->vf_of_port);
+    cs_key_index_free(&h->by_guid);
     memset(h, 0, sizeof *h);
 }
 
@@ -91,16 +92,22 @@ int cs_hypervisors_find(const struct cs_fabric *f, struct cs_hypervisors *h, str
         }
     }
     free(uplink);
+    cs_key_index_init(&h->by_guid);
+    if (cs_key_index_reserve(&h->by_guid, h->count + 1, err) < 0) {
+        cs_hypervisors_free(h);
+        return -1;
+    }
+    for (uint32_t i = 0; i < h->count; i++)
+        cs_key_index_add(&h->by_guid, f->nodes[h->items[i].node].guid, i, err);
+    cs_key_index_sort(&h->by_guid);
     return 0;
 }
 
 uint32_t cs_hypervisor_by_guid(const struct cs_hypervisors *h, const struct cs_fabric *f,
                                uint64_t node_guid)
 {
-    for (uint32_t i = 0; i < h->count; i++)
-        if (f->nodes[h->items[i].node].guid == node_guid)
-            return i;
-    return CS_NONE;
+    (void)f; /* the index holds the GUIDs */
+    return h->count ? cs_key_index_find(&h->by_guid, node_guid) : CS_NONE;
 }
 
 uint32_t cs_hypervisor_vf_port(const struct cs_hypervisors *h, uint32_t i, unsigned k)
