@@ -53,6 +53,8 @@ struct cs_lfts {
 /* An empty set able to hold LIDs 0..max_lid (capacity is rounded up to whole blocks). */
 int cs_lfts_init(struct cs_lfts *t, uint16_t max_lid, struct cs_error *err);
 void cs_lfts_free(struct cs_lfts *t);
+/* dst (initialised here) gets src's switches, tables and targets (not the dirty bits). */
+int cs_lfts_copy(struct cs_lfts *dst, const struct cs_lfts *src, struct cs_error *err);
 
 /* Add a switch whose table is all CS_LFT_NO_ROUTE. Returns its index in the set or CS_NONE. */
 uint32_t cs_lfts_add_switch(struct cs_lfts *t, uint64_t guid, uint16_t lid, const char *desc,

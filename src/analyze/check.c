@@ -15,12 +15,12 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "analyze/link_csv.h"
 #include "cloudsm/analyze.h"
 #include "cloudsm/key_index.h"
 #include "cloudsm/lid.h"
+#include "core/cpu.h"
 #include "core/grow.h"
 #include "io/outbuf.h"
 
@@ -330,8 +330,7 @@ static unsigned pick_threads(const struct check_plan *p, const struct cs_check_o
 {
     unsigned threads = opt->threads;
     if (!threads) {
-        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-        threads = cpus > 0 ? (unsigned)cpus : 1;
+        threads = cs_cpu_count();
         uint64_t work = (uint64_t)p->num_dests * (p->t->num_switches + 1);
         uint64_t useful = work / CHECK_MIN_WORK_PER_THREAD;
         if (useful < threads)

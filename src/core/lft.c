@@ -40,6 +40,22 @@ void cs_lfts_free(struct cs_lfts *t)
     memset(t, 0, sizeof *t);
 }
 
+int cs_lfts_copy(struct cs_lfts *dst, const struct cs_lfts *src, struct cs_error *err)
+{
+    if (cs_lfts_init(dst, src->max_lid, err) < 0)
+        return -1;
+    for (uint32_t s = 0; s < src->num_switches; s++) {
+        const struct cs_lft_switch *sw = &src->switches[s];
+        if (cs_lfts_add_switch(dst, sw->guid, sw->lid, sw->desc, sw->node, err) == CS_NONE) {
+            cs_lfts_free(dst);
+            return -1;
+        }
+        memcpy(cs_lfts_table(dst, s), cs_lfts_table(src, s), src->capacity);
+    }
+    memcpy(dst->targets, src->targets, src->capacity * sizeof *dst->targets);
+    return 0;
+}
+
 static int reserve_switches(struct cs_lfts *t, uint32_t needed, struct cs_error *err)
 {
     if (needed <= t->switch_capacity)

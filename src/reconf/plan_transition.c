@@ -8,22 +8,6 @@
 #include "cloudsm/vm_plan.h"
 #include "core/grow.h"
 
-static int copy_lfts(struct cs_lfts *dst, const struct cs_lfts *src, struct cs_error *err)
-{
-    if (cs_lfts_init(dst, src->max_lid, err) < 0)
-        return -1;
-    for (uint32_t s = 0; s < src->num_switches; s++) {
-        const struct cs_lft_switch *sw = &src->switches[s];
-        if (cs_lfts_add_switch(dst, sw->guid, sw->lid, sw->desc, sw->node, err) == CS_NONE) {
-            cs_lfts_free(dst);
-            return -1;
-        }
-        memcpy(cs_lfts_table(dst, s), cs_lfts_table(src, s), src->capacity);
-    }
-    memcpy(dst->targets, src->targets, src->capacity * sizeof *dst->targets);
-    return 0;
-}
-
 static int check_phase(const struct cs_fabric *f, const struct cs_lfts *before,
                        const struct cs_lfts *after, struct cs_check_result *r, struct cs_error *err)
 {
@@ -65,9 +49,9 @@ int cs_plan_check_transition(const struct cs_fabric *f, const struct cs_hypervis
     out->phases = cs_plan_phases(plan, ends);
     struct cs_lfts states[2];
     int rc = -1;
-    if (copy_lfts(&states[0], old_set, err) < 0)
+    if (cs_lfts_copy(&states[0], old_set, err) < 0)
         goto no_states;
-    if (copy_lfts(&states[1], old_set, err) < 0)
+    if (cs_lfts_copy(&states[1], old_set, err) < 0)
         goto one_state;
     for (uint32_t p = 0; p < out->phases && out->loop_phase == CS_NONE; p++) {
         /* states[p % 2] holds the tables before phase p; the other, old with an earlier prefix

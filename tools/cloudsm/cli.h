@@ -27,6 +27,9 @@ extern const struct cli_command cli_delay_commands[];
 extern const struct cli_command cli_sm_commands[];
 extern const struct cli_command cli_weights_commands[];
 extern const struct cli_command cli_vm_commands[];
+/* cloudsm vm sim (cmd_vm_sim.c), listed with the vm commands. */
+extern const char cli_vm_sim_help[];
+int cli_vm_sim(int argc, char **argv);
 
 /* Print "cloudsm GROUP NAME: <message>" on stderr; returns EXIT_FAILED. */
 int cli_fail(const char *who, const struct cs_error *err);

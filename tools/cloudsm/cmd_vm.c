@@ -366,5 +366,7 @@ done:
 const struct cli_command cli_vm_commands[] = {
     {"vm", "plan", "plan a VM create, destroy or migration: LFT and hypervisor SMPs", plan_help,
      vm_plan},
+    {"vm", "sim", "the migration simulator: ItRC vs FTreeMinRC, bisect vs vftree (Paper V)",
+     cli_vm_sim_help, cli_vm_sim},
     {"vm", NULL, NULL, NULL, NULL},
 };
