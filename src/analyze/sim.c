@@ -761,6 +761,7 @@ struct sim_worker {
     uint32_t *load;
     uint32_t *touched;
     uint32_t num_touched;
+    uint32_t level_max; /* the largest load of the level so far */
     struct cs_pair *pairs;
     /* The victim's routes of the level when kept (up to SIM_STORE_FLOWS flows, room for
      * store_flows), then one batch's (the aggressor's, a level too big to keep): flow i's links
@@ -849,14 +850,18 @@ static void count_routes(struct sim_worker *w, const uint32_t *routes, const uin
 {
     uint32_t stride = w->p->max_route;
     uint32_t *load = w->load, *touched = w->touched, num_touched = w->num_touched;
+    uint32_t level_max = w->level_max;
     for (uint32_t i = 0; i < count; i++) {
         const uint32_t *links = routes + (size_t)i * stride;
         for (uint32_t k = 0; k < len[i]; k++) {
+            uint32_t now = ++load[links[k]];
             touched[num_touched] = links[k];
-            num_touched += load[links[k]]++ == 0;
+            num_touched += now == 1;
+            level_max = now > level_max ? now : level_max;
         }
     }
     w->num_touched = num_touched;
+    w->level_max = level_max;
 }
 
 /* Make a zero-filled counter array hold index `need`. */
@@ -955,25 +960,29 @@ static int simulate_level(struct sim_worker *w, uint32_t level, struct run_acc *
     uint32_t alevel = p->aggressor_levels ? level % p->aggressor_levels : 0;
     uint64_t asize = p->aggressor_levels ? cs_pattern_level_size(&w->ap, alevel) : 0;
     bool store = vsize <= w->store_flows;
+    w->level_max = 0;
     count_flows(w, &w->vp, level, vsize, w->vrank, store);
     count_flows(w, &w->ap, alevel, asize, w->arank, false);
-    uint32_t level_max = 0;
-    for (uint32_t i = 0; i < w->num_touched; i++)
-        if (w->load[w->touched[i]] > level_max)
-            level_max = w->load[w->touched[i]];
-    if (level_max > acc->max_congestion)
-        acc->max_congestion = level_max;
+    if (w->level_max > acc->max_congestion)
+        acc->max_congestion = w->level_max;
     if (vsize && weigh_victim(w, level, vsize, store, acc) < 0)
         return -1;
-    for (uint32_t i = 0; i < w->num_touched; i++) {
-        uint32_t l = w->touched[i];
-        if (w->link_sum) {
-            w->link_sum[l] += w->load[l];
-            if (w->load[l] > w->link_max[l])
-                w->link_max[l] = w->load[l];
+    uint32_t *load = w->load;
+    const uint32_t *touched = w->touched;
+    if (w->link_sum)
+        for (uint32_t i = 0; i < w->num_touched; i++) {
+            uint32_t l = touched[i];
+            w->link_sum[l] += load[l];
+            if (load[l] > w->link_max[l])
+                w->link_max[l] = load[l];
         }
-        w->load[l] = 0;
-    }
+    /* Clearing costs the links touched; when that is most of them, one memset is cheaper than
+     * as many scattered stores. */
+    if (w->num_touched > p->t->links.count / 8)
+        memset(load, 0, (size_t)p->t->links.count * sizeof *load);
+    else
+        for (uint32_t i = 0; i < w->num_touched; i++)
+            load[touched[i]] = 0;
     w->num_touched = 0;
     return 0;
 }
