@@ -159,6 +159,7 @@ struct sim_endpoint {
      * uplink, a leaf with one up-port): that port's link and the switch it leads to; CS_NONE
      * otherwise. */
     uint32_t exit_link, exit_switch;
+    uint32_t walk_entry, walk_exit; /* entry_switch and exit_switch as walks number switches */
 };
 
 struct sim_group {
@@ -176,7 +177,12 @@ struct sim_plan {
     uint32_t num_ep;
     uint32_t *ep_of_port; /* [port slot] endpoint, CS_NONE */
     uint32_t num_switches;
-    uint8_t *col; /* [endpoint * num_switches + switch]: LFT entry for the endpoint's LID */
+    /* Set-up: [endpoint * num_switches + switch] the LFT entry for the endpoint's LID. Then
+     * (compact_rows) only the num_cols switches a walk looks up remain, numbered 0..num_cols-1
+     * as walks number them (walk_first[], sim_hop.next_switch, walk_entry/walk_exit). */
+    uint8_t *col;
+    uint32_t num_cols;
+    uint32_t *walk_first; /* [switch as walks number it] its port 0's index */
     struct sim_hop *hop;
     struct sim_group victim, aggressor; /* split: both share victim.cands */
     uint32_t max_route; /* links of the longest route between two candidates of a group */
@@ -189,6 +195,7 @@ static void plan_free(struct sim_plan *p)
     free(p->ep);
     free(p->ep_of_port);
     free(p->col);
+    free(p->walk_first);
     free(p->hop);
     free(p->victim.cands);
     free(p->aggressor.cands);
@@ -454,6 +461,67 @@ static int find_exits(struct sim_plan *p, struct cs_error *err)
     free(exit);
     free(entries);
     return 0;
+}
+
+/* Keep only the row entries walks read. A walk looks a switch up when it starts there (an entry
+ * switch without an exit) or passes through it; it never looks up the destination's switch
+ * (walk_batch knows that last link) and never passes through a stub, a switch with one cable to
+ * other switches (it would have to leave by the cable it came in on, meeting the switch behind
+ * it twice: a loop, which the check rules out). On a vSwitch fabric that drops every vSwitch:
+ * rows shrink to the physical switches and stay in the cache (measured: the walks' time was
+ * mostly waiting for row entries). Walks number the kept switches 0..num_cols-1 in fabric order,
+ * the others after them. */
+static int compact_rows(struct sim_plan *p, struct cs_error *err)
+{
+    const struct cs_tracer *t = p->t;
+    uint32_t S = p->num_switches;
+    uint32_t *walk_id = cs_calloc_array(S ? S : 1, sizeof *walk_id, err);
+    uint8_t *kept = cs_calloc_array(S ? S : 1, 1, err);
+    p->walk_first = cs_calloc_array(S ? S : 1, sizeof *p->walk_first, err);
+    if (!walk_id || !kept || !p->walk_first)
+        goto fail;
+    for (uint32_t sw = 0; sw < S; sw++) {
+        uint32_t first = t->switch_first_port[sw], cables = 0;
+        for (uint32_t q = 1; q <= t->fabric->nodes[t->switch_node[sw]].num_ports; q++)
+            cables += t->peer_switch[first + q] != CS_NONE;
+        kept[sw] = cables > 1;
+    }
+    for (uint32_t e = 0; e < p->num_ep; e++)
+        if (p->ep[e].entry_switch != CS_NONE && p->ep[e].exit_switch == CS_NONE)
+            kept[p->ep[e].entry_switch] = 1;
+    uint32_t next = 0;
+    for (uint32_t sw = 0; sw < S; sw++)
+        if (kept[sw])
+            walk_id[sw] = next++;
+    p->num_cols = next;
+    for (uint32_t sw = 0; sw < S; sw++)
+        if (!kept[sw])
+            walk_id[sw] = next++;
+    for (uint32_t sw = 0; sw < S; sw++)
+        p->walk_first[walk_id[sw]] = t->switch_first_port[sw];
+    /* In place: row e's kept entries move to e * num_cols, never past where they were read. */
+    for (uint32_t e = 0; e < p->num_ep; e++) {
+        const uint8_t *row = p->col + (size_t)e * S;
+        uint8_t *out = p->col + (size_t)e * p->num_cols;
+        for (uint32_t sw = 0; sw < S; sw++)
+            if (kept[sw])
+                out[walk_id[sw]] = row[sw];
+    }
+    for (uint32_t i = 0; i < t->fabric->num_port_slots; i++)
+        if (p->hop[i].next_switch != CS_NONE)
+            p->hop[i].next_switch = walk_id[p->hop[i].next_switch];
+    for (uint32_t e = 0; e < p->num_ep; e++) {
+        struct sim_endpoint *ep = &p->ep[e];
+        ep->walk_entry = ep->entry_switch != CS_NONE ? walk_id[ep->entry_switch] : CS_NONE;
+        ep->walk_exit = ep->exit_switch != CS_NONE ? walk_id[ep->exit_switch] : CS_NONE;
+    }
+    free(walk_id);
+    free(kept);
+    return 0;
+fail:
+    free(walk_id);
+    free(kept);
+    return -1;
 }
 
 static int route_failed(const struct sim_plan *p, uint32_t src_ep, uint32_t dst_ep,
@@ -726,7 +794,9 @@ static int plan_build(struct sim_plan *p, const struct cs_tracer *t,
         return -1;
     if (p->versus && !p->split && check_group_routes(p, &p->aggressor, threads, err) < 0)
         return -1;
-    return find_exits(p, err);
+    if (find_exits(p, err) < 0)
+        return -1;
+    return compact_rows(p, err);
 }
 
 /* A group's candidates in run order: pinned ones, then (random selection) a uniform shuffle of
@@ -796,7 +866,7 @@ static void walk_batch(const struct sim_worker *w, const uint32_t *rank,
                        const struct cs_pair *pairs, uint32_t count, uint32_t *out, uint32_t *len)
 {
     const struct sim_plan *p = w->p;
-    const uint32_t *first = p->t->switch_first_port;
+    const uint32_t *first = p->walk_first;
     const struct sim_hop *hop = p->hop;
     bool host_links = !p->opt->exclude_host_links;
     uint32_t stride = p->max_route;
@@ -806,16 +876,16 @@ static void walk_batch(const struct sim_worker *w, const uint32_t *rank,
     for (uint32_t i = 0; i < count; i++) {
         const struct sim_endpoint *src = &p->ep[rank[pairs[i].src]];
         const struct sim_endpoint *dst = &p->ep[rank[pairs[i].dst]];
-        row[i] = p->col + (size_t)rank[pairs[i].dst] * p->num_switches;
-        last[i] = dst->entry_switch;
+        row[i] = p->col + (size_t)rank[pairs[i].dst] * p->num_cols;
+        last[i] = dst->walk_entry;
         down[i] = dst->down_link;
         len[i] = 0;
         if (host_links)
             SIM_TAKE(i, src->up_link);
-        sw[i] = src->entry_switch;
-        if (src->exit_switch != CS_NONE && sw[i] != last[i]) {
+        sw[i] = src->walk_entry;
+        if (src->walk_exit != CS_NONE && sw[i] != last[i]) {
             SIM_TAKE(i, src->exit_link);
-            sw[i] = src->exit_switch;
+            sw[i] = src->walk_exit;
         }
         active += sw[i] != CS_NONE;
     }
