@@ -845,9 +845,12 @@ struct sim_worker {
     uint64_t *hist; /* summed over this worker's runs */
     uint32_t hist_cap, hist_len;
 
+    /* A level's stamp is stamp_base + level + 1, stamp_base growing by the levels of every
+     * run, so that stamps of earlier runs never match and nothing is cleared between runs. */
+    uint32_t stamp_base;
     uint64_t *finish[2];     /* [rank] end of the first pair it received, by level parity */
-    uint32_t *recv_stamp[2]; /* [rank] level + 1 of that pair */
-    uint32_t *send_stamp;    /* [rank] level + 1 of its first send */
+    uint32_t *recv_stamp[2]; /* [rank] the level's stamp of that pair */
+    uint32_t *send_stamp;    /* [rank] the level's stamp of its first send */
 
     uint32_t *link_max;
     uint64_t *link_sum;
@@ -967,7 +970,7 @@ static int weigh_victim(struct sim_worker *w, uint32_t level, uint64_t size, boo
                         struct run_acc *acc)
 {
     const struct sim_plan *p = w->p;
-    uint32_t stamp = level + 1, level_max = 0;
+    uint32_t stamp = w->stamp_base + level + 1, level_max = 0;
     uint64_t *cur_finish = w->finish[level & 1], *prev_finish = w->finish[(level + 1) & 1];
     uint32_t *cur_recv = w->recv_stamp[level & 1], *prev_recv = w->recv_stamp[(level + 1) & 1];
     uint32_t stride = p->max_route;
@@ -1007,7 +1010,7 @@ static int weigh_victim(struct sim_worker *w, uint32_t level, uint64_t size, boo
             uint64_t start = 0;
             if (w->send_stamp[s] != stamp) {
                 w->send_stamp[s] = stamp;
-                if (level > 0 && prev_recv[s] == level)
+                if (level > 0 && prev_recv[s] == stamp - 1)
                     start = prev_finish[s];
             }
             uint64_t end = start + weight;
@@ -1078,17 +1081,19 @@ static int simulate_run(struct sim_worker *w, uint32_t run)
     if (p->versus)
         cs_pattern_draw(&w->ap, &rng);
 
-    uint32_t vr = p->victim.ranks;
-    for (int i = 0; i < 2; i++) {
-        memset(w->finish[i], 0, (size_t)vr * sizeof *w->finish[i]);
-        memset(w->recv_stamp[i], 0, (size_t)vr * sizeof *w->recv_stamp[i]);
+    if (w->stamp_base > UINT32_MAX - p->levels - 1) { /* stamps would wrap: start over */
+        uint32_t vr = p->victim.ranks;
+        for (int i = 0; i < 2; i++)
+            memset(w->recv_stamp[i], 0, (size_t)vr * sizeof *w->recv_stamp[i]);
+        memset(w->send_stamp, 0, (size_t)vr * sizeof *w->send_stamp);
+        w->stamp_base = 0;
     }
-    memset(w->send_stamp, 0, (size_t)vr * sizeof *w->send_stamp);
 
     struct run_acc acc = {0, 0, 0};
     for (uint32_t level = 0; level < p->levels; level++)
         if (simulate_level(w, level, &acc) < 0)
             return -1;
+    w->stamp_base += p->levels;
 
     /* Effective bandwidth from the run's histogram: the sum in weight order does not depend on
      * the order the flows came in. */
