@@ -5,15 +5,19 @@
  * route to it is a walk of hop[first_port[switch] + col[switch]] -- one byte and one 8-byte
  * record per switch crossed, no LFT lookup, no branch on outcomes. Every route between two
  * candidates of a group is checked to be delivered first (cs_dest_routes per destination), which
- * is what makes the walk safe without checks.
+ * is what makes the walk safe without checks, and gives the longest route (max_route, the
+ * stride at which routes are kept). Then what a walk can know without a row lookup is taken
+ * out of it: a switch that sends everything not cabled to it out of one port (a vSwitch) is
+ * left by that port directly (find_exits), the destination's own switch is left by the link
+ * into the destination, and rows keep only the switches a walk looks up (compact_rows).
  *
  * Per level (per worker, runs handed out by an atomic counter): pass 1 walks every flow and
- * counts it on the links it crosses, remembering the links touched; the victim's routes are kept
- * when the level has at most SIM_STORE_FLOWS victim flows. Pass 2 takes each victim flow's
- * weight (largest count on its route), feeding the weight histogram and the delay forest.
- * Pass 3 folds the touched links into the per-link statistics and clears them. A run's values
- * go to index r of the result arrays; histograms and link statistics are integer sums and
- * maxima, merged after the threads join, so nothing depends on which thread ran which run.
+ * counts it on the links it crosses, a touched list remembering the links used; the victim's
+ * routes are kept when the level has at most SIM_STORE_FLOWS victim flows. Pass 2 takes each
+ * victim flow's weight (largest count on its route), feeding the weight histogram and the delay
+ * forest. Pass 3 folds the touched links into the per-link statistics and clears them. A run's
+ * values go to index r of the result arrays; histograms and link statistics are integer sums
+ * and maxima, merged after the threads join, so nothing depends on which thread ran which run.
  */
 #include <inttypes.h>
 #include <math.h>
@@ -434,16 +438,19 @@ static int find_exits(struct sim_plan *p, struct cs_error *err)
     }
     for (uint32_t k = 0; k < num_entries; k++)
         exit[entries[k]] = 0;
-    for (uint32_t d = 0; d < p->num_ep; d++) {
+    /* Entries with two ports seen leave the list (on a plain fat tree, soon all of them). */
+    for (uint32_t d = 0; d < p->num_ep && num_entries; d++) {
         const uint8_t *row = p->col + (size_t)d * S;
         for (uint32_t k = 0; k < num_entries; k++) {
             uint32_t sw = entries[k];
-            if (sw == p->ep[d].entry_switch || exit[sw] == CS_NONE)
+            if (sw == p->ep[d].entry_switch)
                 continue;
             if (exit[sw] == 0)
                 exit[sw] = row[sw] + 1u;
-            else if (exit[sw] != row[sw] + 1u)
+            else if (exit[sw] != row[sw] + 1u) {
                 exit[sw] = CS_NONE;
+                entries[k--] = entries[--num_entries];
+            }
         }
     }
     for (uint32_t e = 0; e < p->num_ep; e++) {
