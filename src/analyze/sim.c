@@ -5,15 +5,19 @@
  * route to it is a walk of hop[first_port[switch] + col[switch]] -- one byte and one 8-byte
  * record per switch crossed, no LFT lookup, no branch on outcomes. Every route between two
  * candidates of a group is checked to be delivered first (cs_dest_routes per destination), which
- * is what makes the walk safe without checks.
+ * is what makes the walk safe without checks, and gives the longest route (max_route, the
+ * stride at which routes are kept). Then what a walk can know without a row lookup is taken
+ * out of it: a switch that sends everything not cabled to it out of one port (a vSwitch) is
+ * left by that port directly (find_exits), the destination's own switch is left by the link
+ * into the destination, and rows keep only the switches a walk looks up (compact_rows).
  *
  * Per level (per worker, runs handed out by an atomic counter): pass 1 walks every flow and
- * counts it on the links it crosses, remembering the links touched; the victim's routes are kept
- * when the level has at most SIM_STORE_FLOWS victim flows. Pass 2 takes each victim flow's
- * weight (largest count on its route), feeding the weight histogram and the delay forest.
- * Pass 3 folds the touched links into the per-link statistics and clears them. A run's values
- * go to index r of the result arrays; histograms and link statistics are integer sums and
- * maxima, merged after the threads join, so nothing depends on which thread ran which run.
+ * counts it on the links it crosses, a touched list remembering the links used; the victim's
+ * routes are kept when the level has at most SIM_STORE_FLOWS victim flows. Pass 2 takes each
+ * victim flow's weight (largest count on its route), feeding the weight histogram and the delay
+ * forest. Pass 3 folds the touched links into the per-link statistics and clears them. A run's
+ * values go to index r of the result arrays; histograms and link statistics are integer sums
+ * and maxima, merged after the threads join, so nothing depends on which thread ran which run.
  */
 #include <inttypes.h>
 #include <math.h>
@@ -154,6 +158,12 @@ struct sim_endpoint {
     uint32_t port;
     uint32_t up_link;      /* link leaving the port */
     uint32_t entry_switch; /* switch its cable leads to; CS_NONE for a cable to a CA */
+    uint32_t down_link;    /* the link from entry_switch into the port */
+    /* When entry_switch forwards every endpoint not cabled to it on one port (a vSwitch's
+     * uplink, a leaf with one up-port): that port's link and the switch it leads to; CS_NONE
+     * otherwise. */
+    uint32_t exit_link, exit_switch;
+    uint32_t walk_entry, walk_exit; /* entry_switch and exit_switch as walks number switches */
 };
 
 struct sim_group {
@@ -171,9 +181,15 @@ struct sim_plan {
     uint32_t num_ep;
     uint32_t *ep_of_port; /* [port slot] endpoint, CS_NONE */
     uint32_t num_switches;
-    uint8_t *col; /* [endpoint * num_switches + switch]: LFT entry for the endpoint's LID */
+    /* Set-up: [endpoint * num_switches + switch] the LFT entry for the endpoint's LID. Then
+     * (compact_rows) only the num_cols switches a walk looks up remain, numbered 0..num_cols-1
+     * as walks number them (walk_first[], sim_hop.next_switch, walk_entry/walk_exit). */
+    uint8_t *col;
+    uint32_t num_cols;
+    uint32_t *walk_first; /* [switch as walks number it] its port 0's index */
     struct sim_hop *hop;
     struct sim_group victim, aggressor; /* split: both share victim.cands */
+    uint32_t max_route; /* links of the longest route between two candidates of a group */
     bool versus, split, random;
     uint32_t victim_levels, aggressor_levels, levels;
 };
@@ -183,6 +199,7 @@ static void plan_free(struct sim_plan *p)
     free(p->ep);
     free(p->ep_of_port);
     free(p->col);
+    free(p->walk_first);
     free(p->hop);
     free(p->victim.cands);
     free(p->aggressor.cands);
@@ -226,6 +243,8 @@ static uint32_t add_endpoint(struct sim_plan *p, uint32_t port)
     e->port = port;
     e->up_link = t->links.out[port];
     e->entry_switch = cs_tracer_entry_switch(t, port);
+    e->down_link = e->entry_switch != CS_NONE ? t->links.out[t->fabric->ports[port].peer] : CS_NONE;
+    e->exit_link = e->exit_switch = CS_NONE;
     p->ep_of_port[port] = p->num_ep;
     return p->num_ep++;
 }
@@ -394,6 +413,124 @@ static int fill_rows(struct sim_plan *p, struct cs_error *err)
     return 0;
 }
 
+/* Endpoints' exits (sim_endpoint): a route from a VF enters its vSwitch, whose row entry lies in
+ * a different cache line for every (vSwitch, destination) pair -- the one lookup per flow that
+ * no cache holds on a big fabric. A switch that sends every endpoint not cabled to it out of one
+ * port needs no lookup: its exit is known per source. exit[s]: that port + 1, 0 while unseen,
+ * CS_NONE once two ports differ. */
+static int find_exits(struct sim_plan *p, struct cs_error *err)
+{
+    uint32_t S = p->num_switches;
+    uint32_t *exit = cs_calloc_array(S ? S : 1, sizeof *exit, err);
+    uint32_t *entries = cs_calloc_array(p->num_ep ? p->num_ep : 1, sizeof *entries, err);
+    if (!exit || !entries) {
+        free(exit);
+        free(entries);
+        return -1;
+    }
+    uint32_t num_entries = 0;
+    for (uint32_t e = 0; e < p->num_ep; e++) {
+        uint32_t sw = p->ep[e].entry_switch;
+        if (sw != CS_NONE && exit[sw] == 0) {
+            exit[sw] = CS_NONE - 1; /* a mark: listed, not seen yet */
+            entries[num_entries++] = sw;
+        }
+    }
+    for (uint32_t k = 0; k < num_entries; k++)
+        exit[entries[k]] = 0;
+    /* Entries with two ports seen leave the list (on a plain fat tree, soon all of them). */
+    for (uint32_t d = 0; d < p->num_ep && num_entries; d++) {
+        const uint8_t *row = p->col + (size_t)d * S;
+        for (uint32_t k = 0; k < num_entries; k++) {
+            uint32_t sw = entries[k];
+            if (sw == p->ep[d].entry_switch)
+                continue;
+            if (exit[sw] == 0)
+                exit[sw] = row[sw] + 1u;
+            else if (exit[sw] != row[sw] + 1u) {
+                exit[sw] = CS_NONE;
+                entries[k--] = entries[--num_entries];
+            }
+        }
+    }
+    for (uint32_t e = 0; e < p->num_ep; e++) {
+        struct sim_endpoint *ep = &p->ep[e];
+        if (ep->entry_switch == CS_NONE || exit[ep->entry_switch] == CS_NONE ||
+            exit[ep->entry_switch] == 0)
+            continue;
+        const struct sim_hop *h =
+            &p->hop[p->t->switch_first_port[ep->entry_switch] + exit[ep->entry_switch] - 1];
+        if (h->next_switch == CS_NONE) /* a cable to a CA: a route would end there */
+            continue;
+        ep->exit_link = h->link;
+        ep->exit_switch = h->next_switch;
+    }
+    free(exit);
+    free(entries);
+    return 0;
+}
+
+/* Keep only the row entries walks read. A walk looks a switch up when it starts there (an entry
+ * switch without an exit) or passes through it; it never looks up the destination's switch
+ * (walk_batch knows that last link) and never passes through a stub, a switch with one cable to
+ * other switches (it would have to leave by the cable it came in on, meeting the switch behind
+ * it twice: a loop, which the check rules out). On a vSwitch fabric that drops every vSwitch:
+ * rows shrink to the physical switches and stay in the cache (measured: the walks' time was
+ * mostly waiting for row entries). Walks number the kept switches 0..num_cols-1 in fabric order,
+ * the others after them. */
+static int compact_rows(struct sim_plan *p, struct cs_error *err)
+{
+    const struct cs_tracer *t = p->t;
+    uint32_t S = p->num_switches;
+    uint32_t *walk_id = cs_calloc_array(S ? S : 1, sizeof *walk_id, err);
+    uint8_t *kept = cs_calloc_array(S ? S : 1, 1, err);
+    p->walk_first = cs_calloc_array(S ? S : 1, sizeof *p->walk_first, err);
+    if (!walk_id || !kept || !p->walk_first)
+        goto fail;
+    for (uint32_t sw = 0; sw < S; sw++) {
+        uint32_t first = t->switch_first_port[sw], cables = 0;
+        for (uint32_t q = 1; q <= t->fabric->nodes[t->switch_node[sw]].num_ports; q++)
+            cables += t->peer_switch[first + q] != CS_NONE;
+        kept[sw] = cables > 1;
+    }
+    for (uint32_t e = 0; e < p->num_ep; e++)
+        if (p->ep[e].entry_switch != CS_NONE && p->ep[e].exit_switch == CS_NONE)
+            kept[p->ep[e].entry_switch] = 1;
+    uint32_t next = 0;
+    for (uint32_t sw = 0; sw < S; sw++)
+        if (kept[sw])
+            walk_id[sw] = next++;
+    p->num_cols = next;
+    for (uint32_t sw = 0; sw < S; sw++)
+        if (!kept[sw])
+            walk_id[sw] = next++;
+    for (uint32_t sw = 0; sw < S; sw++)
+        p->walk_first[walk_id[sw]] = t->switch_first_port[sw];
+    /* In place: row e's kept entries move to e * num_cols, never past where they were read. */
+    for (uint32_t e = 0; e < p->num_ep; e++) {
+        const uint8_t *row = p->col + (size_t)e * S;
+        uint8_t *out = p->col + (size_t)e * p->num_cols;
+        for (uint32_t sw = 0; sw < S; sw++)
+            if (kept[sw])
+                out[walk_id[sw]] = row[sw];
+    }
+    for (uint32_t i = 0; i < t->fabric->num_port_slots; i++)
+        if (p->hop[i].next_switch != CS_NONE)
+            p->hop[i].next_switch = walk_id[p->hop[i].next_switch];
+    for (uint32_t e = 0; e < p->num_ep; e++) {
+        struct sim_endpoint *ep = &p->ep[e];
+        ep->walk_entry = ep->entry_switch != CS_NONE ? walk_id[ep->entry_switch] : CS_NONE;
+        ep->walk_exit = ep->exit_switch != CS_NONE ? walk_id[ep->exit_switch] : CS_NONE;
+    }
+    free(walk_id);
+    free(kept);
+    return 0;
+fail:
+    free(walk_id);
+    free(kept);
+    return -1;
+}
+
 static int route_failed(const struct sim_plan *p, uint32_t src_ep, uint32_t dst_ep,
                         struct cs_error *err)
 {
@@ -435,6 +572,7 @@ struct route_check_part {
     const struct route_check *c;
     uint32_t first, last;        /* candidate positions checked as destinations */
     uint32_t fail_pos, fail_src; /* first failing destination position, a source failing it */
+    uint32_t max_route;          /* links of the longest route checked */
     struct cs_error err;
     int rc;
     pthread_t thread;
@@ -460,8 +598,12 @@ static void *check_part(void *arg)
                                     p->col + (size_t)d * p->num_switches);
         for (uint32_t k = 0; k < c->num_entries && part->fail_pos == CS_NONE; k++) {
             uint32_t sw = c->entries[k];
-            if (dr.outcome[sw] == CS_TRACE_DELIVERED)
+            if (dr.outcome[sw] == CS_TRACE_DELIVERED) {
+                /* The source's own cable, then hops[] links from its switch. */
+                if (1 + dr.hops[sw] > part->max_route)
+                    part->max_route = 1 + dr.hops[sw];
                 continue;
+            }
             /* d itself is the only candidate entering there: d never sends to itself. */
             if (c->sources_at[sw] == 1 && c->some_source[sw] == d)
                 continue;
@@ -477,12 +619,14 @@ static void *check_part(void *arg)
                 part->fail_pos = pos;
                 part->fail_src = c->direct[k];
             }
+        if (c->num_direct && part->max_route < 1)
+            part->max_route = 1; /* CA to CA: one cable */
     }
     cs_dest_routes_free(&dr);
     return NULL;
 }
 
-static int check_group_routes(const struct sim_plan *p, const struct sim_group *g, unsigned threads,
+static int check_group_routes(struct sim_plan *p, const struct sim_group *g, unsigned threads,
                               struct cs_error *err)
 {
     uint32_t S = p->num_switches;
@@ -532,6 +676,9 @@ static int check_group_routes(const struct sim_plan *p, const struct sim_group *
             route_failed(p, parts[i].fail_src, g->cands[parts[i].fail_pos], err);
             goto done;
         }
+    for (unsigned i = 0; i < threads; i++)
+        if (parts[i].max_route > p->max_route)
+            p->max_route = parts[i].max_route;
     rc = 0;
 done:
     free(sources_at);
@@ -654,7 +801,9 @@ static int plan_build(struct sim_plan *p, const struct cs_tracer *t,
         return -1;
     if (p->versus && !p->split && check_group_routes(p, &p->aggressor, threads, err) < 0)
         return -1;
-    return 0;
+    if (find_exits(p, err) < 0)
+        return -1;
+    return compact_rows(p, err);
 }
 
 /* A group's candidates in run order: pinned ones, then (random selection) a uniform shuffle of
@@ -689,20 +838,26 @@ struct sim_worker {
     uint32_t *load;
     uint32_t *touched;
     uint32_t num_touched;
+    uint32_t level_max; /* the largest load of the level so far */
     struct cs_pair *pairs;
-    uint32_t *route; /* stored victim routes of the level */
-    uint32_t route_cap;
-    uint32_t *route_end; /* [flow] end of its links in route[] */
-    uint32_t *scratch;   /* one route */
+    /* The victim's routes of the level when kept (up to SIM_STORE_FLOWS flows, room for
+     * store_flows), then one batch's (the aggressor's, a level too big to keep): flow i's links
+     * at route[i * max_route], route_len[i] of them. */
+    uint32_t *route;
+    uint32_t *route_len;
+    uint32_t store_flows;
 
     uint32_t *run_hist; /* [w] victim flows of weight w in this run */
     uint32_t run_hist_cap, run_hist_top;
     uint64_t *hist; /* summed over this worker's runs */
     uint32_t hist_cap, hist_len;
 
+    /* A level's stamp is stamp_base + level + 1, stamp_base growing by the levels of every
+     * run, so that stamps of earlier runs never match and nothing is cleared between runs. */
+    uint32_t stamp_base;
     uint64_t *finish[2];     /* [rank] end of the first pair it received, by level parity */
-    uint32_t *recv_stamp[2]; /* [rank] level + 1 of that pair */
-    uint32_t *send_stamp;    /* [rank] level + 1 of its first send */
+    uint32_t *recv_stamp[2]; /* [rank] the level's stamp of that pair */
+    uint32_t *send_stamp;    /* [rank] the level's stamp of its first send */
 
     uint32_t *link_max;
     uint64_t *link_sum;
@@ -712,49 +867,81 @@ struct sim_worker {
 };
 
 /* The routes of `count` (<= SIM_WALK_BATCH) pairs: route i's links (host links unless excluded)
- * go to out[i * stride ..], their number to len[i]. A walk is a chain of dependent loads (row
- * entry, then hop record, then the next switch's row entry), nearly every one a cache miss on a
- * big fabric; walking several routes a hop each per round lets those misses overlap. */
-static void walk_batch(const struct sim_plan *p, const uint32_t *rank, const struct cs_pair *pairs,
-                       uint32_t count, bool host_links, uint32_t *out, uint32_t stride,
-                       uint32_t *len)
+ * go to out[i * max_route ..], their number to len[i]. A walk is a chain of dependent loads (row
+ * entry, then hop record, then the next switch's row entry), often cache misses on a big fabric;
+ * walking several routes a hop each per round lets those misses overlap. Counting is left to
+ * count_routes: incrementing loads here, at addresses known late, stalled the walks (measured:
+ * 15% slower). */
+static void walk_batch(const struct sim_worker *w, const uint32_t *rank,
+                       const struct cs_pair *pairs, uint32_t count, uint32_t *out, uint32_t *len)
 {
-    const uint32_t *first = p->t->switch_first_port;
+    const struct sim_plan *p = w->p;
+    const uint32_t *first = p->walk_first;
+    const struct sim_hop *hop = p->hop;
+    bool host_links = !p->opt->exclude_host_links;
+    uint32_t stride = p->max_route;
     const uint8_t *row[SIM_WALK_BATCH];
-    uint32_t sw[SIM_WALK_BATCH], active = 0;
+    uint32_t sw[SIM_WALK_BATCH], last[SIM_WALK_BATCH], down[SIM_WALK_BATCH], active = 0;
+#define SIM_TAKE(i, l) (out[(size_t)(i)*stride + len[i]++] = (l))
     for (uint32_t i = 0; i < count; i++) {
         const struct sim_endpoint *src = &p->ep[rank[pairs[i].src]];
-        row[i] = p->col + (size_t)rank[pairs[i].dst] * p->num_switches;
+        const struct sim_endpoint *dst = &p->ep[rank[pairs[i].dst]];
+        row[i] = p->col + (size_t)rank[pairs[i].dst] * p->num_cols;
+        last[i] = dst->walk_entry;
+        down[i] = dst->down_link;
         len[i] = 0;
         if (host_links)
-            out[(size_t)i * stride + len[i]++] = src->up_link;
-        sw[i] = src->entry_switch;
+            SIM_TAKE(i, src->up_link);
+        sw[i] = src->walk_entry;
+        if (src->walk_exit != CS_NONE && sw[i] != last[i]) {
+            SIM_TAKE(i, src->exit_link);
+            sw[i] = src->walk_exit;
+        }
         active += sw[i] != CS_NONE;
     }
+    /* The check made every route deliver, so it meets the destination's switch once, as its
+     * last switch: the link from there is known too (no row lookup), and every hop before it
+     * leads to another switch. */
     while (active) {
         for (uint32_t i = 0; i < count; i++) {
             if (sw[i] == CS_NONE)
                 continue;
-            const struct sim_hop *h = &p->hop[first[sw[i]] + row[i][sw[i]]];
-            uint32_t *o = out + (size_t)i * stride;
-            if (h->next_switch == CS_NONE) {
+            if (sw[i] == last[i]) {
                 if (host_links)
-                    o[len[i]++] = h->link;
+                    SIM_TAKE(i, down[i]);
                 sw[i] = CS_NONE;
                 active--;
-            } else {
-                o[len[i]++] = h->link;
-                sw[i] = h->next_switch;
+                continue;
             }
+            const struct sim_hop *h = &hop[first[sw[i]] + row[i][sw[i]]];
+            SIM_TAKE(i, h->link);
+            sw[i] = h->next_switch;
         }
     }
+#undef SIM_TAKE
 }
 
-static inline void count_route(struct sim_worker *w, const uint32_t *links, uint32_t n)
+/* Count `count` routes (as walk_batch leaves them) on the links. The touched list gets every
+ * link going from 0 to 1, without a branch: whether a link is new is a coin toss the branch
+ * predictor loses (measured: a third of the simulation time went to it); touched[] has room
+ * for one more than the links. */
+static void count_routes(struct sim_worker *w, const uint32_t *routes, const uint32_t *len,
+                         uint32_t count)
 {
-    for (uint32_t k = 0; k < n; k++)
-        if (w->load[links[k]]++ == 0)
-            w->touched[w->num_touched++] = links[k];
+    uint32_t stride = w->p->max_route;
+    uint32_t *load = w->load, *touched = w->touched, num_touched = w->num_touched;
+    uint32_t level_max = w->level_max;
+    for (uint32_t i = 0; i < count; i++) {
+        const uint32_t *links = routes + (size_t)i * stride;
+        for (uint32_t k = 0; k < len[i]; k++) {
+            uint32_t now = ++load[links[k]];
+            touched[num_touched] = links[k];
+            num_touched += now == 1;
+            level_max = now > level_max ? now : level_max;
+        }
+    }
+    w->num_touched = num_touched;
+    w->level_max = level_max;
 }
 
 /* Make a zero-filled counter array hold index `need`. */
@@ -767,36 +954,22 @@ struct run_acc {
     uint64_t delay;
 };
 
-/* Pass 1 over one group's flows of a level: walk and count; keep the routes if `store`. */
-static int count_flows(struct sim_worker *w, const struct cs_pattern *pat, uint32_t level,
-                       uint64_t size, const uint32_t *rank, bool store)
+/* Pass 1 over one group's flows of a level: walk and count. With `store`, the routes are kept
+ * (flow q's at route[q * max_route]); the level has at most SIM_STORE_FLOWS flows then. */
+static void count_flows(struct sim_worker *w, const struct cs_pattern *pat, uint32_t level,
+                        uint64_t size, const uint32_t *rank, bool store)
 {
-    const struct sim_plan *p = w->p;
-    bool host = !p->opt->exclude_host_links;
-    uint32_t used = 0, room = p->num_switches + 2, len[SIM_WALK_BATCH];
+    uint32_t stride = w->p->max_route;
     for (uint64_t first = 0; first < size; first += SIM_PAIR_CHUNK) {
         uint32_t count = (uint32_t)(size - first < SIM_PAIR_CHUNK ? size - first : SIM_PAIR_CHUNK);
         cs_pattern_pairs(pat, level, first, count, w->pairs);
         for (uint32_t q = 0; q < count; q += SIM_WALK_BATCH) {
             uint32_t k = count - q < SIM_WALK_BATCH ? count - q : SIM_WALK_BATCH;
-            walk_batch(p, rank, w->pairs + q, k, host, w->scratch, room, len);
-            for (uint32_t i = 0; i < k; i++) {
-                const uint32_t *links = w->scratch + (size_t)i * room;
-                count_route(w, links, len[i]);
-                if (!store)
-                    continue;
-                if (used + len[i] > w->route_cap &&
-                    cs_grow((void **)&w->route, &w->route_cap, (uint64_t)used + len[i],
-                            sizeof *w->route, &w->err) < 0)
-                    return -1;
-                if (len[i])
-                    memcpy(w->route + used, links, (size_t)len[i] * sizeof *links);
-                used += len[i];
-                w->route_end[first + q + i] = used;
-            }
+            uint64_t at = store ? first + q : w->store_flows; /* or each batch over the last */
+            walk_batch(w, rank, w->pairs + q, k, w->route + at * stride, w->route_len + at);
+            count_routes(w, w->route + at * stride, w->route_len + at, k);
         }
     }
-    return 0;
 }
 
 /* Pass 2: the victim's flow weights, the weight histogram and the delay forest. */
@@ -804,36 +977,32 @@ static int weigh_victim(struct sim_worker *w, uint32_t level, uint64_t size, boo
                         struct run_acc *acc)
 {
     const struct sim_plan *p = w->p;
-    bool host = !p->opt->exclude_host_links;
-    uint32_t stamp = level + 1, level_max = 0;
+    uint32_t stamp = w->stamp_base + level + 1, level_max = 0;
     uint64_t *cur_finish = w->finish[level & 1], *prev_finish = w->finish[(level + 1) & 1];
     uint32_t *cur_recv = w->recv_stamp[level & 1], *prev_recv = w->recv_stamp[(level + 1) & 1];
-    uint32_t room = p->num_switches + 2, len[SIM_WALK_BATCH];
+    uint32_t stride = p->max_route;
+    const uint32_t *load = w->load;
     for (uint64_t first = 0; first < size; first += SIM_PAIR_CHUNK) {
         uint32_t count = (uint32_t)(size - first < SIM_PAIR_CHUNK ? size - first : SIM_PAIR_CHUNK);
         cs_pattern_pairs(&w->vp, level, first, count, w->pairs);
         for (uint32_t q = 0; q < count; q++) {
             uint32_t s = w->pairs[q].src, d = w->pairs[q].dst;
-            const uint32_t *links;
-            uint32_t n;
-            if (stored) {
-                uint32_t begin = first + q ? w->route_end[first + q - 1] : 0;
-                links = w->route + begin;
-                n = w->route_end[first + q] - begin;
-            } else {
-                /* Walked again, a batch at a time. */
+            uint64_t at = first + q;
+            if (!stored) { /* walked again, a batch at a time */
                 uint32_t i = q % SIM_WALK_BATCH;
                 if (i == 0)
-                    walk_batch(p, w->vrank, w->pairs + q,
-                               count - q < SIM_WALK_BATCH ? count - q : SIM_WALK_BATCH, host,
-                               w->scratch, room, len);
-                links = w->scratch + (size_t)i * room;
-                n = len[i];
+                    walk_batch(w, w->vrank, w->pairs + q,
+                               count - q < SIM_WALK_BATCH ? count - q : SIM_WALK_BATCH,
+                               w->route + (uint64_t)w->store_flows * stride,
+                               w->route_len + w->store_flows);
+                at = w->store_flows + i;
             }
+            const uint32_t *links = w->route + at * stride;
+            uint32_t n = w->route_len[at];
             uint32_t weight = 1;
             for (uint32_t k = 0; k < n; k++)
-                if (w->load[links[k]] > weight)
-                    weight = w->load[links[k]];
+                if (load[links[k]] > weight)
+                    weight = load[links[k]];
             if (weight >= w->run_hist_cap &&
                 GROW_TO_INDEX(&w->run_hist, &w->run_hist_cap, weight, &w->err) < 0)
                 return -1;
@@ -848,7 +1017,7 @@ static int weigh_victim(struct sim_worker *w, uint32_t level, uint64_t size, boo
             uint64_t start = 0;
             if (w->send_stamp[s] != stamp) {
                 w->send_stamp[s] = stamp;
-                if (level > 0 && prev_recv[s] == level)
+                if (level > 0 && prev_recv[s] == stamp - 1)
                     start = prev_finish[s];
             }
             uint64_t end = start + weight;
@@ -870,27 +1039,30 @@ static int simulate_level(struct sim_worker *w, uint32_t level, struct run_acc *
     uint64_t vsize = level < p->victim_levels ? cs_pattern_level_size(&w->vp, level) : 0;
     uint32_t alevel = p->aggressor_levels ? level % p->aggressor_levels : 0;
     uint64_t asize = p->aggressor_levels ? cs_pattern_level_size(&w->ap, alevel) : 0;
-    bool store = vsize <= SIM_STORE_FLOWS;
-    if (count_flows(w, &w->vp, level, vsize, w->vrank, store) < 0 ||
-        count_flows(w, &w->ap, alevel, asize, w->arank, false) < 0)
-        return -1;
-    uint32_t level_max = 0;
-    for (uint32_t i = 0; i < w->num_touched; i++)
-        if (w->load[w->touched[i]] > level_max)
-            level_max = w->load[w->touched[i]];
-    if (level_max > acc->max_congestion)
-        acc->max_congestion = level_max;
+    bool store = vsize <= w->store_flows;
+    w->level_max = 0;
+    count_flows(w, &w->vp, level, vsize, w->vrank, store);
+    count_flows(w, &w->ap, alevel, asize, w->arank, false);
+    if (w->level_max > acc->max_congestion)
+        acc->max_congestion = w->level_max;
     if (vsize && weigh_victim(w, level, vsize, store, acc) < 0)
         return -1;
-    for (uint32_t i = 0; i < w->num_touched; i++) {
-        uint32_t l = w->touched[i];
-        if (w->link_sum) {
-            w->link_sum[l] += w->load[l];
-            if (w->load[l] > w->link_max[l])
-                w->link_max[l] = w->load[l];
+    uint32_t *load = w->load;
+    const uint32_t *touched = w->touched;
+    if (w->link_sum)
+        for (uint32_t i = 0; i < w->num_touched; i++) {
+            uint32_t l = touched[i];
+            w->link_sum[l] += load[l];
+            if (load[l] > w->link_max[l])
+                w->link_max[l] = load[l];
         }
-        w->load[l] = 0;
-    }
+    /* Clearing costs the links touched; when that is most of them, one memset is cheaper than
+     * as many scattered stores. */
+    if (w->num_touched > p->t->links.count / 8)
+        memset(load, 0, (size_t)p->t->links.count * sizeof *load);
+    else
+        for (uint32_t i = 0; i < w->num_touched; i++)
+            load[touched[i]] = 0;
     w->num_touched = 0;
     return 0;
 }
@@ -916,17 +1088,19 @@ static int simulate_run(struct sim_worker *w, uint32_t run)
     if (p->versus)
         cs_pattern_draw(&w->ap, &rng);
 
-    uint32_t vr = p->victim.ranks;
-    for (int i = 0; i < 2; i++) {
-        memset(w->finish[i], 0, (size_t)vr * sizeof *w->finish[i]);
-        memset(w->recv_stamp[i], 0, (size_t)vr * sizeof *w->recv_stamp[i]);
+    if (w->stamp_base > UINT32_MAX - p->levels - 1) { /* stamps would wrap: start over */
+        uint32_t vr = p->victim.ranks;
+        for (int i = 0; i < 2; i++)
+            memset(w->recv_stamp[i], 0, (size_t)vr * sizeof *w->recv_stamp[i]);
+        memset(w->send_stamp, 0, (size_t)vr * sizeof *w->send_stamp);
+        w->stamp_base = 0;
     }
-    memset(w->send_stamp, 0, (size_t)vr * sizeof *w->send_stamp);
 
     struct run_acc acc = {0, 0, 0};
     for (uint32_t level = 0; level < p->levels; level++)
         if (simulate_level(w, level, &acc) < 0)
             return -1;
+    w->stamp_base += p->levels;
 
     /* Effective bandwidth from the run's histogram: the sum in weight order does not depend on
      * the order the flows came in. */
@@ -982,8 +1156,7 @@ static void worker_free(struct sim_worker *w)
     free(w->touched);
     free(w->pairs);
     free(w->route);
-    free(w->route_end);
-    free(w->scratch);
+    free(w->route_len);
     free(w->run_hist);
     free(w->hist);
     for (int i = 0; i < 2; i++) {
@@ -1013,18 +1186,24 @@ static int worker_init(struct sim_worker *w, const struct sim_plan *p, struct cs
     w->vorder = cs_calloc_array(p->victim.num_cands, sizeof *w->vorder, err);
     w->aorder = cs_calloc_array(p->aggressor.num_cands, sizeof *w->aorder, err);
     w->load = cs_calloc_array(links, sizeof *w->load, err);
-    w->touched = cs_calloc_array(links, sizeof *w->touched, err);
+    w->touched = cs_calloc_array((size_t)links + 1, sizeof *w->touched, err);
     w->pairs = cs_calloc_array(SIM_PAIR_CHUNK, sizeof *w->pairs, err);
-    w->route_end = cs_calloc_array(SIM_STORE_FLOWS, sizeof *w->route_end, err);
-    w->scratch =
-        cs_calloc_array(((size_t)p->num_switches + 2) * SIM_WALK_BATCH, sizeof *w->scratch, err);
+    /* Room to keep the victim's largest level, if it is small enough, and one batch. */
+    for (uint32_t l = 0; l < p->victim_levels; l++) {
+        uint64_t size = cs_pattern_level_size(&w->vp, l);
+        if (size > w->store_flows)
+            w->store_flows = size < SIM_STORE_FLOWS ? (uint32_t)size : SIM_STORE_FLOWS;
+    }
+    size_t routes = (size_t)w->store_flows + SIM_WALK_BATCH;
+    w->route = cs_calloc_array(routes * (p->max_route ? p->max_route : 1), sizeof *w->route, err);
+    w->route_len = cs_calloc_array(routes, sizeof *w->route_len, err);
     w->send_stamp = cs_calloc_array(vr, sizeof *w->send_stamp, err);
     for (int i = 0; i < 2; i++) {
         w->finish[i] = cs_calloc_array(vr, sizeof *w->finish[i], err);
         w->recv_stamp[i] = cs_calloc_array(vr, sizeof *w->recv_stamp[i], err);
     }
-    if (!w->vorder || !w->aorder || !w->load || !w->touched || !w->pairs || !w->route_end ||
-        !w->scratch || !w->send_stamp || !w->finish[0] || !w->finish[1] || !w->recv_stamp[0] ||
+    if (!w->vorder || !w->aorder || !w->load || !w->touched || !w->pairs || !w->route ||
+        !w->route_len || !w->send_stamp || !w->finish[0] || !w->finish[1] || !w->recv_stamp[0] ||
         !w->recv_stamp[1])
         return -1;
     if (GROW_TO_INDEX(&w->run_hist, &w->run_hist_cap, 64, err) < 0)
