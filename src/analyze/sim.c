@@ -25,12 +25,12 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cloudsm/key_index.h"
 #include "cloudsm/sim.h"
 
 #include "analyze/link_csv.h"
+#include "core/cpu.h"
 #include "core/grow.h"
 #include "io/outbuf.h"
 
@@ -1222,10 +1222,8 @@ static int worker_init(struct sim_worker *w, const struct sim_plan *p, struct cs
 static unsigned pick_threads(const struct cs_sim_options *opt)
 {
     unsigned threads = opt->threads;
-    if (!threads) {
-        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-        threads = cpus > 0 ? (unsigned)cpus : 1;
-    }
+    if (!threads)
+        threads = cs_cpu_count();
     return threads > SIM_MAX_THREADS ? SIM_MAX_THREADS : threads;
 }
 
