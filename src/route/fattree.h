@@ -289,6 +289,29 @@ static inline const struct cs_ft_group *cs_ft_group_at(const struct cs_ft *ft, u
     return &ft->groups[ft->lists[list_offset + i]];
 }
 
+/* A CA target of weight w: the CA behind down group g of leaf s (a compute node as the leaf
+ * sees it), or a CA port of the hca_tbl. */
+static inline struct cs_ft_target cs_ft_target_behind(const struct cs_ft *ft, uint32_t s,
+                                                      const struct cs_ft_group *g, cs_ft_load w)
+{
+    return (struct cs_ft_target){.weight = w,
+                                 .leaf = s,
+                                 .port = g->remote,
+                                 .lid = g->remote_lid,
+                                 .leaf_port = ft->ports[g->first_port].num,
+                                 .kind = CS_FT_TARGET_CA};
+}
+
+static inline struct cs_ft_target cs_ft_target_of_port(const struct cs_ft_ca_port *cp, cs_ft_load w)
+{
+    return (struct cs_ft_target){.weight = w,
+                                 .leaf = cp->sw,
+                                 .port = cp->port,
+                                 .lid = cp->lid,
+                                 .leaf_port = cp->sw_port,
+                                 .kind = CS_FT_TARGET_CA};
+}
+
 /* Loads for a policy: group g's, and one cable's (a one-cable group's cable carries exactly the
  * group's load). up: load_up, else load_down. */
 static inline cs_ft_load cs_ft_group_load(const struct cs_ft *ft, uint32_t g, bool up)

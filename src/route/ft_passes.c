@@ -35,12 +35,7 @@ int cs_ft_targets_cns(const struct cs_ft *ft, struct cs_ft_targets *list, struct
             const struct cs_ft_group *g = cs_ft_group_at(ft, ft->sw[s].down, k);
             if (!g->remote_is_ca || !g->is_cn)
                 continue;
-            struct cs_ft_target t = {.weight = ft->unit,
-                                     .leaf = s,
-                                     .port = g->remote,
-                                     .lid = g->remote_lid,
-                                     .leaf_port = ft->ports[g->first_port].num,
-                                     .kind = CS_FT_TARGET_CA};
+            struct cs_ft_target t = cs_ft_target_behind(ft, s, g, ft->unit);
             if (cs_ft_targets_add(list, &t, err) < 0)
                 return -1;
             routed++;
@@ -62,12 +57,7 @@ int cs_ft_targets_rest(const struct cs_ft *ft, struct cs_ft_targets *list, struc
         const struct cs_ft_ca_port *cp = &ft->ca_ports[i];
         if (cp->is_cn)
             continue;
-        struct cs_ft_target t = {.weight = ft->unit,
-                                 .leaf = cp->sw,
-                                 .port = cp->port,
-                                 .lid = cp->lid,
-                                 .leaf_port = cp->sw_port,
-                                 .kind = CS_FT_TARGET_CA};
+        struct cs_ft_target t = cs_ft_target_of_port(cp, ft->unit);
         if (cs_ft_targets_add(list, &t, err) < 0)
             return -1;
     }

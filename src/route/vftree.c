@@ -198,12 +198,7 @@ static int add_hosted(const struct cs_ft *ft, const struct plan *p, const struct
             const struct cs_ft_group *g = cs_ft_group_at(ft, sw->down, k);
             if (!g->remote_is_ca || !g->is_cn)
                 continue;
-            struct cs_ft_target t = {.weight = p->unit,
-                                     .leaf = hs->sw,
-                                     .port = g->remote,
-                                     .lid = g->remote_lid,
-                                     .leaf_port = ft->ports[g->first_port].num,
-                                     .kind = CS_FT_TARGET_CA};
+            struct cs_ft_target t = cs_ft_target_behind(ft, hs->sw, g, p->unit);
             if (cs_ft_targets_add(list, &t, err) < 0)
                 return -1;
         }
@@ -239,12 +234,7 @@ static int vftree_targets(const struct cs_ft *ft, const struct plan *p, struct c
         const struct cs_ft_ca_port *cp = &ft->ca_ports[i];
         if (cp->is_cn || p->hyps.vf_of_port[cp->port] != CS_NONE)
             continue;
-        struct cs_ft_target t = {.weight = p->unit,
-                                 .leaf = cp->sw,
-                                 .port = cp->port,
-                                 .lid = cp->lid,
-                                 .leaf_port = cp->sw_port,
-                                 .kind = CS_FT_TARGET_CA};
+        struct cs_ft_target t = cs_ft_target_of_port(cp, p->unit);
         rc = cs_ft_targets_add(list, &t, err);
     }
     for (uint32_t i = 0; rc == 0 && i < ft->num_leaves; i++) {
