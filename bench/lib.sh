@@ -9,3 +9,11 @@ bench_build() {
 
 # median < numbers: the median (the mean of the middle two for an even count).
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
+
+# leaf_hosts TOPO: "leaf-switch-GUID host-port-GUID" per CA port, from an ibnetdiscover file.
+leaf_hosts() {
+  awk '/^(Ca|Hca)\t/ { ca = 1; next } /^Switch\t/ { ca = 0; next }
+       ca && /^\[[0-9]+\]\(/ { match($0, /\([0-9a-f]+\)/); port = substr($0, RSTART + 1, RLENGTH - 2)
+                               match($0, /"S-[0-9a-f]+"/); leaf = substr($0, RSTART + 3, RLENGTH - 4)
+                               print "0x" leaf, "0x" port }' "$1"
+}
