@@ -48,17 +48,43 @@ static const char *vm_field_problem(const struct cs_vm *vm)
     return "";
 }
 
+/* The four keys a VM must not share with another: a comparison each (0: the same), and an order
+ * for sorting by it (equal keys in array order, which is file order). */
+#define VM_KEY(key, expr)                                                                          \
+    static int key##_key(const struct cs_vm *a, const struct cs_vm *b)                             \
+    {                                                                                              \
+        return (expr);                                                                             \
+    }                                                                                              \
+    static int key##_order(const void *pa, const void *pb)                                         \
+    {                                                                                              \
+        const struct cs_vm *a = *(const struct cs_vm *const *)pa;                                  \
+        const struct cs_vm *b = *(const struct cs_vm *const *)pb;                                  \
+        int c = key##_key(a, b);                                                                   \
+        return c ? c : (a > b) - (a < b);                                                          \
+    }
+VM_KEY(name, strcmp(a->name, b->name))
+VM_KEY(vguid, (a->vguid > b->vguid) - (a->vguid < b->vguid))
+VM_KEY(lid, (a->lid > b->lid) - (a->lid < b->lid))
+VM_KEY(place, a->hypervisor != b->hypervisor
+                  ? (a->hypervisor > b->hypervisor) - (a->hypervisor < b->hypervisor)
+                  : (a->vf > b->vf) - (a->vf < b->vf))
+
+static const struct vm_key {
+    int (*key)(const struct cs_vm *, const struct cs_vm *);
+    int (*order)(const void *, const void *);
+    const char *what;
+} vm_keys[] = {{name_key, name_order, "name"},
+               {vguid_key, vguid_order, "vguid"},
+               {lid_key, lid_order, "LID"},
+               {place_key, place_order, "place (hypervisor and VF)"}};
+#define VM_KEYS (sizeof vm_keys / sizeof vm_keys[0])
+
 /* Which of two VMs' keys clash, or NULL. */
 static const char *clash(const struct cs_vm *a, const struct cs_vm *b)
 {
-    if (strcmp(a->name, b->name) == 0)
-        return "name";
-    if (a->vguid == b->vguid)
-        return "vguid";
-    if (a->lid == b->lid)
-        return "LID";
-    if (a->hypervisor == b->hypervisor && a->vf == b->vf)
-        return "place (hypervisor and VF)";
+    for (unsigned k = 0; k < VM_KEYS; k++)
+        if (vm_keys[k].key(a, b) == 0)
+            return vm_keys[k].what;
     return NULL;
 }
 
@@ -102,50 +128,23 @@ void cs_vm_state_remove(struct cs_vm_state *s, uint32_t i)
 
 /* ---- Reading ------------------------------------------------------------------------------ */
 
-/* Uniqueness over a whole file (which may hold tens of thousands of VMs), sorting by each key
- * in turn; equal keys stay in file order, so the later line is named, with the earlier one. */
-#define VM_KEY(key, expr)                                                                          \
-    static int key##_key(const struct cs_vm *a, const struct cs_vm *b)                             \
-    {                                                                                              \
-        return (expr);                                                                             \
-    }                                                                                              \
-    static int key##_order(const void *pa, const void *pb)                                         \
-    {                                                                                              \
-        const struct cs_vm *a = *(const struct cs_vm *const *)pa;                                  \
-        const struct cs_vm *b = *(const struct cs_vm *const *)pb;                                  \
-        int c = key##_key(a, b);                                                                   \
-        return c ? c : (a > b) - (a < b);                                                          \
-    }
-VM_KEY(name, strcmp(a->name, b->name))
-VM_KEY(vguid, (a->vguid > b->vguid) - (a->vguid < b->vguid))
-VM_KEY(lid, (a->lid > b->lid) - (a->lid < b->lid))
-VM_KEY(place, a->hypervisor != b->hypervisor
-                  ? (a->hypervisor > b->hypervisor) - (a->hypervisor < b->hypervisor)
-                  : (a->vf > b->vf) - (a->vf < b->vf))
-
+/* Uniqueness over a whole file (which may hold tens of thousands of VMs), sorting by each key in
+ * turn; the later line of two is named, with the earlier one. */
 static int check_unique(const struct cs_vm_state *s, const char *name, struct cs_error *err)
 {
-    static const struct {
-        int (*key)(const struct cs_vm *, const struct cs_vm *);
-        int (*order)(const void *, const void *);
-        const char *what;
-    } keys[] = {{name_key, name_order, "name"},
-                {vguid_key, vguid_order, "vguid"},
-                {lid_key, lid_order, "LID"},
-                {place_key, place_order, "place (hypervisor and VF)"}};
     const struct cs_vm **sorted = cs_calloc_array(s->count + 1, sizeof *sorted, err);
     if (!sorted)
         return -1;
     int rc = 0;
-    for (unsigned k = 0; k < sizeof keys / sizeof keys[0] && rc == 0; k++) {
+    for (unsigned k = 0; k < VM_KEYS && rc == 0; k++) {
         for (uint32_t i = 0; i < s->count; i++)
             sorted[i] = &s->vms[i];
-        qsort(sorted, s->count, sizeof *sorted, keys[k].order);
+        qsort(sorted, s->count, sizeof *sorted, vm_keys[k].order);
         for (uint32_t i = 1; i < s->count && rc == 0; i++)
-            if (keys[k].key(sorted[i - 1], sorted[i]) == 0)
+            if (vm_keys[k].key(sorted[i - 1], sorted[i]) == 0)
                 rc = cs_fail_at(err, name, sorted[i]->line,
                                 "VM '%s' has the same %s as VM '%s' (line %u)", sorted[i]->name,
-                                keys[k].what, sorted[i - 1]->name, sorted[i - 1]->line);
+                                vm_keys[k].what, sorted[i - 1]->name, sorted[i - 1]->line);
     }
     free(sorted);
     return rc;
