@@ -37,6 +37,8 @@ int cli_fail(const char *who, const struct cs_error *err);
 int cli_usage(const char *who, const char *fmt, ...) CS_PRINTF(2, 3);
 /* Parse a whole unsigned decimal number in [min, max]. */
 bool cli_parse_uint(const char *text, unsigned min, unsigned max, unsigned *out);
+/* A 64-bit whole number, 0x hex or decimal, no sign, no overflow (seeds, GUIDs). */
+bool cli_parse_u64(const char *text, uint64_t *out);
 /* Print a command's help text; a line "@ENGINES@" becomes the routing engines with their
  * summaries and "@ENGINE_NAMES@" their names ("ftree, noftree, ..."), from the registry; a line
  * "@PRESETS@" becomes the topology presets (cs_topo_presets) with their summaries. */

@@ -137,18 +137,6 @@ static bool parse_unit(const char *s, enum cs_delay_unit *u)
     return true;
 }
 
-static bool parse_seed(const char *s, uint64_t *seed)
-{
-    char *end;
-    if (!*s || *s == '-')
-        return false;
-    unsigned long long v = strtoull(s, &end, 0);
-    if (*end)
-        return false;
-    *seed = v;
-    return true;
-}
-
 struct series_ctx {
     const double *demand;
     uint32_t steps;
@@ -202,7 +190,7 @@ static int eval_main(int argc, char **argv)
                 return cli_usage(who, "--unit wants drain or core, not '%s'", optarg);
             break;
         case 's':
-            if (!parse_seed(optarg, &seed))
+            if (!cli_parse_u64(optarg, &seed))
                 return cli_usage(who, "--seed wants a number, not '%s'", optarg);
             break;
         case 'S':
@@ -464,7 +452,7 @@ static int experiment_main(int argc, char **argv)
                 return cli_usage(who, "--threads wants 1 to 64, not '%s'", optarg);
             break;
         case 's':
-            if (!parse_seed(optarg, &seed))
+            if (!cli_parse_u64(optarg, &seed))
                 return cli_usage(who, "--seed wants a number, not '%s'", optarg);
             break;
         case 'C':

@@ -73,17 +73,10 @@ static const char plan_help[] =
     "      --vguid 0x0200000000000002\n"
     "  cloudsm vm plan destroy fabric.topo lfts.dump vms --vm db-2 --state-out vms\n";
 
+/* A GUID: a 64-bit number other than 0. */
 static bool parse_guid(const char *text, uint64_t *out)
 {
-    if (!text || !*text || *text == '-' || *text == '+')
-        return false;
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(text, &end, 0);
-    if (errno || *end || !v)
-        return false;
-    *out = v;
-    return true;
+    return cli_parse_u64(text, out) && *out != 0;
 }
 
 /* Topology, LFTs and the LIDs in use: guid2lid's, else the dump's (the topology's own LIDs are

@@ -367,13 +367,10 @@ int cli_vm_sim(int argc, char **argv)
                 return cli_usage(who, "--runs wants 0 to 100000000, not '%s'", optarg);
             c.bisect_runs = value;
             break;
-        case 's': {
-            char *end;
-            c.seed = strtoull(optarg, &end, 0);
-            if (!*optarg || *end || *optarg == '-')
+        case 's':
+            if (!cli_parse_u64(optarg, &c.seed))
                 return cli_usage(who, "--seed wants a whole number, not '%s'", optarg);
             break;
-        }
         case 't':
             if (!cli_parse_uint(optarg, 1, 1024, &c.threads))
                 return cli_usage(who, "--threads wants 1 to 1024, not '%s'", optarg);

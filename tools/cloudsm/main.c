@@ -46,6 +46,19 @@ bool cli_parse_uint(const char *text, unsigned min, unsigned max, unsigned *out)
     return true;
 }
 
+bool cli_parse_u64(const char *text, uint64_t *out)
+{
+    if (!text || !*text || *text == '-' || *text == '+')
+        return false;
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(text, &end, 0);
+    if (errno || *end)
+        return false;
+    *out = v;
+    return true;
+}
+
 bool cli_wants_help(int argc, char **argv)
 {
     for (int i = 1; i < argc; i++) {
