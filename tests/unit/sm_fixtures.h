@@ -1,5 +1,5 @@
-/* Shared by the SM core's unit tests (test_discover, test_sm_program): small generated fabrics
- * and a log callback that keeps what the core logged. Header-only: each test is one file. */
+/* Shared by the SM core's unit tests: small generated fabrics, the ft2x2 test fabric with an SMA
+ * model, and a log callback that keeps what the core logged. Header-only: each test is one file. */
 #ifndef CLOUDSM_TEST_SM_FIXTURES_H
 #define CLOUDSM_TEST_SM_FIXTURES_H
 
@@ -9,6 +9,7 @@
 #include "cloudsm/sm.h"
 #include "cloudsm/sma_model.h"
 #include "cloudsm/topo_gen.h"
+#include "cloudsm/topo_io.h"
 
 /* PGFT(3; 2,2,3; 1,2,2; 1,2,1): 12 single-port hosts (nodes 0..11), 6 leaves (12..17), 6
  * level-2 switches (18..23), 4 roots (24..27), every switch with 6 ports; two parallel cables
@@ -55,6 +56,24 @@ static inline void capture_log(void *arg, enum cs_log_level level, const char *m
 }
 
 /* The node with this GUID in the model's fabric; the test fails if there is none. */
+/* tests/data/lft/ft2x2.net read into f, and an SMA model of it with the SM on the node whose
+ * GUID is sm_node (a switch of the file); the test fails if either cannot be made. */
+static inline struct cs_sma_model *fx_model_ft2x2(struct cs_fabric *f, uint64_t sm_node)
+{
+    struct cs_error err = {""};
+    cs_fabric_init(f);
+    if (cs_topo_read(f, CLOUDSM_TEST_DATA "/lft/ft2x2.net", &err) != 0)
+        fail_msg("%s", err.msg);
+    uint32_t sm = CS_NONE;
+    for (uint32_t n = 0; n < f->num_nodes; n++)
+        if (f->nodes[n].guid == sm_node)
+            sm = n;
+    assert_true(sm != CS_NONE);
+    struct cs_sma_model *m = cs_sma_model_create(f, sm, 0, &err);
+    assert_non_null(m);
+    return m;
+}
+
 static inline uint32_t fx_node(const struct cs_sma_model *m, uint64_t guid)
 {
     const struct cs_fabric *f = cs_sma_model_fabric(m);

@@ -65,17 +65,7 @@ static void rig_pipe(struct rig *r)
 static void rig_open(struct rig *r)
 {
     memset(r, 0, sizeof *r);
-    struct cs_error err = {""};
-    cs_fabric_init(&r->f);
-    if (cs_topo_read(&r->f, CLOUDSM_TEST_DATA "/lft/ft2x2.net", &err) != 0)
-        fail_msg("%s", err.msg);
-    uint32_t spine0 = CS_NONE;
-    for (uint32_t n = 0; n < r->f.num_nodes; n++)
-        if (r->f.nodes[n].guid == SPINE0)
-            spine0 = n;
-    assert_true(spine0 != CS_NONE);
-    r->m = cs_sma_model_create(&r->f, spine0, 0, &err);
-    assert_non_null(r->m);
+    r->m = fx_model_ft2x2(&r->f, SPINE0);
     rig_pipe(r);
     cs_sm_sweep_init(&r->s);
     cs_sm_pkey_tables_init(&r->held);
