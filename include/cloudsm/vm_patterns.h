@@ -15,10 +15,12 @@
  *  - consolidate: pack the VMs to the left on the fewest hypervisors: repeatedly the VM on the
  *    rightmost occupied hypervisor moves to the leftmost free VF, while that is further left;
  *  - grouping: the VMs are dealt at random into `groups` groups of equal size (+-1); group g
- *    gets the neighbouring hypervisors after group g-1's, as many as its VMs need; every VM
- *    outside its group's hypervisors moves into them, and a hypervisor ends with VMs of one
- *    group only (a VM of another group in the way is moved out first, to the leftmost free VF
- *    outside every group's block, else anywhere free);
+ *    gets the neighbouring hypervisors after group g-1's (its block), as many as its VMs
+ *    need; each group is consolidated into its block by consolidate's rule: the rightmost VM
+ *    outside its block moves to the block's leftmost free VF (VMs in another group's block
+ *    before VMs outside every block); a hypervisor ends with VMs of one group only (when
+ *    every waiting VM's block is full, a VM of another group in the way is evicted first, to
+ *    the leftmost free VF outside every block, else anywhere outside that block);
  *  - to-uniform: while some hypervisor holds more than ceil(vms / H) or fewer than
  *    floor(vms / H), the last VM of the fullest (rightmost on a tie) moves to the emptiest
  *    (leftmost on a tie).

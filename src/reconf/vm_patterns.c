@@ -280,47 +280,58 @@ static int pattern_grouping(struct cs_vm_placement *p, unsigned groups, struct c
         next += need;
     }
     first[groups] = next;
-    /* Passes over the VMs put each one outside its block into the block's first free VF
-     * (cursor[g]: no free VF before it). A pass that moves nothing while VMs wait has every
-     * waiting VM's block full, so it holds a VM of another group: that one is moved out (to the
-     * leftmost free VF outside every block, else anywhere outside that block), and the next
-     * pass puts a waiting VM in. Each pass makes progress; the bound guards against a mistake. */
+    /* Each group consolidated into its block by consolidate's rule (grouping "is basically
+     * consolidation by taking into account different tenants", thesis lines 6855-6857): a
+     * misplaced VM whose block has a free VF moves to the block's leftmost free VF (cursor[g]:
+     * no free VF before it), the rightmost such VM first, but those sitting in another group's
+     * block before those outside every block (they must leave anyway, and the room they leave
+     * is that group's: taken last, blocks fill up around them and each costs an eviction).
+     * The order matters to the routing, not only to the count: under FTreeMinRC a VM keeps its
+     * old path on the switches outside the sub-tree it crosses, so VMs that arrive together
+     * from one leaf keep that leaf's balance (docs/vswitch.md, "Results"). When every
+     * misplaced VM's block is full, each of those blocks holds a VM of another group: the
+     * rightmost such in the rightmost waiting VM's block moves out (to the leftmost free VF
+     * outside every block, else anywhere outside that block). Each step makes progress; the
+     * bound guards against a mistake. */
     for (uint32_t g = 0; rc == 0 && g < groups; g++)
         cursor[g] = first[g];
-    for (uint64_t pass = 0; rc == 0; pass++) {
-        if (pass > 2 * (uint64_t)p->vms + 2) {
-            rc = cs_fail(err, "grouping: no progress after %llu passes", (unsigned long long)pass);
+    for (uint64_t step = 0; rc == 0; step++) {
+        if (step > 4 * (uint64_t)p->vms + 4) {
+            rc = cs_fail(err, "grouping: no progress after %llu moves", (unsigned long long)step);
             break;
         }
-        bool moved = false;
-        uint32_t blocked = CS_NONE;
-        for (uint32_t vm = 0; vm < p->vms && rc == 0; vm++) {
-            uint32_t g = group_of[vm], from = p->hypervisor_of[vm];
-            if (block_of[from] == g)
+        uint32_t mover = CS_NONE, outsider = CS_NONE, blocked = CS_NONE;
+        for (size_t i = (size_t)p->hypervisors * p->slots; i-- > 0 && mover == CS_NONE;) {
+            uint32_t vm = p->vm_at[i];
+            if (vm == CS_NONE || block_of[i / p->slots] == group_of[vm])
                 continue;
+            uint32_t g = group_of[vm];
             while (cursor[g] < first[g + 1] && p->load[cursor[g]] == p->slots)
                 cursor[g]++;
             if (cursor[g] == first[g + 1]) {
                 if (blocked == CS_NONE)
                     blocked = vm;
-                continue;
-            }
-            rc = move_to(p, vm, cursor[g], out, err);
-            moved = true;
+            } else if (block_of[i / p->slots] != CS_NONE)
+                mover = vm;
+            else if (outsider == CS_NONE)
+                outsider = vm;
+        }
+        if (mover == CS_NONE)
+            mover = outsider;
+        if (mover != CS_NONE) {
+            uint32_t from = p->hypervisor_of[mover];
+            rc = move_to(p, mover, cursor[group_of[mover]], out, err);
             if (block_of[from] != CS_NONE && from < cursor[block_of[from]])
                 cursor[block_of[from]] = from; /* it left a VF free there */
-        }
-        if (rc < 0 || moved)
             continue;
+        }
         if (blocked == CS_NONE)
             break; /* every VM is in its block */
         uint32_t g = group_of[blocked], foreign = CS_NONE;
-        for (uint32_t h = first[g]; h < first[g + 1] && foreign == CS_NONE; h++)
-            for (unsigned vf = 1; vf <= p->slots && foreign == CS_NONE; vf++) {
-                uint32_t vm = p->vm_at[(size_t)h * p->slots + vf - 1];
-                if (vm != CS_NONE && group_of[vm] != g)
-                    foreign = vm;
-            }
+        for (size_t i = (size_t)first[g + 1] * p->slots;
+             i-- > (size_t)first[g] * p->slots && foreign == CS_NONE;)
+            if (p->vm_at[i] != CS_NONE && group_of[p->vm_at[i]] != g)
+                foreign = p->vm_at[i];
         uint32_t target = CS_NONE;
         for (uint32_t h = 0; h < p->hypervisors && target == CS_NONE; h++)
             if (block_of[h] == CS_NONE && p->load[h] < p->slots)

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # cloudsm vm sim (docs/vswitch.md, the migration simulator): one simulation's JSON, CSV and
-# determinism across thread counts; Paper V's 126 simulations without the bisect evaluations:
+# determinism across thread counts; the bandwidth trends of Fig. 8 on three topologies; Paper V's
+# 126 simulations without the bisect evaluations:
 # FTreeMinRC updates fewer switches than ItRC per migration on every Table 4 topology, on average
 # and at worst (Fig. 8(a), thesis lines 6827-6830); the Fig. 8 plots; errors.
 source "$(dirname "$0")/../lib/common.sh"
@@ -33,6 +34,32 @@ sim --xgft "3;4,4,8;1,4,4" --distribution uniform --pattern random --runs 300 --
 strip "$WORK/t1.json" >"$WORK/t1.stripped"
 strip "$WORK/s2.json" >"$WORK/s2.stripped"
 check "another seed, other results" test "$(cksum <"$WORK/t1.stripped")" != "$(cksum <"$WORK/s2.stripped")"
+
+# The bandwidth trends of Fig. 8 at 25% (the population of its grouping and uniform<->random
+# panels, (b)-(d)), 1000 bisect runs: after consolidation or grouping, FTreeMinRC's tables stay
+# within a few percent of vftree's re-routing (thesis lines 6855-6865); uniform<->random falls
+# further behind (lines 6839-6847), on each topology more than grouping does.
+gap() { # topology distribution pattern -> the last snapshot's FTreeMinRC / vftree - 1, in %
+  sim --xgft "$1" --distribution "$2" --population 25 --pattern "$3" --runs 1000 --snapshots 1 \
+    --json | jq '.simulations[0].snapshots[-1] | (.ebb_minrc / .ebb_vftree - 1) * 100'
+}
+for xgft in "3;4,4,8;1,4,4" "3;8,8,8;1,8,8" "2;16,16;1,16"; do
+  grouping_worst=0
+  for start in random uniform; do
+    for pattern in consolidate grouping; do
+      g=$(gap "$xgft" $start $pattern)
+      check "XGFT($xgft) $start -> $pattern: FTreeMinRC within 6% of vftree ($g%)" \
+        awk -v g="$g" 'BEGIN { exit !(g > -6 && g < 1) }'
+      [ $pattern = grouping ] && grouping_worst=$(awk -v g="$g" -v w="$grouping_worst" \
+        'BEGIN { print (g < w ? g : w) }')
+    done
+  done
+  for spread in "uniform random" "random to-uniform"; do
+    g=$(gap "$xgft" $spread)
+    check "XGFT($xgft) ${spread/ / -> }: further behind than grouping ($g% < $grouping_worst%)" \
+      awk -v g="$g" -v w="$grouping_worst" 'BEGIN { exit !(g < w) }'
+  done
+done
 
 # Paper V's 126 simulations, planning only (--runs 0), with the Fig. 8 plots.
 mkdir -p "$WORK/fig8"
