@@ -33,6 +33,8 @@ struct cs_fabric_summary {
         uint64_t lids_dynamic_boot; /* LIDs at boot with dynamic VM LIDs (+1 per running VM) */
         uint64_t max_hypervisors;   /* prepopulated, vfs_max VFs each, next to the physical */
         uint64_t max_vms;           /* switches and other ports: the subnet's limit */
+        uint64_t shared_port_max_hypervisors; /* the same in shared-port mode (one LID per HCA, */
+        uint64_t shared_port_max_vms;         /* lids_dynamic_boot LIDs in all), for contrast */
     } vswitch;
 };
 

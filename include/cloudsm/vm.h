@@ -8,7 +8,8 @@
  * A VM has a name, a virtual port GUID (vGUID) and a LID, which move with it, and a place: a
  * hypervisor (its vSwitch's node GUID) and a VF (1..126, VF k on vSwitch port k + 1 in generated
  * fabrics). `lid_policy` (include/cloudsm/vswitch.h) comes first if present (default
- * prepopulated). Names, vGUIDs, LIDs and places are unique; errors are `file:line: what`.
+ * prepopulated). Names, vGUIDs, LIDs and places are unique (shared-port: the VMs of one HCA share
+ * its LID, and the hypervisor is the HCA's node GUID); errors are `file:line: what`.
  */
 #ifndef CLOUDSM_VM_H
 #define CLOUDSM_VM_H
@@ -27,7 +28,7 @@ struct cs_vm {
     char name[CS_VM_NAME_MAX + 1]; /* letters, digits, '.', '_', '-' */
     uint64_t vguid;                /* virtual port GUID, not 0 */
     uint16_t lid;                  /* 1..0xBFFF */
-    uint64_t hypervisor;           /* the vSwitch's node GUID */
+    uint64_t hypervisor;           /* the vSwitch's node GUID (shared-port: the HCA's) */
     uint8_t vf;                    /* 1..CS_VFS_MAX */
     unsigned line;                 /* where it was read (0: made in memory) */
 };
@@ -57,8 +58,10 @@ uint32_t cs_vm_state_find(const struct cs_vm_state *s, const char *name);
 void cs_vm_state_remove(struct cs_vm_state *s, uint32_t i);
 
 /* Every VM against a fabric and its hypervisors: its hypervisor is a vSwitch there, its VF
- * exists; with prepopulated LIDs its LID is its VF's LID in the fabric. name is the state's
- * file name for `file:line:` messages (NULL: none). */
+ * exists; with prepopulated LIDs its LID is its VF's LID in the fabric. Shared-port: its
+ * hypervisor is a cabled CA (cs_shared_port_of) and its LID that port's; the VF (1..126) is the
+ * state's own bookkeeping, the SM does not see an HCA's VFs. name is the state's file name for
+ * `file:line:` messages (NULL: none). */
 int cs_vm_state_check(const struct cs_vm_state *s, const struct cs_fabric *f,
                       const struct cs_hypervisors *h, const char *name, struct cs_error *err);
 

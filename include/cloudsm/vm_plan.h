@@ -40,20 +40,22 @@ enum cs_plan_smp_kind {
     CS_PLAN_SMP_LFT_BLOCK, /* LFT block of a switch with its new entries */
     CS_PLAN_SMP_LID_UNSET, /* hypervisor: a VF gives up a LID (its vSwitch stops forwarding it) */
     CS_PLAN_SMP_LID_SET,   /* hypervisor: a VF takes a LID (its vSwitch forwards it to the VF) */
-    CS_PLAN_SMP_VGUID_SET, /* hypervisor: the VM's vGUID on the VF it attaches to */
+    CS_PLAN_SMP_VGUID_SET, /* hypervisor: the VM's vGUID on the VF it attaches to (shared-port:
+                            * on the HCA's port, beside the other VMs' GUIDs) */
     CS_PLAN_SMP_VGUID_UNSET,
 };
 
 struct cs_plan_smp {
-    uint8_t kind;        /* enum cs_plan_smp_kind */
-    uint8_t entries;     /* LFT SMPs: entries of the block that change (1 or 2) */
-    uint8_t vf;          /* hypervisor SMPs: the VF (1-based) */
-    bool active_route;   /* LFT SMPs: the switch is on an active route between the two ends */
-    uint16_t block;      /* LFT SMPs: block number (LIDs 64 * block .. + 63) */
-    uint16_t lid;        /* LFT SMPs: the moved LID; LID SMPs: the LID set or unset */
-    uint32_t table;      /* LFT SMPs: index of the switch in the LFT set; else CS_NONE */
-    uint32_t hypervisor; /* hypervisor SMPs: index in struct cs_hypervisors; else CS_NONE */
-    uint64_t vguid;      /* vGUID SMPs */
+    uint8_t kind;      /* enum cs_plan_smp_kind */
+    uint8_t entries;   /* LFT SMPs: entries of the block that change (1 or 2) */
+    uint8_t vf;        /* hypervisor SMPs: the VF (1-based) */
+    bool active_route; /* LFT SMPs: the switch is on an active route between the two ends */
+    uint16_t block;    /* LFT SMPs: block number (LIDs 64 * block .. + 63) */
+    uint16_t lid;      /* LFT SMPs: the moved LID; LID SMPs: the LID set or unset */
+    uint32_t table;    /* LFT SMPs: index of the switch in the LFT set; else CS_NONE */
+    uint32_t node;     /* hypervisor SMPs: the fabric node they go to, the vSwitch (or, in
+                        * shared-port mode, the HCA); else CS_NONE */
+    uint64_t vguid;    /* vGUID SMPs */
 };
 
 struct cs_plan {
@@ -65,6 +67,8 @@ struct cs_plan {
     uint64_t lft_smps;          /* LFT blocks with new entries: sum of m' over the n' switches */
     uint64_t port255_smps;      /* invalidation blocks: n' with --port255, else 0 */
     uint64_t hypervisor_smps;   /* LID set/unset and vGUID SMPs */
+    uint16_t vm_lid_before;     /* the VM's LID before the plan and after it (0: none, as */
+    uint16_t vm_lid_after;      /* before a create): they differ after a shared-port migration */
 };
 
 void cs_plan_init(struct cs_plan *p);
@@ -112,8 +116,7 @@ uint32_t cs_plan_phases(const struct cs_plan *plan, uint32_t *ends);
  * table (tr->table_of_node) new_set's. With every SMP replayed t equals new_set on the plan's
  * switches. */
 void cs_plan_replay(const struct cs_plan *plan, uint32_t upto, const struct cs_lfts *new_set,
-                    const struct cs_hypervisors *h, const struct cs_switch_tree *tr,
-                    struct cs_lfts *t);
+                    const struct cs_switch_tree *tr, struct cs_lfts *t);
 
 /* Check every phase of a plan for credit loops (cs_check_options.transition_from): the tables
  * before the phase and after it, old and new entries together. f has the LIDs after the plan,
@@ -226,7 +229,12 @@ uint32_t cs_vm_plan_drop_idle_vf_lids(struct cs_fabric *f, const struct cs_hyper
  *    vSwitch, which drops it once the VF has no LID: no LFT SMP); migrate: copy from the
  *    destination PF.
  * Hypervisor SMPs: LID unset at the source and set at the destination (only where the VF's LID
- * changes), vGUID unset/set. */
+ * changes), vGUID unset/set.
+ * Shared-port (s->lid_policy; h and tr unused, t unchanged): the hypervisor is an HCA
+ * (cs_shared_port_of), the VF the lowest one no VM of that HCA holds (1..126) if not given.
+ * Create: the VM gets the HCA's LID, one vGUID SMP; destroy: one vGUID SMP; migrate: vGUID set
+ * at the destination, unset at the source, no LFT SMP, and the VM's LID becomes the destination
+ * HCA's (plan->vm_lid_after). */
 int cs_vm_plan_run(struct cs_fabric *f, const struct cs_hypervisors *h, struct cs_switch_tree *tr,
                    struct cs_lfts *t, struct cs_vm_state *s, const struct cs_vm_request *req,
                    const struct cs_vm_plan_options *opt, struct cs_plan *plan,

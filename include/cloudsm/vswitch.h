@@ -9,8 +9,9 @@
  * takes V + 1 LIDs when VF LIDs are prepopulated, 1 + its running VMs when they are dynamic.
  * `cloudsm topo gen --vswitch V` builds such fabrics: VF k on vSwitch port k + 1.
  *
- * Shared-port mode (what hardware offers): the HCA is one CA port and its VMs share its LID; such
- * a hypervisor is a plain CA, and nothing here treats it specially.
+ * Shared-port mode (what hardware offers, modelled for contrast): the HCA is one CA port and its
+ * VMs share its LID and QP space, each with a GID (vGUID) of its own; such a hypervisor is a plain
+ * CA (cs_shared_port_of), its VFs are invisible to the SM, and the LID policy CS_LID_SHARED_PORT.
  *
  * A physical leaf switch with a single uplink and only CAs below it meets the same rule; fabrics
  * built that way are outside the model (as in the seeds).
@@ -64,14 +65,18 @@ uint32_t cs_hypervisor_vf_port(const struct cs_hypervisors *h, uint32_t i, unsig
  *    a migration swaps the VM's LID with the destination VF's (1 or 2 LFT blocks per switch);
  *  - dynamic: only PFs and switches have LIDs at boot; a VM takes a free LID when created (each
  *    switch copies the PF's entry, one block), keeps it through migrations (copied from the new
- *    PF), frees it when destroyed. */
-enum cs_lid_policy { CS_LID_PREPOPULATED, CS_LID_DYNAMIC };
+ *    PF), frees it when destroyed;
+ *  - shared-port: no vSwitch; a VM has its HCA's LID, and a migration changes it to the
+ *    destination HCA's ("a migrating VM will have its LID changed to the LID of the destination
+ *    hypervisor"): no LFT changes, but every peer's path to the VM is stale. */
+enum cs_lid_policy { CS_LID_PREPOPULATED, CS_LID_DYNAMIC, CS_LID_SHARED_PORT };
 
+/* "prepopulated", "dynamic", "shared-port". */
 const char *cs_lid_policy_name(enum cs_lid_policy p);
-/* "prepopulated" or "dynamic"; -1 for anything else. */
+/* One of the names above; -1 for anything else. */
 int cs_lid_policy_parse(const char *text, enum cs_lid_policy *p);
 
-/* What takes a LID in a vSwitch subnet. */
+/* What takes a LID in a subnet of SR-IOV hypervisors. */
 struct cs_lid_demand {
     uint64_t switches;    /* physical switches */
     uint64_t others;      /* routers, dedicated SM nodes, CA ports that are not VFs */
@@ -82,25 +87,34 @@ struct cs_lid_demand {
 
 /* LIDs the policy needs: prepopulated, switches + others + hypervisors + vfs ("H(V+1) + S + R +
  * M <= 49151"); dynamic, switches + others + hypervisors + running_vms ("only active VFs plus
- * physical nodes"). */
+ * physical nodes"); shared-port, switches + others + hypervisors (one LID per HCA, "the LID space
+ * is only consumed by physical machines and switches"). */
 uint64_t cs_lid_demand_total(const struct cs_lid_demand *d, enum cs_lid_policy p);
 /* The demand must fit the unicast LIDs: an error naming the total, its parts, and by how many
  * LIDs it is over 49151. */
 int cs_lid_demand_check(const struct cs_lid_demand *d, enum cs_lid_policy p, struct cs_error *err);
 
-/* The largest subnet of hypervisors with `vfs` VFs each (prepopulated: every VF has a LID), next
- * to `fixed` other LIDs (switches, routers, SM nodes): floor((49151 - fixed) / (vfs + 1))
- * hypervisors and that many times vfs VMs. Paper II's example: 16 VFs, fixed 0 -> 2891
- * hypervisors, 46256 VMs. */
+/* The largest subnet of hypervisors with `vfs` VFs each, next to `fixed` other LIDs (switches,
+ * routers, SM nodes), every VF running a VM:
+ *  - prepopulated and dynamic (each VM holds a LID): floor((49151 - fixed) / (vfs + 1))
+ *    hypervisors and vfs times that many VMs; Paper II's example: 16 VFs, fixed 0 -> 2891
+ *    hypervisors, 46256 VMs;
+ *  - shared-port (one LID per HCA): 49151 - fixed hypervisors, vfs times that many VMs. */
 struct cs_vswitch_limits {
     uint64_t max_hypervisors;
     uint64_t max_vms;
 };
-struct cs_vswitch_limits cs_vswitch_limits_prepopulated(unsigned vfs, uint64_t fixed);
+struct cs_vswitch_limits cs_vswitch_limits(enum cs_lid_policy p, unsigned vfs, uint64_t fixed);
 
 /* The LID demand of a fabric as it is: its switches other than vSwitches, its hypervisors and
  * VFs, its other CA/router ports; running_vms is the caller's. */
 void cs_lid_demand_of_fabric(const struct cs_fabric *f, const struct cs_hypervisors *h,
                              struct cs_lid_demand *d);
+
+/* Shared-port mode: the port of the HCA (a CA node, found by its node GUID in `nodes`, built by
+ * cs_key_index_nodes) that its VMs share: its lowest-numbered cabled port. CS_NONE if the GUID
+ * is not a CA of f or none of its ports is cabled. */
+uint32_t cs_shared_port_of(const struct cs_fabric *f, const struct cs_key_index *nodes,
+                           uint64_t node_guid);
 
 #endif

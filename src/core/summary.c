@@ -66,9 +66,12 @@ static int summarize_vswitches(const struct cs_fabric *f, struct cs_fabric_summa
         out->vswitch.lids_prepopulated = cs_lid_demand_total(&d, CS_LID_PREPOPULATED);
         out->vswitch.lids_dynamic_boot = cs_lid_demand_total(&d, CS_LID_DYNAMIC);
         struct cs_vswitch_limits l =
-            cs_vswitch_limits_prepopulated(out->vswitch.vfs_max, d.switches + d.others);
+            cs_vswitch_limits(CS_LID_PREPOPULATED, out->vswitch.vfs_max, d.switches + d.others);
         out->vswitch.max_hypervisors = l.max_hypervisors;
         out->vswitch.max_vms = l.max_vms;
+        l = cs_vswitch_limits(CS_LID_SHARED_PORT, out->vswitch.vfs_max, d.switches + d.others);
+        out->vswitch.shared_port_max_hypervisors = l.max_hypervisors;
+        out->vswitch.shared_port_max_vms = l.max_vms;
     }
     cs_hypervisors_free(&h);
     return 0;

@@ -117,25 +117,26 @@ uint32_t cs_hypervisor_vf_port(const struct cs_hypervisors *h, uint32_t i, unsig
     return h->vf_port[h->items[i].first_vf + k - 1];
 }
 
+static const char *const lid_policy_names[] = {"prepopulated", "dynamic", "shared-port"};
+
 const char *cs_lid_policy_name(enum cs_lid_policy p)
 {
-    return p == CS_LID_DYNAMIC ? "dynamic" : "prepopulated";
+    return lid_policy_names[p];
 }
 
 int cs_lid_policy_parse(const char *text, enum cs_lid_policy *p)
 {
-    if (strcmp(text, "prepopulated") == 0)
-        *p = CS_LID_PREPOPULATED;
-    else if (strcmp(text, "dynamic") == 0)
-        *p = CS_LID_DYNAMIC;
-    else
-        return -1;
-    return 0;
+    for (unsigned i = 0; i < sizeof lid_policy_names / sizeof lid_policy_names[0]; i++)
+        if (strcmp(text, lid_policy_names[i]) == 0) {
+            *p = (enum cs_lid_policy)i;
+            return 0;
+        }
+    return -1;
 }
 
 uint64_t cs_lid_demand_total(const struct cs_lid_demand *d, enum cs_lid_policy p)
 {
-    uint64_t vms = p == CS_LID_PREPOPULATED ? d->vfs : d->running_vms;
+    uint64_t vms = p == CS_LID_PREPOPULATED ? d->vfs : p == CS_LID_DYNAMIC ? d->running_vms : 0;
     return d->switches + d->others + d->hypervisors + vms;
 }
 
@@ -151,6 +152,13 @@ int cs_lid_demand_check(const struct cs_lid_demand *d, enum cs_lid_policy p, str
                        " VFs), %" PRIu64 " more than the %u a subnet has",
                        total, d->switches, d->others, d->hypervisors, d->vfs,
                        total - CS_UNICAST_LIDS, CS_UNICAST_LIDS);
+    if (p == CS_LID_SHARED_PORT)
+        return cs_fail(err,
+                       "shared-port HCAs need %" PRIu64 " unicast LIDs (%" PRIu64
+                       " switches + %" PRIu64 " other ports + %" PRIu64 " hypervisors), %" PRIu64
+                       " more than the %u a subnet has",
+                       total, d->switches, d->others, d->hypervisors, total - CS_UNICAST_LIDS,
+                       CS_UNICAST_LIDS);
     return cs_fail(err,
                    "dynamic VM LIDs need %" PRIu64 " unicast LIDs (%" PRIu64 " switches + %" PRIu64
                    " other ports + %" PRIu64 " hypervisors + %" PRIu64 " running VMs), %" PRIu64
@@ -159,12 +167,13 @@ int cs_lid_demand_check(const struct cs_lid_demand *d, enum cs_lid_policy p, str
                    total - CS_UNICAST_LIDS, CS_UNICAST_LIDS);
 }
 
-struct cs_vswitch_limits cs_vswitch_limits_prepopulated(unsigned vfs, uint64_t fixed)
+struct cs_vswitch_limits cs_vswitch_limits(enum cs_lid_policy p, unsigned vfs, uint64_t fixed)
 {
     struct cs_vswitch_limits l = {0, 0};
     if (fixed >= CS_UNICAST_LIDS)
         return l;
-    l.max_hypervisors = (CS_UNICAST_LIDS - fixed) / ((uint64_t)vfs + 1);
+    uint64_t lids_per_hypervisor = p == CS_LID_SHARED_PORT ? 1 : (uint64_t)vfs + 1;
+    l.max_hypervisors = (CS_UNICAST_LIDS - fixed) / lids_per_hypervisor;
     l.max_vms = l.max_hypervisors * vfs;
     return l;
 }
@@ -188,4 +197,18 @@ void cs_lid_demand_of_fabric(const struct cs_fabric *f, const struct cs_hypervis
                 d->others++;
         }
     }
+}
+
+uint32_t cs_shared_port_of(const struct cs_fabric *f, const struct cs_key_index *nodes,
+                           uint64_t node_guid)
+{
+    uint32_t n = cs_key_index_find(nodes, node_guid);
+    if (n == CS_NONE || f->nodes[n].type != CS_NODE_CA)
+        return CS_NONE;
+    for (unsigned num = 1; num <= f->nodes[n].num_ports; num++) {
+        uint32_t p = cs_fabric_port(f, n, num);
+        if (f->ports[p].peer != CS_NONE)
+            return p;
+    }
+    return CS_NONE;
 }

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -73,17 +74,27 @@ static const struct vm_key {
     int (*key)(const struct cs_vm *, const struct cs_vm *);
     int (*order)(const void *, const void *);
     const char *what;
-} vm_keys[] = {{name_key, name_order, "name"},
-               {vguid_key, vguid_order, "vguid"},
-               {lid_key, lid_order, "LID"},
-               {place_key, place_order, "place (hypervisor and VF)"}};
+    bool one_per_hca; /* shared-port: the VMs of one HCA share it */
+} vm_keys[] = {{name_key, name_order, "name", false},
+               {vguid_key, vguid_order, "vguid", false},
+               {lid_key, lid_order, "LID", true},
+               {place_key, place_order, "place (hypervisor and VF)", false}};
 #define VM_KEYS (sizeof vm_keys / sizeof vm_keys[0])
 
+/* Whether a and b must not share key k: equal keys, unless the key is one the VMs of an HCA share
+ * in shared-port mode and both run on the same one. In a sort by the key, two VMs with equal keys
+ * on different HCAs always leave such a pair side by side. */
+static bool clashes(unsigned k, const struct cs_vm *a, const struct cs_vm *b, enum cs_lid_policy p)
+{
+    return vm_keys[k].key(a, b) == 0 &&
+           !(vm_keys[k].one_per_hca && p == CS_LID_SHARED_PORT && a->hypervisor == b->hypervisor);
+}
+
 /* Which of two VMs' keys clash, or NULL. */
-static const char *clash(const struct cs_vm *a, const struct cs_vm *b)
+static const char *clash(const struct cs_vm *a, const struct cs_vm *b, enum cs_lid_policy p)
 {
     for (unsigned k = 0; k < VM_KEYS; k++)
-        if (vm_keys[k].key(a, b) == 0)
+        if (clashes(k, a, b, p))
             return vm_keys[k].what;
     return NULL;
 }
@@ -102,7 +113,7 @@ int cs_vm_state_add(struct cs_vm_state *s, const struct cs_vm *vm, struct cs_err
     if (*problem)
         return cs_fail(err, "VM '%s': %s", vm->name, problem);
     for (uint32_t i = 0; i < s->count; i++) {
-        const char *what = clash(&s->vms[i], vm);
+        const char *what = clash(&s->vms[i], vm, s->lid_policy);
         if (what)
             return cs_fail(err, "VM '%s' has the same %s as VM '%s'", vm->name, what,
                            s->vms[i].name);
@@ -141,7 +152,7 @@ static int check_unique(const struct cs_vm_state *s, const char *name, struct cs
             sorted[i] = &s->vms[i];
         qsort(sorted, s->count, sizeof *sorted, vm_keys[k].order);
         for (uint32_t i = 1; i < s->count && rc == 0; i++)
-            if (vm_keys[k].key(sorted[i - 1], sorted[i]) == 0)
+            if (clashes(k, sorted[i - 1], sorted[i], s->lid_policy))
                 rc = cs_fail_at(err, name, sorted[i]->line,
                                 "VM '%s' has the same %s as VM '%s' (line %u)", sorted[i]->name,
                                 vm_keys[k].what, sorted[i - 1]->name, sorted[i - 1]->line);
@@ -254,7 +265,7 @@ static int parse_source(struct cs_vm_state *s, struct cs_lines *in)
             else if ((size_t)(value.end - value.p) >= sizeof text ||
                      cs_lid_policy_parse(text, &s->lid_policy) < 0)
                 rc = cs_fail_at(in->err, in->name, in->number,
-                                "lid_policy is prepopulated or dynamic, not \"%s\"",
+                                "lid_policy is prepopulated, dynamic or shared-port, not \"%s\"",
                                 cs_quote_span(&value).text);
             policy_seen = true;
             struct cs_span rest = next_token(&line);
@@ -267,7 +278,8 @@ static int parse_source(struct cs_vm_state *s, struct cs_lines *in)
             cs_lines_describe(in, found, sizeof found);
             rc = cs_fail_at(in->err, in->name, in->number,
                             "expected \"vm NAME vguid=... lid=... hypervisor=... vf=...\" or "
-                            "\"lid_policy prepopulated|dynamic\" (a VM state file); found %s",
+                            "\"lid_policy prepopulated|dynamic|shared-port\" (a VM state file); "
+                            "found %s",
                             found);
         }
     }
@@ -317,9 +329,36 @@ static int fail_vm(struct cs_error *err, const char *name, const struct cs_vm *v
     return cs_fail(err, "VM '%s': %s", vm->name, what);
 }
 
+/* Shared port: each VM's hypervisor is an HCA of the fabric and the VM has its LID. */
+static int check_shared_port(const struct cs_vm_state *s, const struct cs_fabric *f,
+                             const char *name, struct cs_error *err)
+{
+    struct cs_key_index nodes;
+    cs_key_index_init(&nodes);
+    int rc = cs_key_index_nodes(&nodes, f, err);
+    for (uint32_t i = 0; rc == 0 && i < s->count; i++) {
+        const struct cs_vm *vm = &s->vms[i];
+        uint32_t port = cs_shared_port_of(f, &nodes, vm->hypervisor);
+        if (port == CS_NONE)
+            rc = fail_vm(err, name, vm,
+                         "hypervisor 0x%016" PRIx64 " is not a cabled CA (HCA) of the fabric "
+                         "(shared-port: the HCA's node GUID)",
+                         vm->hypervisor);
+        else if (f->ports[port].lid != vm->lid)
+            rc = fail_vm(err, name, vm,
+                         "LID %u, but its HCA 0x%016" PRIx64 " has LID %u (shared-port: a VM "
+                         "has its HCA's)",
+                         vm->lid, vm->hypervisor, f->ports[port].lid);
+    }
+    cs_key_index_free(&nodes);
+    return rc;
+}
+
 int cs_vm_state_check(const struct cs_vm_state *s, const struct cs_fabric *f,
                       const struct cs_hypervisors *h, const char *name, struct cs_error *err)
 {
+    if (s->lid_policy == CS_LID_SHARED_PORT)
+        return check_shared_port(s, f, name, err);
     for (uint32_t i = 0; i < s->count; i++) {
         const struct cs_vm *vm = &s->vms[i];
         uint32_t hv = cs_hypervisor_by_guid(h, f, vm->hypervisor);

@@ -79,7 +79,7 @@ static int push_block(struct cs_plan *plan, uint32_t table, uint16_t block, uint
                               .block = block,
                               .lid = lid,
                               .table = table,
-                              .hypervisor = CS_NONE};
+                              .node = CS_NONE};
     return plan_push(plan, &smp, err);
 }
 
@@ -117,7 +117,7 @@ int cs_lid_update_apply(struct cs_lfts *t, const struct cs_lid_update *u, const 
                                       .block = (uint16_t)lid_block,
                                       .lid = u->lid,
                                       .table = tables[k],
-                                      .hypervisor = CS_NONE};
+                                      .node = CS_NONE};
             if (plan_push(plan, &smp, err) < 0)
                 goto done;
         }
@@ -178,8 +178,7 @@ uint32_t cs_plan_phases(const struct cs_plan *plan, uint32_t *ends)
 }
 
 void cs_plan_replay(const struct cs_plan *plan, uint32_t upto, const struct cs_lfts *new_set,
-                    const struct cs_hypervisors *h, const struct cs_switch_tree *tr,
-                    struct cs_lfts *t)
+                    const struct cs_switch_tree *tr, struct cs_lfts *t)
 {
     for (uint32_t i = 0; i < upto && i < plan->count; i++) {
         const struct cs_plan_smp *smp = &plan->smps[i];
@@ -191,7 +190,7 @@ void cs_plan_replay(const struct cs_plan *plan, uint32_t upto, const struct cs_l
             for (uint32_t lid = first; lid < first + CS_LFT_BLOCK && lid < t->capacity; lid++)
                 cs_lfts_set(t, table, lid, cs_lfts_get(new_set, table, lid));
         } else {
-            table = tr->table_of_node[h->items[smp->hypervisor].node];
+            table = tr->table_of_node[smp->node];
             for (uint32_t lid = 0; table != CS_NONE && lid < t->capacity; lid++)
                 if (cs_lfts_get(t, table, lid) != cs_lfts_get(new_set, table, lid))
                     cs_lfts_set(t, table, lid, cs_lfts_get(new_set, table, lid));

@@ -58,7 +58,7 @@ int cs_plan_check_transition(const struct cs_fabric *f, const struct cs_hypervis
          * replayed, becomes those after it: every SMP overwrites entries with fixed values, so
          * replaying the longer prefix over it gives old + that prefix. */
         struct cs_lfts *before = &states[p % 2], *after = &states[(p + 1) % 2];
-        cs_plan_replay(plan, ends[p], new_set, h, tr, after);
+        cs_plan_replay(plan, ends[p], new_set, tr, after);
         struct cs_check_result r;
         if (check_phase(&in_use, before, after, &r, err) < 0)
             goto done;

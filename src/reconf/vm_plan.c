@@ -15,11 +15,13 @@
 
 #include "core/grow.h"
 
-/* Where a VM is or goes: a hypervisor, a VF, its CA port, the VF's vSwitch port number. */
+/* Where a VM is or goes: a hypervisor, a VF, its CA port, the node its hypervisor SMPs go to
+ * (the vSwitch; shared-port: the HCA, whose port is the VM's). */
 struct place {
     uint32_t hyp;
     uint8_t vf;
     uint32_t port;
+    uint32_t node;
 };
 
 static int find_place(const struct cs_fabric *f, const struct cs_hypervisors *h, uint64_t guid,
@@ -29,6 +31,7 @@ static int find_place(const struct cs_fabric *f, const struct cs_hypervisors *h,
     if (p->hyp == CS_NONE)
         return cs_fail(err, "0x%016" PRIx64 " is not a hypervisor (vSwitch) of the fabric", guid);
     p->vf = vf;
+    p->node = h->items[p->hyp].node;
     p->port = cs_hypervisor_vf_port(h, p->hyp, vf);
     if (p->port == CS_NONE)
         return cs_fail(err, "hypervisor 0x%016" PRIx64 " ('%s') has no VF %u (it has %u)", guid,
@@ -123,7 +126,7 @@ static struct cs_plan_smp hyp_smp(enum cs_plan_smp_kind kind, const struct place
                                 .vf = p->vf,
                                 .lid = lid,
                                 .table = CS_NONE,
-                                .hypervisor = p->hyp,
+                                .node = p->node,
                                 .vguid = vguid};
 }
 
@@ -262,9 +265,6 @@ static int create(struct cs_fabric *f, const struct cs_hypervisors *h, struct cs
     if (destination(f, h, s, req, &dst, err) < 0)
         return -1;
     struct cs_vm vm = {.vguid = req->vguid, .hypervisor = req->hypervisor, .vf = dst.vf};
-    if (strlen(req->name) > CS_VM_NAME_MAX)
-        return cs_fail(err, "VM name '%.20s...' is longer than %u characters", req->name,
-                       CS_VM_NAME_MAX);
     memcpy(vm.name, req->name, strlen(req->name) + 1);
     struct cs_plan_smp vguid = hyp_smp(CS_PLAN_SMP_VGUID_SET, &dst, 0, req->vguid);
     if (s->lid_policy == CS_LID_PREPOPULATED) {
@@ -344,27 +344,111 @@ uint32_t cs_vm_plan_drop_idle_vf_lids(struct cs_fabric *f, const struct cs_hyper
     return dropped;
 }
 
+/* ---- Shared port: the VMs of an HCA share its port and LID --------------------------------- */
+
+static int shared_port_place(const struct cs_fabric *f, const struct cs_key_index *nodes,
+                             uint64_t guid, uint8_t vf, struct place *p, struct cs_error *err)
+{
+    p->port = cs_shared_port_of(f, nodes, guid);
+    if (p->port == CS_NONE)
+        return cs_fail(err, "0x%016" PRIx64 " is not a cabled CA (HCA) of the fabric", guid);
+    if (!f->ports[p->port].lid)
+        return cs_fail(err, "HCA 0x%016" PRIx64 " has no LID", guid);
+    p->hyp = CS_NONE;
+    p->node = f->ports[p->port].node;
+    p->vf = vf;
+    return 0;
+}
+
+static int shared_port_run(const struct cs_fabric *f, struct cs_vm_state *s, uint32_t vm_index,
+                           const struct cs_vm_request *req, struct cs_plan *plan,
+                           struct cs_error *err)
+{
+    struct cs_key_index nodes;
+    cs_key_index_init(&nodes);
+    struct place src, dst;
+    struct cs_plan_smp smps[2];
+    uint32_t n = 0;
+    int rc = cs_key_index_nodes(&nodes, f, err);
+    if (rc == 0 && req->op != CS_VM_CREATE) {
+        const struct cs_vm *vm = &s->vms[vm_index];
+        rc = shared_port_place(f, &nodes, vm->hypervisor, vm->vf, &src, err);
+    }
+    if (rc == 0 && req->op != CS_VM_DESTROY) {
+        /* The VF asked for, or the lowest one no VM of the HCA holds. */
+        uint8_t vf = req->vf;
+        for (unsigned k = 1; !vf && k <= CS_VFS_MAX; k++)
+            if (vm_at(s, req->hypervisor, (uint8_t)k) == CS_NONE)
+                vf = (uint8_t)k;
+        uint32_t other = vf ? vm_at(s, req->hypervisor, vf) : CS_NONE;
+        if (!vf)
+            rc = cs_fail(err, "HCA 0x%016" PRIx64 " has no free VF (all %u run a VM)",
+                         req->hypervisor, CS_VFS_MAX);
+        else if (other != CS_NONE)
+            rc = cs_fail(err, "VF %u of HCA 0x%016" PRIx64 " runs VM '%s'", vf, req->hypervisor,
+                         s->vms[other].name);
+        else
+            rc = shared_port_place(f, &nodes, req->hypervisor, vf, &dst, err);
+    }
+    cs_key_index_free(&nodes);
+    if (rc < 0)
+        return -1;
+    if (req->op == CS_VM_CREATE) {
+        struct cs_vm vm = {.vguid = req->vguid,
+                           .lid = f->ports[dst.port].lid,
+                           .hypervisor = req->hypervisor,
+                           .vf = dst.vf};
+        memcpy(vm.name, req->name, strlen(req->name) + 1);
+        if (cs_vm_state_add(s, &vm, err) < 0)
+            return -1;
+        smps[n++] = hyp_smp(CS_PLAN_SMP_VGUID_SET, &dst, 0, req->vguid);
+    } else if (req->op == CS_VM_DESTROY) {
+        smps[n++] = hyp_smp(CS_PLAN_SMP_VGUID_UNSET, &src, 0, s->vms[vm_index].vguid);
+        cs_vm_state_remove(s, vm_index);
+    } else {
+        /* The destination answers for the vGUID first; the VM takes its HCA's LID. */
+        struct cs_vm *vm = &s->vms[vm_index];
+        smps[n++] = hyp_smp(CS_PLAN_SMP_VGUID_SET, &dst, 0, vm->vguid);
+        smps[n++] = hyp_smp(CS_PLAN_SMP_VGUID_UNSET, &src, 0, vm->vguid);
+        vm->lid = f->ports[dst.port].lid;
+        vm->hypervisor = req->hypervisor;
+        vm->vf = dst.vf;
+    }
+    return insert_hypervisor_smps(plan, plan->count, smps, n, err);
+}
+
 int cs_vm_plan_run(struct cs_fabric *f, const struct cs_hypervisors *h, struct cs_switch_tree *tr,
                    struct cs_lfts *t, struct cs_vm_state *s, const struct cs_vm_request *req,
                    const struct cs_vm_plan_options *opt, struct cs_plan *plan, struct cs_error *err)
 {
+    if (req->op > CS_VM_MIGRATE)
+        return cs_fail(err, "unknown VM operation %u", req->op);
     uint32_t vm = cs_vm_state_find(s, req->name);
-    switch (req->op) {
-    case CS_VM_CREATE:
-        if (vm != CS_NONE)
-            return cs_fail(err, "VM '%s' exists already", req->name);
-        return create(f, h, tr, t, s, req, plan, err);
-    case CS_VM_DESTROY:
-        if (vm == CS_NONE)
-            return cs_fail(err, "no VM '%s' in the state", req->name);
-        return destroy(f, h, tr, t, s, vm, plan, err);
-    case CS_VM_MIGRATE:
-        if (vm == CS_NONE)
-            return cs_fail(err, "no VM '%s' in the state", req->name);
-        if (s->vms[vm].hypervisor == req->hypervisor && (!req->vf || s->vms[vm].vf == req->vf))
-            return cs_fail(err, "VM '%s' runs on hypervisor 0x%016" PRIx64 " already", req->name,
-                           req->hypervisor);
-        return migrate(f, h, tr, t, s, vm, req, opt, plan, err);
-    }
-    return cs_fail(err, "unknown VM operation %u", req->op);
+    if (req->op == CS_VM_CREATE && vm != CS_NONE)
+        return cs_fail(err, "VM '%s' exists already", req->name);
+    if (req->op == CS_VM_CREATE && strlen(req->name) > CS_VM_NAME_MAX)
+        return cs_fail(err, "VM name '%.20s...' is longer than %u characters", req->name,
+                       CS_VM_NAME_MAX);
+    if (req->op != CS_VM_CREATE && vm == CS_NONE)
+        return cs_fail(err, "no VM '%s' in the state", req->name);
+    if (req->op == CS_VM_MIGRATE && s->vms[vm].hypervisor == req->hypervisor &&
+        (!req->vf || s->vms[vm].vf == req->vf))
+        return cs_fail(err, "VM '%s' runs on hypervisor 0x%016" PRIx64 " already", req->name,
+                       req->hypervisor);
+    uint16_t before = vm != CS_NONE ? s->vms[vm].lid : 0;
+    int rc;
+    if (s->lid_policy == CS_LID_SHARED_PORT)
+        rc = shared_port_run(f, s, vm, req, plan, err);
+    else if (req->op == CS_VM_CREATE)
+        rc = create(f, h, tr, t, s, req, plan, err);
+    else if (req->op == CS_VM_DESTROY)
+        rc = destroy(f, h, tr, t, s, vm, plan, err);
+    else
+        rc = migrate(f, h, tr, t, s, vm, req, opt, plan, err);
+    if (rc < 0)
+        return -1;
+    uint32_t after = cs_vm_state_find(s, req->name);
+    plan->vm_lid_before = before;
+    plan->vm_lid_after = after != CS_NONE ? s->vms[after].lid : 0;
+    return 0;
 }

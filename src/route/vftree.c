@@ -93,6 +93,9 @@ static int make_plan(const struct cs_fabric *f, const struct cs_vm_state *vms,
         for (uint32_t i = 0; i < h->num_vfs; i++)
             p->vm_lid[i] = f->ports[h->vf_port[i]].lid;
     } else {
+        if (vms->lid_policy == CS_LID_SHARED_PORT)
+            return cs_fail(err, "a shared-port VM state: its VMs have their HCAs' LIDs, no routes "
+                                "of their own (route the fabric with ftree)");
         if (cs_vm_state_check(vms, f, h, NULL, err) < 0)
             return -1;
         p->idle_vfs_routed = vms->lid_policy == CS_LID_PREPOPULATED;

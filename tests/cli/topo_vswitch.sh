@@ -13,15 +13,17 @@ for pair in switches:8 cas:12 hosts:12 links:20 switch_links:8 levels:3 leaves:4
   expect_eq "vSwitch k2 ${pair%%:*}" "${pair#*:}" "$(json_get "$WORK/k2.json" "${pair%%:*}")"
 done
 # ... and its vswitch section sees the physical fabric: 4 hypervisors on 4 tree switches; LIDs
-# 4 + 4 x 4 prepopulated, 4 + 4 at boot with dynamic LIDs; the limit (49151 - 4) / 4.
+# 4 + 4 x 4 prepopulated, 4 + 4 at boot with dynamic LIDs; the limit (49151 - 4) / 4; in
+# shared-port mode, for contrast, one LID per HCA: 49151 - 4 hypervisors, 3 VMs each.
 vs() { jq -r ".vswitch.$1" "$WORK/k2.json"; }
 for pair in hypervisors:4 vfs:12 vfs_per_hypervisor_min:3 vfs_per_hypervisor_max:3 \
             physical_switches:4 lids_prepopulated:20 lids_dynamic_boot:8 max_hypervisors:12286 \
-            max_vms:36858; do
+            max_vms:36858 shared_port_max_hypervisors:49147 shared_port_max_vms:147441; do
   expect_eq "vswitch.${pair%%:*}" "${pair#*:}" "$(vs "${pair%%:*}")"
 done
 "$CLOUDSM" topo info "$WORK/k2.topo" >"$WORK/k2.txt"
 check "text: the hypervisors line" grep -q "^hypervisors     4 vSwitches on 4 physical switches, 12 VFs (3 each)" "$WORK/k2.txt"
+check "text: the shared-port contrast" grep -q "shared-port: 49147 hypervisors, 147441 VMs" "$WORK/k2.txt"
 "$CLOUDSM" topo gen kary 2 2 -o "$WORK/plain.topo" && "$CLOUDSM" topo info --json "$WORK/plain.topo" >"$WORK/plain.json"
 expect_eq "a plain fabric has no vswitch section" null "$(jq -r .vswitch "$WORK/plain.json")"
 expect_eq "vSwitches have 4 ports (uplink + 3 VFs)" 4 \

@@ -94,6 +94,14 @@ run 0 plan destroy "$WORK/lfts4" "$WORK/dyn4" --vm d --json --state-out "$WORK/d
 expect_eq "destroy: no LFT SMP" 0 "$(json_get "$WORK/out" lft_smps)"
 expect_eq "destroy: LID unset + vGUID unset" 2 "$(json_get "$WORK/out" hypervisor_smps)"
 check "destroy: the state is empty" test "$(grep -c '^vm ' "$WORK/dyn5")" -eq 0
+long=$(printf 'v%.0s' {1..64})
+for state in dyn sp; do # a name the state file could not hold, in either mode
+  [[ $state == sp ]] && printf 'lid_policy shared-port\n' >"$WORK/sp"
+  run 1 plan create "$WORK/lfts" "$WORK/$state" --vm "$long" --to $HYP7 --vguid 0x0200000000000009 \
+    --state-out "$WORK/never-$state"
+  check "$state: a 64-character name is refused" grep -q "is longer than 63 characters" "$WORK/err"
+  check "$state: nothing written" test ! -e "$WORK/never-$state"
+done
 
 # ---- Paper II's Fig. 3/5 fabric (vswitch-fig3: PFs 1, 5, 9, VFs 2-4, 6-8, 10-12; ftree falls
 # back to minhop on it, as OpenSM's does) ----
@@ -125,5 +133,34 @@ sed 's/^0x0002 001/0x0002 zzz/' "$WORK/lfts" >"$WORK/bad.lfts"
 run 1 plan migrate "$WORK/bad.lfts" "$WORK/vms" --vm a --to $HYP1 -o "$WORK/never2"
 check "a bad dump: file:line" grep -qE "bad.lfts:[0-9]+:" "$WORK/err"
 check "nothing written on error" test ! -e "$WORK/never2"
+
+# ---- shared port, for contrast: a plain 2-ary-2-tree, VMs on HCAs sharing their LIDs ----
+"$CLOUDSM" topo gen kary 2 2 --lids -o "$WORK/p.topo" || fail "topo gen plain"
+"$CLOUDSM" route -R ftree "$WORK/p.topo" -o "$WORK/p.lfts" >/dev/null || fail "route plain"
+HCA0=0x0010000000000000 HCA3=0x0010000000000300
+printf 'lid_policy shared-port\n' >"$WORK/p.vms"
+splan() { "$CLOUDSM" vm plan "$1" "$WORK/p.topo" "$WORK/p.lfts" "$WORK/p.vms" "${@:2}"; }
+for vm in x:0x0300000000000001 y:0x0300000000000002; do
+  run 0 splan create --vm ${vm%%:*} --to $HCA0 --vguid ${vm#*:} \
+    --state-out "$WORK/p.vms" --json
+  expect_eq "shared-port create ${vm%%:*}: one vGUID SMP" 1 "$(json_get "$WORK/out" total_smps)"
+done
+expect_eq "both VMs have HCA 0's LID" 2 "$(grep -c "lid=1 hypervisor=$HCA0" "$WORK/p.vms")"
+run 0 splan migrate --vm y --to $HCA3 --method ftreeminrc -o "$WORK/p.new" \
+  --state-out "$WORK/p.vms" --json
+expect_eq "shared-port migrate: no LFT SMP" 0 "$(json_get "$WORK/out" lft_smps)"
+expect_eq "shared-port migrate: vGUID set and unset" 2 "$(json_get "$WORK/out" hypervisor_smps)"
+expect_eq "the VM's LID changes" true "$(json_get "$WORK/out" lid_changed)"
+expect_eq "to the destination HCA's" "1 4" \
+  "$(jq -r '"\(.lid_before) \(.lid)"' "$WORK/out")"
+check "the tables are the old ones" cmp -s "$WORK/p.lfts" "$WORK/p.new"
+check "the state says so" grep -q "^vm y .* lid=4 hypervisor=$HCA3 vf=1$" "$WORK/p.vms"
+run 0 splan migrate --vm x --to $HCA3
+check "text: the LID change" grep -q "VM LID        1 -> 4: changed" "$WORK/out"
+run 1 splan migrate --vm x --to 0x0020000100000000
+check "a switch is no HCA" grep -q "is not a cabled CA (HCA)" "$WORK/err"
+run 1 "$CLOUDSM" route -R vftree "$WORK/p.topo" --vms "$WORK/p.vms" -o "$WORK/never3"
+check "vftree refuses a shared-port state" grep -q "shared-port VM state" "$WORK/err"
+check "and writes nothing" test ! -e "$WORK/never3"
 
 finish

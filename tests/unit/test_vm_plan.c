@@ -1,8 +1,8 @@
 /* VM lifecycle planning: LID swap and copy (Paper II Fig. 5, thesis lines 3576-3595; n' = 1,
  * thesis lines 3819-3824), port-255 invalidation (section VI-C, thesis lines 3834-3848),
  * FTreeMinRC's marking and ItRC (Paper V, thesis lines 6382-6454), VM create / migrate /
- * destroy, the transition check for credit loops, and Table I (thesis lines 4001-4043) on its
- * four trees. */
+ * destroy (vSwitch and, for contrast, shared port), the transition check for credit loops, and
+ * Table I (thesis lines 4001-4043) on its four trees. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -566,6 +566,91 @@ static void test_vm_dynamic_lifecycle(void **state)
     free_vfab(&v);
 }
 
+/* Shared port, for contrast (Paper II, thesis lines 3288-3293 and 3323-3335): on a plain fat
+ * tree, VMs on HCAs share their LIDs; a create and a destroy are one vGUID SMP each, a migration
+ * two and no LFT SMP, the tables stay byte for byte, and the VM's LID becomes the destination's
+ * ("a migrating VM will have its LID changed to the LID of the destination hypervisor"). */
+static void test_vm_shared_port(void **state)
+{
+    (void)state;
+    struct cs_error err = {{0}};
+    struct cs_fabric f;
+    struct cs_lfts t, before;
+    gen_routed(&f, &t, "2;4,4;1,4");
+    copy_lfts(&before, &t);
+    struct cs_hypervisors h;
+    struct cs_switch_tree tr;
+    assert_int_equal(cs_hypervisors_find(&f, &h, &err), 0);
+    assert_int_equal(h.count, 0);
+    assert_int_equal(cs_switch_tree_init(&tr, &f, &h, &t, &err), 0);
+    struct cs_vm_state s;
+    cs_vm_state_init(&s);
+    s.lid_policy = CS_LID_SHARED_PORT;
+    struct cs_vm_plan_options opt = {.method = CS_PLAN_FTREEMINRC, .port255 = true};
+    uint64_t hca0 = f.nodes[0].guid, hca5 = f.nodes[5].guid; /* hosts come first */
+    const char *names[2] = {"a", "b"};
+    for (unsigned i = 0; i < 2; i++) { /* two VMs on HCA 0: VF 1 and 2, its LID */
+        struct cs_vm_request req = {
+            .op = CS_VM_CREATE, .name = names[i], .vguid = 0x70 + i, .hypervisor = hca0};
+        struct cs_plan plan;
+        cs_plan_init(&plan);
+        assert_int_equal(cs_vm_plan_run(&f, &h, &tr, &t, &s, &req, &opt, &plan, &err), 0);
+        assert_int_equal(plan.count, 1);
+        assert_int_equal(plan.smps[0].kind, CS_PLAN_SMP_VGUID_SET);
+        assert_int_equal(plan.smps[0].node, 0);
+        assert_int_equal(plan.smps[0].vf, i + 1);
+        assert_int_equal(plan.vm_lid_after, lid_of(&f, 0));
+        assert_int_equal(cs_plan_total_smps(&plan), 1);
+        cs_plan_free(&plan);
+    }
+    assert_int_equal(cs_vm_state_check(&s, &f, &h, NULL, &err), 0);
+    /* Migrate b to HCA 5 (another leaf): two SMPs, destination first; the LID changes. */
+    struct cs_vm_request req = {.op = CS_VM_MIGRATE, .name = "b", .hypervisor = hca5};
+    struct cs_plan plan;
+    cs_plan_init(&plan);
+    assert_int_equal(cs_vm_plan_run(&f, &h, &tr, &t, &s, &req, &opt, &plan, &err), 0);
+    assert_int_equal(plan.count, 2);
+    assert_int_equal(plan.smps[0].kind, CS_PLAN_SMP_VGUID_SET);
+    assert_int_equal(plan.smps[0].node, 5);
+    assert_int_equal(plan.smps[1].kind, CS_PLAN_SMP_VGUID_UNSET);
+    assert_int_equal(plan.smps[1].node, 0);
+    assert_int_equal(plan.lft_smps + plan.port255_smps + plan.switches_updated, 0);
+    assert_int_equal(plan.vm_lid_before, lid_of(&f, 0));
+    assert_int_equal(plan.vm_lid_after, lid_of(&f, 5));
+    assert_int_equal(s.vms[1].lid, lid_of(&f, 5));
+    assert_int_equal(s.vms[1].vf, 1);
+    for (uint32_t sw = 0; sw < t.num_switches; sw++)
+        assert_memory_equal(cs_lfts_table(&t, sw), cs_lfts_table(&before, sw), t.capacity);
+    assert_int_equal(cs_vm_state_check(&s, &f, &h, NULL, &err), 0);
+    cs_plan_free(&plan);
+    /* Errors change nothing: a switch is no HCA; a taken VF. */
+    cs_plan_init(&plan);
+    req.name = "a";
+    req.hypervisor = f.nodes[leaf_of(&f, 0)].guid;
+    assert_int_equal(cs_vm_plan_run(&f, &h, &tr, &t, &s, &req, &opt, &plan, &err), -1);
+    assert_non_null(strstr(err.msg, "is not a cabled CA (HCA)"));
+    req.hypervisor = hca5;
+    req.vf = 1;
+    assert_int_equal(cs_vm_plan_run(&f, &h, &tr, &t, &s, &req, &opt, &plan, &err), -1);
+    assert_non_null(strstr(err.msg, "runs VM 'b'"));
+    assert_int_equal(plan.count, 0);
+    assert_int_equal(s.vms[0].hypervisor, hca0);
+    /* Destroy: one SMP. */
+    struct cs_vm_request gone = {.op = CS_VM_DESTROY, .name = "a"};
+    assert_int_equal(cs_vm_plan_run(&f, &h, &tr, &t, &s, &gone, &opt, &plan, &err), 0);
+    assert_int_equal(plan.count, 1);
+    assert_int_equal(plan.smps[0].kind, CS_PLAN_SMP_VGUID_UNSET);
+    assert_int_equal(plan.vm_lid_after, 0);
+    assert_int_equal(s.count, 1);
+    cs_plan_free(&plan);
+    cs_vm_state_free(&s);
+    cs_switch_tree_free(&tr);
+    cs_hypervisors_free(&h);
+    cs_lfts_free(&before);
+    cs_lfts_free(&t);
+    cs_fabric_free(&f);
+}
+
 /* ---- Table I (thesis lines 4001-4043) on the four trees ---- */
 
 /* SMPs a swap of a and b costs over every physical switch (ItRC): 1 or 2 per differing one. */
@@ -722,6 +807,7 @@ int main(void)
         cmocka_unit_test(test_transition_credit_loop),
         cmocka_unit_test(test_vm_migrate_prepopulated),
         cmocka_unit_test(test_vm_dynamic_lifecycle),
+        cmocka_unit_test(test_vm_shared_port),
         cmocka_unit_test(test_table1_324),
         cmocka_unit_test(test_table1_648),
         cmocka_unit_test(test_table1_5832),

@@ -100,6 +100,7 @@ static void test_find_hypervisors(void **state)
     d.running_vms = 2;
     assert_int_equal(cs_lid_demand_total(&d, CS_LID_PREPOPULATED), 12);
     assert_int_equal(cs_lid_demand_total(&d, CS_LID_DYNAMIC), 8);
+    assert_int_equal(cs_lid_demand_total(&d, CS_LID_SHARED_PORT), 6); /* VMs take none */
     cs_hypervisors_free(&h);
     cs_fabric_free(&s.f);
 }
@@ -110,11 +111,20 @@ static void test_find_hypervisors(void **state)
 static void test_limits(void **state)
 {
     (void)state;
-    struct cs_vswitch_limits l = cs_vswitch_limits_prepopulated(16, 0);
+    struct cs_vswitch_limits l = cs_vswitch_limits(CS_LID_PREPOPULATED, 16, 0);
     assert_int_equal(l.max_hypervisors, 2891);
     assert_int_equal(l.max_vms, 46256);
-    l = cs_vswitch_limits_prepopulated(16, 972); /* with an 18-ary-3-tree's switches */
+    l = cs_vswitch_limits(CS_LID_PREPOPULATED, 16, 972); /* with an 18-ary-3-tree's switches */
     assert_int_equal(l.max_hypervisors, (49151 - 972) / 17);
+    l = cs_vswitch_limits(CS_LID_DYNAMIC, 16, 0); /* every VF running a VM: the same */
+    assert_int_equal(l.max_vms, 46256);
+    /* Shared port: "the LID space is only consumed by physical machines and switches" (thesis
+     * lines 3325-3337): one LID per HCA, 16 VMs behind each. */
+    l = cs_vswitch_limits(CS_LID_SHARED_PORT, 16, 972);
+    assert_int_equal(l.max_hypervisors, 49151 - 972);
+    assert_int_equal(l.max_vms, (49151 - 972) * 16);
+    l = cs_vswitch_limits(CS_LID_SHARED_PORT, 16, 49151);
+    assert_int_equal(l.max_hypervisors, 0);
     struct cs_lid_demand d = {.switches = 0, .hypervisors = 2891, .vfs = 2891 * 16};
     struct cs_error err = {{0}};
     assert_int_equal(cs_lid_demand_check(&d, CS_LID_PREPOPULATED, &err), 0);
@@ -129,6 +139,14 @@ static void test_limits(void **state)
     assert_int_equal(cs_lid_policy_parse("dynamic", &p), 0);
     assert_int_equal(p, CS_LID_DYNAMIC);
     assert_int_equal(cs_lid_policy_parse("static", &p), -1);
+    assert_int_equal(cs_lid_policy_parse("shared-port", &p), 0);
+    assert_string_equal(cs_lid_policy_name(p), "shared-port");
+    /* Shared port: 49151 HCAs and switches, whatever the VMs. */
+    struct cs_lid_demand sp = {.switches = 972, .hypervisors = 49151 - 972, .running_vms = 1000};
+    assert_int_equal(cs_lid_demand_check(&sp, CS_LID_SHARED_PORT, &err), 0);
+    sp.others = 2;
+    assert_int_equal(cs_lid_demand_check(&sp, CS_LID_SHARED_PORT, &err), -1);
+    assert_non_null(strstr(err.msg, "shared-port HCAs need 49153 unicast LIDs"));
 }
 
 static const char good[] = "# VMs\n"
@@ -252,6 +270,54 @@ static void test_state_check(void **state)
     cs_fabric_free(&s.f);
 }
 
+/* Shared port: the VMs of one HCA share its LID (two HCAs may not), the hypervisor is the HCA's
+ * node GUID, and the LID must be that HCA's; a vSwitch or an unknown GUID is refused. */
+static void test_state_shared_port(void **state)
+{
+    (void)state;
+    struct small s;
+    build_small(&s, 2);
+    struct cs_hypervisors h;
+    struct cs_error err = {{0}};
+    assert_int_equal(cs_hypervisors_find(&s.f, &h, &err), 0);
+    uint16_t host_lid = s.f.ports[cs_fabric_port(&s.f, s.host, 1)].lid;
+    char text[512];
+    snprintf(text, sizeof text,
+             "lid_policy shared-port\n"
+             "vm a vguid=1 lid=%u hypervisor=0x9000 vf=1\n"
+             "vm b vguid=2 lid=%u hypervisor=0x9000 vf=2\n",
+             host_lid, host_lid);
+    struct cs_vm_state st;
+    assert_int_equal(cs_vm_state_parse(&st, text, strlen(text), "vms", &err), 0);
+    assert_int_equal(st.lid_policy, CS_LID_SHARED_PORT);
+    assert_int_equal(cs_vm_state_check(&st, &s.f, &h, "vms", &err), 0);
+    /* Another HCA with that LID clashes, in a file and by add. */
+    struct cs_vm vm = {.name = "c", .vguid = 3, .lid = host_lid, .hypervisor = 0x9100, .vf = 1};
+    assert_int_equal(cs_vm_state_add(&st, &vm, &err), -1);
+    assert_non_null(strstr(err.msg, "same LID as VM 'a'"));
+    vm.hypervisor = 0x9000;
+    vm.vf = 3;
+    assert_int_equal(cs_vm_state_add(&st, &vm, &err), 0); /* its third VM */
+    st.vms[2].lid = (uint16_t)(host_lid + 1);             /* not its HCA's LID */
+    assert_int_equal(cs_vm_state_check(&st, &s.f, &h, "vms", &err), -1);
+    assert_non_null(strstr(err.msg, "VM 'c': LID"));
+    assert_non_null(strstr(err.msg, "(shared-port: a VM has its HCA's)"));
+    st.vms[2].lid = host_lid;
+    st.vms[2].hypervisor = 0x1000; /* a vSwitch, not an HCA */
+    assert_int_equal(cs_vm_state_check(&st, &s.f, &h, "vms", &err), -1);
+    assert_non_null(strstr(err.msg, "is not a cabled CA (HCA)"));
+    cs_vm_state_free(&st);
+    snprintf(text, sizeof text,
+             "lid_policy shared-port\n"
+             "vm a vguid=1 lid=7 hypervisor=0x9000 vf=1\n"
+             "vm b vguid=2 lid=8 hypervisor=0x9100 vf=1\n"
+             "vm c vguid=3 lid=7 hypervisor=0x9100 vf=2\n");
+    assert_int_equal(cs_vm_state_parse(&st, text, strlen(text), "vms", &err), -1);
+    assert_non_null(strstr(err.msg, "vms:4: VM 'c' has the same LID as VM 'a' (line 2)"));
+    cs_hypervisors_free(&h);
+    cs_fabric_free(&s.f);
+}
+
 /* The generator's vSwitches (cloudsm topo gen --vswitch) are what the rule finds: one per host
  * slot, on the leaf the host would be on, VF k on port k + 1; the LID demand is the generator's
  * count. */
@@ -295,7 +361,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_find_hypervisors),      cmocka_unit_test(test_limits),
         cmocka_unit_test(test_state_parse_and_write), cmocka_unit_test(test_state_errors),
-        cmocka_unit_test(test_state_check),           cmocka_unit_test(test_generated_vswitches),
+        cmocka_unit_test(test_state_check),           cmocka_unit_test(test_state_shared_port),
+        cmocka_unit_test(test_generated_vswitches),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -25,6 +25,9 @@ static const char plan_help[] =
     "Plan one VM operation on a vSwitch fabric (hypervisors: switches with one uplink and VFs\n"
     "below, docs/vswitch.md): the LFT entries that change, on which switches, and the SMPs in\n"
     "the order they are sent. Nothing is sent; the new tables and VM state can be written.\n"
+    "With lid_policy shared-port (for contrast: what SR-IOV hardware does) the hypervisors are\n"
+    "HCAs (CA node GUIDs) whose VMs share the HCA's LID: no LFT changes, one vGUID SMP per HCA\n"
+    "involved, and a migrated VM takes the destination HCA's LID (lid_changed).\n"
     "\n"
     "  create    the VM takes a VF (--to, --vf: the lowest free one if not given) and --vguid.\n"
     "            prepopulated: the VF's LID, no LFT change; dynamic: the lowest free LID,\n"
@@ -57,7 +60,8 @@ static const char plan_help[] =
     "                      its old and new entries together, as lft check does, on the\n"
     "                      traffic of the VMs and other CAs; exit 3 if one is possible\n"
     "                      (nothing is written then)\n"
-    "  --json              one JSON object: op, vm, method, lid_policy, lid, switches_selected,\n"
+    "  --json              one JSON object: op, vm, method, lid_policy, lid, lid_changed,\n"
+    "                      lid_before, switches_selected,\n"
     "                      switches_active, switches_updated, lft_smps, port255_smps,\n"
     "                      hypervisor_smps, total_smps, smps [...], transition {phases,\n"
     "                      lids_changing, credit_loop, loop_phase}\n"
@@ -100,13 +104,16 @@ static const char *table_desc(const struct cs_lfts *t, uint32_t table)
     return t->switches[table].desc;
 }
 
-static void print_text(const struct cs_fabric *f, const struct cs_hypervisors *h,
-                       const struct cs_lfts *t, const struct cs_plan *plan, const char *op,
-                       const char *vm, enum cs_plan_method method, enum cs_lid_policy policy,
+static void print_text(const struct cs_fabric *f, const struct cs_lfts *t,
+                       const struct cs_plan *plan, const char *op, const char *vm,
+                       enum cs_plan_method method, enum cs_lid_policy policy,
                        const struct cs_plan_transition *check)
 {
     printf("vm plan %s %s: %s LIDs, %s\n", op, vm, cs_lid_policy_name(policy),
            cs_plan_method_name(method));
+    if (plan->vm_lid_before && plan->vm_lid_after && plan->vm_lid_before != plan->vm_lid_after)
+        printf("VM LID        %u -> %u: changed (its peers' path records are stale)\n",
+               plan->vm_lid_before, plan->vm_lid_after);
     printf("switches      %u selected, %u on active routes, %u updated\n", plan->switches_selected,
            plan->switches_active, plan->switches_updated);
     printf("smps          %" PRIu64 " total: %" PRIu64 " lft, %" PRIu64 " port255, %" PRIu64
@@ -122,7 +129,7 @@ static void print_text(const struct cs_fabric *f, const struct cs_hypervisors *h
                    smp->lid, smp->entries, smp->entries == 1 ? "y" : "ies",
                    smp->active_route ? ", active route" : "");
         } else {
-            const struct cs_node *node = &f->nodes[h->items[smp->hypervisor].node];
+            const struct cs_node *node = &f->nodes[smp->node];
             printf("hypervisor 0x%016" PRIx64 " '%s' VF %u", node->guid, node->desc, smp->vf);
             if (smp->kind == CS_PLAN_SMP_VGUID_SET || smp->kind == CS_PLAN_SMP_VGUID_UNSET)
                 printf(" vGUID 0x%016" PRIx64 "\n", smp->vguid);
@@ -139,11 +146,13 @@ static void print_text(const struct cs_fabric *f, const struct cs_hypervisors *h
                check->lids_changing, check->lids_changing == 1 ? "" : "s");
 }
 
-static void print_json(const struct cs_fabric *f, const struct cs_hypervisors *h,
-                       const struct cs_lfts *t, const struct cs_plan *plan, const char *op,
-                       const char *vm, uint16_t lid, enum cs_plan_method method,
-                       enum cs_lid_policy policy, const struct cs_plan_transition *check)
+static void print_json(const struct cs_fabric *f, const struct cs_lfts *t,
+                       const struct cs_plan *plan, const char *op, const char *vm,
+                       enum cs_plan_method method, enum cs_lid_policy policy,
+                       const struct cs_plan_transition *check)
 {
+    /* The VM's LID after the plan; a destroyed VM's, the one it had. */
+    uint16_t lid = plan->vm_lid_after ? plan->vm_lid_after : plan->vm_lid_before;
     struct json j;
     json_init(&j, stdout);
     json_object_begin(&j, NULL);
@@ -152,6 +161,10 @@ static void print_json(const struct cs_fabric *f, const struct cs_hypervisors *h
     json_str(&j, "method", cs_plan_method_name(method));
     json_str(&j, "lid_policy", cs_lid_policy_name(policy));
     json_u64(&j, "lid", lid);
+    json_bool(&j, "lid_changed",
+              plan->vm_lid_before && plan->vm_lid_after &&
+                  plan->vm_lid_before != plan->vm_lid_after);
+    json_u64(&j, "lid_before", plan->vm_lid_before);
     json_u64(&j, "switches_selected", plan->switches_selected);
     json_u64(&j, "switches_active", plan->switches_active);
     json_u64(&j, "switches_updated", plan->switches_updated);
@@ -172,7 +185,7 @@ static void print_json(const struct cs_fabric *f, const struct cs_hypervisors *h
             json_u64(&j, "entries", smp->entries);
             json_bool(&j, "active_route", smp->active_route);
         } else {
-            const struct cs_node *node = &f->nodes[h->items[smp->hypervisor].node];
+            const struct cs_node *node = &f->nodes[smp->node];
             json_guid(&j, "hypervisor", node->guid);
             json_str(&j, "desc", node->desc);
             json_u64(&j, "vf", smp->vf);
@@ -336,15 +349,11 @@ static int vm_plan(int argc, char **argv)
     } else {
         rc = EXIT_OK;
     }
-    uint32_t index = cs_vm_state_find(&state, vm);
-    uint16_t lid = index != CS_NONE ? state.vms[index].lid : 0;
-    if (!lid && plan.count) /* destroyed: the LID its SMPs name */
-        lid = plan.smps[0].lid;
     if (as_json)
-        print_json(&fabric, &hyps, &tables, &plan, op, vm, lid, method, state.lid_policy,
+        print_json(&fabric, &tables, &plan, op, vm, method, state.lid_policy,
                    check ? &transition : NULL);
     else
-        print_text(&fabric, &hyps, &tables, &plan, op, vm, method, state.lid_policy,
+        print_text(&fabric, &tables, &plan, op, vm, method, state.lid_policy,
                    check ? &transition : NULL);
 done:
     cs_plan_free(&plan);

@@ -39,6 +39,8 @@ void summary_print(FILE *out, const char *name, const struct cs_fabric_summary *
             json_u64(&j, "lids_dynamic_boot", s->vswitch.lids_dynamic_boot);
             json_u64(&j, "max_hypervisors", s->vswitch.max_hypervisors);
             json_u64(&j, "max_vms", s->vswitch.max_vms);
+            json_u64(&j, "shared_port_max_hypervisors", s->vswitch.shared_port_max_hypervisors);
+            json_u64(&j, "shared_port_max_vms", s->vswitch.shared_port_max_vms);
             json_object_end(&j);
         }
         json_object_end(&j);
@@ -71,12 +73,16 @@ void summary_print(FILE *out, const char *name, const struct cs_fabric_summary *
     else
         fprintf(out, "%u..%u each)\n", s->vswitch.vfs_min, s->vswitch.vfs_max);
     fprintf(out,
-            "VM LIDs         prepopulated: %llu LIDs; dynamic: %llu at boot + 1 per running VM\n",
+            "VM LIDs         prepopulated: %llu LIDs; dynamic: %llu at boot + 1 per running VM; "
+            "shared-port: %llu (VMs share their HCA's)\n",
             (unsigned long long)s->vswitch.lids_prepopulated,
+            (unsigned long long)s->vswitch.lids_dynamic_boot,
             (unsigned long long)s->vswitch.lids_dynamic_boot);
     fprintf(out,
             "subnet limit    prepopulated, %u VFs each, beside these switches: %llu hypervisors, "
-            "%llu VMs (49151 unicast LIDs)\n",
+            "%llu VMs (49151 unicast LIDs); shared-port: %llu hypervisors, %llu VMs\n",
             s->vswitch.vfs_max, (unsigned long long)s->vswitch.max_hypervisors,
-            (unsigned long long)s->vswitch.max_vms);
+            (unsigned long long)s->vswitch.max_vms,
+            (unsigned long long)s->vswitch.shared_port_max_hypervisors,
+            (unsigned long long)s->vswitch.shared_port_max_vms);
 }
