@@ -61,8 +61,8 @@ for xgft in "3;4,4,8;1,4,4" "3;8,8,8;1,8,8" "2;16,16;1,16"; do
   done
 done
 
-# Paper V's 126 simulations, planning only (--runs 0), with the Fig. 8 plots.
-mkdir -p "$WORK/fig8"
+# Paper V's 126 simulations, planning only (--runs 0), with the Fig. 8 plots (the directory is
+# made).
 sim --paper --runs 0 --json --plot "$WORK/fig8" >"$WORK/paper.json" 2>"$WORK/paper.err" ||
   fail "--paper"
 expect_eq "126 simulations" 126 "$(jq '.simulations | length' "$WORK/paper.json")"
@@ -90,4 +90,11 @@ sim --xgft "2;4,8;1,4" --plot "$WORK/x" 2>/dev/null; expect_eq "--plot without -
 sim --xgft "2;4,x;1,4" --csv "$WORK/bad.csv" 2>"$WORK/e2"; expect_eq "a bad XGFT" 1 $?
 check "names the spec" grep -q "cloudsm vm sim: " "$WORK/e2"
 check "nothing written" test ! -e "$WORK/bad.csv"
+# Outputs that cannot be written are refused before any work.
+SECONDS=0
+sim --paper --csv "$WORK/no/such/dir/f.csv" 2>"$WORK/e3"; expect_eq "--csv in a missing directory" 1 $?
+check "names it" grep -q "f.csv: cannot write in $WORK/no/such/dir" "$WORK/e3"
+sim --paper --plot "$WORK/no/such" 2>"$WORK/e4"; expect_eq "--plot below a missing directory" 1 $?
+check "names it" grep -q "no/such: cannot create the directory" "$WORK/e4"
+check "both before simulating" test "$SECONDS" -lt 5
 finish

@@ -43,6 +43,10 @@ bool cli_parse_u64(const char *text, uint64_t *out);
  * summaries and "@ENGINE_NAMES@" their names ("ftree, noftree, ..."), from the registry; a line
  * "@PRESETS@" becomes the topology presets (cs_topo_presets) with their summaries. */
 void cli_print_help(FILE *out, const char *help);
+/* Before long work, whether its outputs can be written, so that minutes of work are not lost
+ * to a typo: a file's directory must exist and be writable; a directory (dir true) is created
+ * if missing (not its parents) and must be writable. */
+int cli_check_output(const char *path, bool dir, struct cs_error *err);
 /* True if the argument list asks for help (-h / --help anywhere). */
 bool cli_wants_help(int argc, char **argv);
 

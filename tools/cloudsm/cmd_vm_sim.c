@@ -395,6 +395,10 @@ int cli_vm_sim(int argc, char **argv)
     if (plot_dir && !paper)
         return cli_usage(who, "--plot draws Fig. 8 of --paper");
 
+    struct cs_error err;
+    if ((csv && cli_check_output(csv, false, &err) < 0) ||
+        (plot_dir && cli_check_output(plot_dir, true, &err) < 0))
+        return cli_fail(who, &err);
     struct cs_vmsim_config configs[CS_VMSIM_PAPER_RUNS];
     unsigned topology[CS_VMSIM_PAPER_RUNS];
     unsigned n = 1;
@@ -407,7 +411,6 @@ int cli_vm_sim(int argc, char **argv)
         fprintf(stderr, "cloudsm %s: out of memory\n", who);
         return EXIT_FAILED;
     }
-    struct cs_error err;
     double t0 = cs_clock_ms();
     int rc = paper ? cs_vmsim_run_many(configs, n, c.threads, results, progress, NULL, &err)
                    : cs_vmsim_run(&configs[0], &results[0], &err);

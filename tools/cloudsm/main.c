@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "cloudsm/route.h"
@@ -57,6 +59,33 @@ bool cli_parse_u64(const char *text, uint64_t *out)
         return false;
     *out = v;
     return true;
+}
+
+int cli_check_output(const char *path, bool dir, struct cs_error *err)
+{
+    char parent[4096];
+    const char *where = path;
+    if (dir) {
+        struct stat st;
+        if (mkdir(path, 0755) < 0 && errno != EEXIST)
+            return cs_fail(err, "%s: cannot create the directory: %s", path, strerror(errno));
+        if (stat(path, &st) < 0 || !S_ISDIR(st.st_mode))
+            return cs_fail(err, "%s: not a directory", path);
+    } else {
+        const char *slash = strrchr(path, '/');
+        if (!slash)
+            where = ".";
+        else if (slash == path)
+            where = "/";
+        else if ((size_t)(slash - path) < sizeof parent) {
+            memcpy(parent, path, (size_t)(slash - path));
+            parent[slash - path] = '\0';
+            where = parent;
+        }
+    }
+    if (access(where, W_OK | X_OK) < 0)
+        return cs_fail(err, "%s: cannot write in %s: %s", path, where, strerror(errno));
+    return 0;
 }
 
 bool cli_wants_help(int argc, char **argv)
