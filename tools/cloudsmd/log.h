@@ -51,29 +51,4 @@ void cloudsmd_logf(struct cloudsmd_log *log, enum cs_log_level level, const char
 void cloudsmd_log_config_warnings(struct cloudsmd_log *log, const char *config_path,
                                   const struct cs_sm_config_warnings *warnings);
 
-/* Time and SMPs of one phase of the run:
- *
- *     struct cloudsmd_phase ph;
- *     cloudsmd_phase_begin(&ph, "discover", pipe);
- *     ... cs_sm_discover(pipe, ...) ...
- *     cloudsmd_phase_end(&log, &ph);
- *       -> "discover took 812.3 ms, 14321 SMPs (14000 gets, 321 sets)"
- *
- * pipe may be NULL for a phase that sends no SMPs (routing); then only the time is logged. */
-struct cloudsmd_phase {
-    const char *name;
-    double start_ms; /* cs_clock_ms() */
-    const struct cs_smp_pipe *pipe;
-    struct cs_smp_pipe_stats at_start;
-};
-
-void cloudsmd_phase_begin(struct cloudsmd_phase *phase, const char *name,
-                          const struct cs_smp_pipe *pipe);
-/* Milliseconds since cloudsmd_phase_begin (monotonic clock). */
-double cloudsmd_phase_ms(const struct cloudsmd_phase *phase);
-/* SMP counters since cloudsmd_phase_begin (all zero without a pipe). */
-struct cs_smp_pipe_stats cloudsmd_phase_smps(const struct cloudsmd_phase *phase);
-/* Log the phase's line at INFO; returns its milliseconds. */
-double cloudsmd_phase_end(struct cloudsmd_log *log, const struct cloudsmd_phase *phase);
-
 #endif

@@ -1,0 +1,644 @@
+/* The SM core (include/cloudsm/sm_core.h): sweep, route, program, serve. */
+#include "cloudsm/sm_core.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cloudsm/clock.h"
+#include "cloudsm/sm_control.h"
+
+/* ---- Phases: each logged with its time and SMPs ---------------------------------------------- */
+
+struct phase {
+    const char *name;
+    double start_ms;
+    const struct cs_smp_pipe *pipe; /* NULL: a phase that sends nothing (routing) */
+    struct cs_smp_pipe_stats at_start;
+};
+
+static void phase_begin(struct phase *ph, const char *name, const struct cs_smp_pipe *pipe)
+{
+    ph->name = name;
+    ph->pipe = pipe;
+    if (pipe)
+        ph->at_start = cs_smp_pipe_stats(pipe);
+    ph->start_ms = cs_clock_ms();
+}
+
+static struct cs_smp_pipe_stats phase_smps(const struct phase *ph)
+{
+    struct cs_smp_pipe_stats d = {0};
+    if (!ph->pipe)
+        return d;
+    struct cs_smp_pipe_stats now = cs_smp_pipe_stats(ph->pipe);
+    return cs_smp_pipe_stats_since(&now, &ph->at_start);
+}
+
+/* Logs the phase's line at INFO; returns its milliseconds. */
+static double phase_end(const struct cs_log *log, const struct phase *ph)
+{
+    double ms = cs_clock_ms() - ph->start_ms;
+    if (!ph->pipe) {
+        cs_logf(log, CS_LOG_INFO, "%s took %.1f ms", ph->name, ms);
+        return ms;
+    }
+    struct cs_smp_pipe_stats d = phase_smps(ph);
+    char trouble[160] = "";
+    /* Only when something went wrong: the normal line stays short. */
+    if (d.retries || d.timeouts || d.bad_status)
+        snprintf(trouble, sizeof trouble,
+                 "; %" PRIu64 " resent, %" PRIu64 " timed out, %" PRIu64 " error replies",
+                 d.retries, d.timeouts, d.bad_status);
+    cs_logf(log, CS_LOG_INFO,
+            "%s took %.1f ms, %" PRIu64 " SMPs (%" PRIu64 " gets, %" PRIu64 " sets)%s", ph->name,
+            ms, d.sent, d.gets, d.sets, trouble);
+    return ms;
+}
+
+/* ---- Files and the state directory --------------------------------------------------------- */
+
+int cs_sm_core_load_files(const struct cs_sm_config *cfg, struct cs_sm_files *files,
+                          const struct cs_log *log, struct cs_error *err)
+{
+    if (cs_sm_files_load(files, cfg, err) < 0)
+        return -1;
+    const char *path = cfg->partition_config_file;
+    for (uint32_t i = 0; i < files->partitions.num_warnings; i++)
+        cs_logf(log, CS_LOG_WARN, "%s", files->partitions.warnings[i].msg);
+    if (files->partitions_missing)
+        cs_logf(log, CS_LOG_INFO, "partitions: no %s: Default only", path);
+    else if (path[0])
+        cs_logf(log, CS_LOG_INFO, "partitions: %u from %s", files->partitions.count, path);
+    return 0;
+}
+
+int cs_sm_core_check_state_dir(const struct cs_sm_config *cfg, bool once, struct cs_error *err)
+{
+    const char *dir = cfg->state_dir;
+    struct stat st;
+    if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+        return cs_fail(err, "state_dir: cannot create %s: %s", dir, strerror(errno));
+    if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode))
+        return cs_fail(err, "state_dir: %s is not a directory", dir);
+    if (access(dir, W_OK | X_OK) < 0)
+        return cs_fail(err, "state_dir: cannot write in %s: %s", dir, strerror(errno));
+    char path[CS_SM_CONTROL_PATH_MAX];
+    return once ? 0 : cs_sm_control_path(dir, path, sizeof(path), err);
+}
+
+/* The state directory's guid2lid: missing is a first start; unreadable or corrupt is logged and
+ * set aside (renamed *.bad) so that the SM still comes up and the evidence is kept. */
+static int load_guid2lid(struct cs_sm_core *c, struct cs_error *err)
+{
+    const char *dir = c->cfg.state_dir;
+    if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+        return cs_fail(err, "cannot create state directory %s: %s", dir, strerror(errno));
+    snprintf(c->guid2lid_path, sizeof(c->guid2lid_path), "%s/guid2lid", dir);
+    if (c->cfg.reassign_lids) {
+        cs_logf(&c->log, CS_LOG_INFO, "reassign_lids: ignoring %s, every LID is new",
+                c->guid2lid_path);
+        return 0;
+    }
+    struct stat st;
+    if (stat(c->guid2lid_path, &st) < 0) {
+        cs_logf(&c->log, CS_LOG_INFO, "no %s: every LID is new", c->guid2lid_path);
+        return 0;
+    }
+    struct cs_error why;
+    if (cs_guid2lid_read(&c->guid2lid, c->guid2lid_path, &why) == 0) {
+        cs_logf(&c->log, CS_LOG_INFO, "%s: %u LIDs to keep", c->guid2lid_path, c->guid2lid.count);
+        return 0;
+    }
+    char bad[sizeof(c->guid2lid_path) + 4];
+    snprintf(bad, sizeof(bad), "%s.bad", c->guid2lid_path);
+    rename(c->guid2lid_path, bad);
+    cs_guid2lid_free(&c->guid2lid);
+    cs_logf(&c->log, CS_LOG_WARN, "%s (moved to %s; assigning LIDs afresh)", why.msg, bad);
+    return 0;
+}
+
+/* ---- Life cycle ------------------------------------------------------------------------------ */
+
+void cs_sm_core_init(struct cs_sm_core *c, const struct cs_sm_config *cfg,
+                     struct cs_sm_files *files, struct cs_smp_pipe *pipe, uint64_t port_guid,
+                     const struct cs_log *log)
+{
+    memset(c, 0, sizeof *c);
+    c->cfg = *cfg;
+    c->files = *files;
+    memset(files, 0, sizeof *files);
+    c->log = *log;
+    c->pipe = pipe;
+    c->started_ms = cs_clock_ms();
+    snprintf(c->engine, sizeof(c->engine), "%s", cfg->routing_engine);
+    snprintf(c->guid2lid_path, sizeof(c->guid2lid_path), "%s/guid2lid", cfg->state_dir);
+    cs_sm_sweep_init(&c->sweep);
+    c->me = (struct cs_sm_identity){.guid = port_guid,
+                                    .sm_key = cfg->sm_key,
+                                    .m_key = cfg->m_key,
+                                    .priority = (uint8_t)cfg->sm_priority,
+                                    .state = CS_SMP_SM_STATE_DISCOVERING,
+                                    .pipe = pipe};
+    cs_smp_pipe_set_unsolicited(pipe, cs_sm_core_on_request, c);
+}
+
+void cs_sm_core_free(struct cs_sm_core *c)
+{
+    cs_lfts_free(&c->lfts);
+    cs_lfts_free(&c->held);
+    cs_route_result_free(&c->routed);
+    cs_sa_db_free(c->sa);
+    free(c->sa_reply);
+    cs_partition_set_free(&c->pset);
+    cs_sm_files_free(&c->files);
+    cs_guid2lid_free(&c->guid2lid);
+    cs_sm_sweep_free(&c->sweep);
+    memset(c, 0, sizeof *c);
+}
+
+/* ---- The steps of a sweep -------------------------------------------------------------------- */
+
+static int route(struct cs_sm_core *c, struct cs_error *err)
+{
+    const struct cs_sm_config *cfg = &c->cfg;
+    struct cs_route_options ropt = {
+        .root_guids = cfg->root_guid_file[0] ? &c->files.roots : NULL,
+        .cn_guids = cfg->cn_guid_file[0] ? &c->files.cns : NULL,
+        .connect_roots = cfg->connect_roots,
+    };
+    /* The partitions the P_Key tables come from are the ones partition-aware engines route. */
+    struct cs_route_inputs in = {.log = &c->log, .partitions = &c->files.partitions};
+    cs_route_loaded_inputs(&c->files.route, &in);
+    struct cs_route_stats st;
+    struct cs_route_result res;
+    cs_lfts_free(&c->lfts);
+    if (cs_route_with(c->engine, &c->sweep.fabric, &ropt, &in, &c->lfts, &st, &res, err) < 0)
+        return -1;
+    c->route = st;
+    cs_route_result_free(&c->routed);
+    c->routed = res;
+    if (st.fell_back)
+        cs_logf(&c->log, CS_LOG_WARN, "route: %s is not suitable (%s); routed with %s",
+                st.requested, st.fallback_reason, st.engine);
+    cs_logf(&c->log, CS_LOG_INFO, "route: %s tables for %u switches, LIDs 1..%u (engine %.1f ms)",
+            st.engine, st.switches, st.max_lid, st.route_ms);
+    return 0;
+}
+
+/* P_Key tables: resolve the partitions against this sweep, read what the ports hold, program
+ * the blocks that differ (src/sm/pkeys.c). Returns the failures, or -1. */
+static int program_pkeys(struct cs_sm_core *c, struct cs_error *err)
+{
+    cs_partition_set_free(&c->pset);
+    struct cs_partition_resolve_options ropt = {
+        .sm_port_guid = c->sweep.fabric.ports[c->sweep.sm_port].guid,
+        .allow_both_pkeys = c->cfg.allow_both_pkeys,
+    };
+    if (cs_partitions_resolve(&c->files.partitions, &c->sweep.fabric, &ropt, &c->pset, err) < 0)
+        return -1;
+    struct cs_sm_pkey_tables held, want;
+    cs_sm_pkey_tables_init(&held);
+    cs_sm_pkey_tables_init(&want);
+    struct cs_sm_pkey_counts pc = {0};
+    struct cs_sm_pkey_options popt = {
+        .config = &c->files.partitions,
+        .allow_both_pkeys = c->cfg.allow_both_pkeys,
+        .part_enforce = c->cfg.part_enforce,
+    };
+    int rc = cs_sm_read_pkeys(c->pipe, &c->sweep, &held, &c->log, &pc, err);
+    if (rc >= 0)
+        rc = cs_sm_pkey_tables(&c->sweep, &c->pset, &popt, &held, &want, &c->log, err);
+    if (rc >= 0)
+        rc = cs_sm_program_pkeys(c->pipe, &c->sweep, &want, &held, &c->log, &pc, err);
+    cs_sm_pkey_tables_free(&held);
+    cs_sm_pkey_tables_free(&want);
+    if (rc < 0)
+        return -1;
+    cs_logf(&c->log, CS_LOG_INFO,
+            "pkeys: %u partitions, %llu blocks read back, %llu blocks sent, %llu enforcement sets",
+            c->pset.count, (unsigned long long)pc.blocks_read, (unsigned long long)pc.blocks_sent,
+            (unsigned long long)pc.port_info_sets);
+    return (int)pc.failures;
+}
+
+/* The SLs the engine gave the partitions are 0..sls-1: 0 when it gave none (every SL 0). */
+static unsigned sls_in_use(const struct cs_route_result *res)
+{
+    unsigned highest = 0;
+    for (uint32_t i = 0; res->partition_sl != NULL && i < res->num_partitions; i++)
+        if (res->partition_sl[i] > highest)
+            highest = res->partition_sl[i];
+    return highest ? highest + 1 : 0;
+}
+
+/* SL2VL tables (src/sm/sl2vl.c), once the engine puts partitions on SLs other than 0: read back,
+ * and the tables that differ from SL s -> VL s written. With every partition on SL 0 nothing is
+ * sent: the tables are left as the ports hold them. Returns the failures, or -1. */
+static int program_sl2vl(struct cs_sm_core *c, struct cs_error *err)
+{
+    unsigned sls = sls_in_use(&c->routed);
+    if (sls == 0) {
+        cs_logf(&c->log, CS_LOG_INFO,
+                "sl2vl: every partition on SL 0: tables left as the ports hold them");
+        return 0;
+    }
+    const struct cs_partitions *parts = &c->files.partitions;
+    for (uint32_t i = 0; i < c->routed.num_partitions && i < parts->count; i++)
+        if (c->routed.partition_sl[i] != 0)
+            cs_logf(&c->log, CS_LOG_INFO, "sl2vl: partition %s (0x%04x) on SL %u",
+                    parts->partitions[i].name, parts->partitions[i].pkey,
+                    c->routed.partition_sl[i]);
+    struct cs_sm_sl2vl_counts sc;
+    if (cs_sm_program_sl2vl(c->pipe, &c->sweep, sls, &c->log, &sc, err) < 0)
+        return -1;
+    cs_logf(&c->log, CS_LOG_INFO,
+            "sl2vl: SLs 0..%u on VLs of their own, %llu tables read back, %llu tables sent, %u "
+            "ports short of VLs",
+            sls - 1, (unsigned long long)sc.tables_read, (unsigned long long)sc.tables_sent,
+            sc.short_ports);
+    return (int)sc.failures;
+}
+
+/* The SA answers from an index of the current sweep, tables and partitions: rebuilt after
+ * every sweep and re-route (the old one is dropped first: it points into what changed). */
+static int rebuild_sa(struct cs_sm_core *c, struct cs_error *err)
+{
+    cs_sa_db_free(c->sa);
+    c->sa = NULL;
+    struct cs_sa_options opt = {
+        .subnet_prefix = c->cfg.subnet_prefix,
+        .sm_key = c->cfg.sm_key,
+        .path_caching = c->cfg.sa_path_caching,
+        .subnet_timeout = (uint8_t)c->cfg.subnet_timeout,
+        .node_info = c->sweep.node_info,
+        .partition_sl = c->routed.partition_sl,
+        .num_partition_sl = c->routed.num_partitions,
+    };
+    if (cs_sa_db_build(&c->sweep, &c->lfts, &c->pset, &opt, &c->sa, err) < 0)
+        return -1;
+    size_t need = cs_sa_response_bound(c->sa);
+    if (need > c->sa_reply_cap) {
+        uint8_t *grown = realloc(c->sa_reply, need);
+        if (grown == NULL)
+            return cs_fail(err, "out of memory for SA replies (%zu bytes)", need);
+        c->sa_reply = grown;
+        c->sa_reply_cap = need;
+    }
+    return 0;
+}
+
+const uint8_t *cs_sm_core_answer_sa(struct cs_sm_core *c, uint16_t lid, const uint8_t *mad,
+                                    size_t len, size_t *reply_len)
+{
+    if (c->sa == NULL ||
+        cs_sa_answer(c->sa, lid, mad, len, c->sa_reply, c->sa_reply_cap, reply_len) != 1)
+        return NULL;
+    return c->sa_reply;
+}
+
+/* Program the routed tables: only the blocks that differ from what the switches hold. The first
+ * time nothing is known (every block unknown: read back where the switch has valid entries);
+ * afterwards the held tables are carried over to the new sweep's switches by GUID. */
+static int program_lfts(struct cs_sm_core *c, struct cs_sm_lft_counts *lc, struct cs_error *err)
+{
+    struct cs_lfts held;
+    if (cs_sm_carry_held(&c->held, &c->lfts, &held, err) < 0)
+        return -1;
+    int rc = cs_sm_program_lfts(c->pipe, &c->sweep, &c->lfts, &held, &c->log, lc, err);
+    cs_lfts_free(&c->held);
+    c->held = held;
+    return rc;
+}
+
+/* Whether to throw fresh away and keep the last sweep, its tables, guid2lid and SA view: it saw
+ * less than the fabric because of the SM's own link (cs_sm_sweep_lost_fabric). Also keeps track
+ * of the SM port being down, which cs_sm_core_poll polls until it comes back. */
+static bool keep_last_view(struct cs_sm_core *c, struct cs_sm_sweep *fresh)
+{
+    bool lost = cs_sm_sweep_lost_fabric(fresh, &c->sweep);
+    if (!lost && !fresh->sm_port_down) {
+        if (c->sm_port_down_ms != 0)
+            cs_logf(&c->log, CS_LOG_INFO, "SM port back after %.1f s",
+                    (cs_clock_ms() - c->sm_port_down_ms) / 1000.0);
+        c->sm_port_down_ms = 0;
+        return false;
+    }
+    if (c->sm_port_down_ms == 0)
+        c->sm_port_down_ms = cs_clock_ms();
+    /* A port that is up with a silent neighbour is not "back" when polled: the periodic sweeps
+     * (the switches of the kept view do not answer the light sweep) retry until it answers. */
+    c->sm_port_state = fresh->sm_port_down ? CS_SMP_PORT_STATE_DOWN : CS_SMP_PORT_STATE_INIT;
+    if (!lost)
+        return false; /* nothing better to keep: the first sweep */
+    cs_logf(&c->log, CS_LOG_WARN,
+            "SM port down%s: keeping the last fabric view (%u nodes); polling the port",
+            fresh->sm_port_down ? "" : " (its neighbour does not answer)",
+            c->sweep.fabric.num_nodes);
+    cs_sm_sweep_free(fresh);
+    c->last_sweep_failures = 1;
+    return true;
+}
+
+/* Discovery into c->sweep (unless keep_last_view keeps the old one: returns 1). */
+static int discover(struct cs_sm_core *c, bool first, struct cs_error *err)
+{
+    struct phase ph;
+    phase_begin(&ph, "discover", c->pipe);
+    uint32_t nodes_before = c->sweep.fabric.num_nodes;
+    struct cs_sm_sweep fresh;
+    cs_sm_sweep_init(&fresh);
+    if (cs_sm_discover(c->pipe, &c->log, &fresh, err) < 0)
+        return -1;
+    c->sweeps++;
+    if (keep_last_view(c, &fresh))
+        return 1;
+    /* The SA db points into the sweep and tables this sweep replaces: SA requests that arrive
+     * from here on (the transport answers them between SMPs) go unanswered, and clients retry. */
+    cs_sa_db_free(c->sa);
+    c->sa = NULL;
+    cs_sm_sweep_free(&c->sweep);
+    c->sweep = fresh;
+    const struct cs_fabric *f = &c->sweep.fabric;
+    uint32_t switches = 0, links = 0;
+    for (uint32_t n = 0; n < f->num_nodes; n++)
+        switches += cs_node_is_switch(&f->nodes[n]);
+    for (uint32_t p = 0; p < f->num_port_slots; p++)
+        links += f->ports[p].peer != CS_NONE && f->ports[p].peer > p;
+    cs_logf(&c->log, c->sweep.problems ? CS_LOG_WARN : CS_LOG_INFO,
+            "discover: %u nodes (%u switches, %u CAs), %u links, %u problem%s", f->num_nodes,
+            switches, f->num_nodes - switches, links, c->sweep.problems,
+            c->sweep.problems == 1 ? "" : "s");
+    if (!first && f->num_nodes != nodes_before)
+        cs_logf(&c->log, CS_LOG_INFO, "discover: %u nodes before, %u now", nodes_before,
+                f->num_nodes);
+    phase_end(&c->log, &ph);
+    return 0;
+}
+
+/* LIDs: keep what guid2lid holds, give new ports new ones, write guid2lid, set PortInfo.
+ * Returns the failures, or -1. */
+static int assign_lids(struct cs_sm_core *c, bool first, struct cs_error *err)
+{
+    struct phase ph;
+    phase_begin(&ph, "lids", c->pipe);
+    if (first && load_guid2lid(c, err) < 0)
+        return -1;
+    /* reassign_lids numbers the first sweep afresh; later sweeps keep what it gave. */
+    int changed =
+        cs_sm_assign_lids(&c->sweep, &c->guid2lid, first && c->cfg.reassign_lids, &c->log, err);
+    if (changed < 0)
+        return -1;
+    struct cs_guid2lid kept;
+    if (cs_sm_guid2lid_update(&c->sweep, &c->guid2lid, &kept, err) < 0)
+        return -1;
+    cs_guid2lid_free(&c->guid2lid);
+    c->guid2lid = kept;
+    if (cs_guid2lid_write_file(c->guid2lid_path, &c->guid2lid, err) < 0)
+        return -1;
+    const struct cs_fabric *f = &c->sweep.fabric;
+    uint16_t sm_lid = f->ports[c->sweep.sm_port].lid;
+    uint32_t present = 0;
+    for (uint32_t p = 0; p < f->num_port_slots; p++)
+        present += f->ports[p].lid != 0;
+    cs_logf(&c->log, CS_LOG_INFO,
+            "lids: %u ports, %u held for absent ports, %d new or changed, SM LID %u", present,
+            c->guid2lid.count - present, changed, sm_lid);
+    struct cs_sm_port_settings settings = {
+        .sm_lid = sm_lid,
+        .subnet_prefix = c->cfg.subnet_prefix,
+        .m_key = c->cfg.m_key,
+        .m_key_lease_period = (uint16_t)c->cfg.m_key_lease_period,
+    };
+    int failures = cs_sm_set_lids(c->pipe, &c->sweep, &settings, &c->log, err);
+    if (failures < 0)
+        return -1;
+    phase_end(&c->log, &ph);
+    return failures;
+}
+
+int cs_sm_core_sweep(struct cs_sm_core *c, bool first, struct cs_error *err)
+{
+    struct phase all, ph;
+    phase_begin(&all, first ? "subnet up" : "sweep", c->pipe);
+    int kept = discover(c, first, err);
+    if (kept != 0)
+        return kept < 0 ? -1 : 1;
+
+    /* Before anything is programmed: claim master the first time, and on later sweeps look for
+     * an SM that came up since (src/sm/master.c; its ERROR line names the winner and the rule). */
+    int master = cs_sm_elect(c->pipe, &c->sweep, &c->me, &c->log,
+                             first ? CS_SM_CORE_CLAIM_WAIT_MS : 0, NULL, err);
+    if (master <= 0)
+        return master; /* the caller sees c->me.state */
+
+    int failures = assign_lids(c, first, err);
+    if (failures < 0)
+        return -1;
+
+    phase_begin(&ph, "pkeys", c->pipe);
+    int pk = program_pkeys(c, err);
+    if (pk < 0)
+        return -1;
+    failures += pk;
+    phase_end(&c->log, &ph);
+
+    phase_begin(&ph, "route", NULL);
+    if (route(c, err) < 0)
+        return -1;
+    phase_end(&c->log, &ph);
+
+    phase_begin(&ph, "lfts", c->pipe);
+    struct cs_sm_lft_counts lc;
+    if (program_lfts(c, &lc, err) < 0)
+        return -1;
+    failures += (int)lc.failures;
+    cs_logf(&c->log, CS_LOG_INFO,
+            "lfts: %llu blocks read back, %llu blocks sent, %llu LinearFDBTop sets",
+            (unsigned long long)lc.blocks_read, (unsigned long long)lc.blocks_sent,
+            (unsigned long long)lc.switch_info_sets);
+    phase_end(&c->log, &ph);
+
+    phase_begin(&ph, "sl2vl", c->pipe);
+    int sv = program_sl2vl(c, err);
+    if (sv < 0)
+        return -1;
+    failures += sv;
+    phase_end(&c->log, &ph);
+
+    phase_begin(&ph, "activate", c->pipe);
+    unsigned activated = 0;
+    int act = cs_sm_activate(c->pipe, &c->sweep, &c->log, &activated, err);
+    if (act < 0)
+        return -1;
+    failures += act;
+    cs_logf(&c->log, CS_LOG_INFO, "activate: %u ports brought to ACTIVE", activated);
+    phase_end(&c->log, &ph);
+
+    if (rebuild_sa(c, err) < 0)
+        return -1;
+    struct cs_smp_pipe_stats total = phase_smps(&all);
+    c->last_sweep_took_ms = phase_end(&c->log, &all);
+    c->last_sweep_ms = cs_clock_ms();
+    c->last_sweep_smps = total.sent;
+    c->last_sweep_failures = failures;
+    cs_logf(&c->log, failures ? CS_LOG_WARN : CS_LOG_INFO,
+            "%s: %llu SMPs sent (%llu retries, %llu timeouts), %d failure%s",
+            first ? "subnet up" : "sweep done", (unsigned long long)total.sent,
+            (unsigned long long)total.retries, (unsigned long long)total.timeouts, failures,
+            failures == 1 ? "" : "s");
+    return failures;
+}
+
+int cs_sm_core_reroute(struct cs_sm_core *c, const char *engine, struct cs_sm_lft_counts *lc,
+                       struct cs_error *err)
+{
+    char previous[sizeof c->engine];
+    snprintf(previous, sizeof previous, "%s", c->engine);
+    if (engine)
+        snprintf(c->engine, sizeof c->engine, "%s", engine);
+    cs_sa_db_free(c->sa); /* it points into the tables route() replaces */
+    c->sa = NULL;
+    struct cs_sm_lft_counts none;
+    if (!lc)
+        lc = &none;
+    if (route(c, err) < 0 || program_lfts(c, lc, err) < 0 || program_sl2vl(c, err) < 0 ||
+        rebuild_sa(c, err) < 0) {
+        snprintf(c->engine, sizeof c->engine, "%s", previous);
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- Serving -------------------------------------------------------------------------------- */
+
+int cs_sm_core_on_request(void *arg, const struct cs_smp *mad, struct cs_smp *answer)
+{
+    struct cs_sm_core *c = arg;
+    if (mad->method == CS_SMP_METHOD_TRAP) {
+        c->trap_seen = true;
+        *answer = *mad;
+        answer->method = CS_SMP_METHOD_TRAP_REPRESS;
+        answer->status =
+            mad->mgmt_class == CS_SMP_CLASS_DIRECTED_ROUTE ? CS_SMP_STATUS_DIRECTION : 0;
+        return 1;
+    }
+    return cs_sm_answer_sminfo(&c->me, mad, answer);
+}
+
+/* After a heavy sweep: the PortStateChange flags and traps raised until now are the sweep's own
+ * (ports it brought up) or older than what it saw; clear them so that the next light sweep
+ * reports only what changes from here on. */
+static int settle(struct cs_sm_core *c, struct cs_error *err)
+{
+    c->trap_seen = false;
+    return cs_sm_light_sweep(c->pipe, &c->sweep, &c->log, err) < 0 ? -1 : 0;
+}
+
+int cs_sm_core_serve_begin(struct cs_sm_core *c, struct cs_error *err)
+{
+    if (settle(c, err) < 0)
+        return -1;
+    c->next_light_ms = cs_clock_ms() + c->cfg.sweep_interval * 1000.0;
+    return 0;
+}
+
+/* While the SM port is down: poll its PortInfo (the local agent answers without a link). 1 when
+ * its link has just come back (PortState went from DOWN to INIT or better): sweep now. */
+static int sm_port_back(struct cs_sm_core *c, struct cs_error *err)
+{
+    if (c->sm_port_down_ms == 0 || c->sweep.sm_port == CS_NONE)
+        return 0;
+    struct cs_smp_port_info pi;
+    int answered = cs_sm_own_port_info(c->pipe, &c->sweep, &c->log, &pi, err);
+    if (answered <= 0)
+        return answered;
+    uint8_t was = c->sm_port_state;
+    c->sm_port_state = pi.port_state;
+    return was == CS_SMP_PORT_STATE_DOWN && pi.port_state > CS_SMP_PORT_STATE_DOWN;
+}
+
+int cs_sm_core_poll(struct cs_sm_core *c, struct cs_error *err)
+{
+    int port_back = sm_port_back(c, err);
+    if (port_back < 0)
+        return -1;
+    unsigned interval = c->cfg.sweep_interval;
+    bool due = interval > 0 && cs_clock_ms() >= c->next_light_ms;
+    if (!due && !c->trap_seen && !port_back)
+        return 0;
+    bool trapped = c->trap_seen;
+    c->trap_seen = false;
+    int ran = 0;
+    int master = cs_sm_elect(c->pipe, &c->sweep, &c->me, &c->log, 0, NULL, err);
+    if (master <= 0)
+        return master;
+    int changed = cs_sm_light_sweep(c->pipe, &c->sweep, &c->log, err);
+    if (changed < 0)
+        return -1;
+    if (changed > 0 || trapped || c->retry || port_back) {
+        cs_logf(&c->log, CS_LOG_INFO, "%s; light sweep: %d switch%s changed or silent: heavy sweep",
+                port_back  ? "SM port up again"
+                : trapped  ? "trap received"
+                : c->retry ? "last sweep failed"
+                           : "no trap",
+                changed, changed == 1 ? "" : "es");
+        int failures = cs_sm_core_sweep(c, false, err);
+        if (failures < 0)
+            cs_logf(&c->log, CS_LOG_ERROR, "%s", err->msg);
+        c->retry = failures != 0; /* as OpenSM: until clean */
+        ran = 1;
+        if (c->me.state != CS_SMP_SM_STATE_MASTER)
+            return ran;
+        if (settle(c, err) < 0)
+            return -1;
+    }
+    c->next_light_ms = cs_clock_ms() + interval * 1000.0;
+    return ran;
+}
+
+/* ---- Reconfiguration ------------------------------------------------------------------------- */
+
+int cs_sm_core_reconfigure(struct cs_sm_core *c, const struct cs_sm_config *next,
+                           struct cs_sm_files *files, const struct cs_sm_config_change *changes,
+                           unsigned n, struct cs_sm_core_reconfigured *done, struct cs_error *err)
+{
+    memset(done, 0, sizeof *done);
+    done->rerouted = cs_sm_config_changes_take(changes, n, CS_SM_CONFIG_REROUTE) ||
+                     cs_sm_files_differ(&c->files, files, CS_SM_FILE_ROOTS) ||
+                     cs_sm_files_differ(&c->files, files, CS_SM_FILE_CNS) ||
+                     cs_sm_files_differ(&c->files, files, CS_SM_FILE_NODE_ORDER) ||
+                     cs_sm_files_differ(&c->files, files, CS_SM_FILE_NODE_WEIGHTS) ||
+                     cs_sm_files_differ(&c->files, files, CS_SM_FILE_VM_STATE);
+    done->pkeys = cs_sm_config_changes_take(changes, n, CS_SM_CONFIG_PKEYS) ||
+                  cs_sm_files_differ(&c->files, files, CS_SM_FILE_PARTITIONS);
+    cs_sa_db_free(c->sa); /* it points into the partitions and tables replaced here */
+    c->sa = NULL;
+    c->cfg = *next;
+    cs_sm_files_free(&c->files);
+    c->files = *files;
+    memset(files, 0, sizeof *files);
+    /* What the control socket changed stays, unless the file changes that key. */
+    if (cs_sm_config_changed(changes, n, "routing_engine"))
+        snprintf(c->engine, sizeof(c->engine), "%s", c->cfg.routing_engine);
+    c->me.priority = (uint8_t)c->cfg.sm_priority;
+    c->me.sm_key = c->cfg.sm_key;
+    if (done->pkeys) {
+        int failures = program_pkeys(c, err);
+        if (failures != 0)
+            cs_logf(&c->log, CS_LOG_ERROR, "reconfigure: P_Key tables: %s",
+                    failures < 0 ? err->msg : "some ports failed (see above)");
+    }
+    if (done->rerouted) {
+        struct cs_sm_lft_counts lc;
+        if (cs_sm_core_reroute(c, NULL, &lc, err) < 0)
+            return -1;
+        done->blocks_sent = lc.blocks_sent;
+        return 0;
+    }
+    return rebuild_sa(c, err);
+}
