@@ -56,9 +56,10 @@ int cs_guid2lid_apply(const struct cs_guid2lid *g, struct cs_fabric *f, struct c
 int cs_lids_assign(struct cs_fabric *f, unsigned lmc, struct cs_error *err);
 /* The same rule with new LIDs taken only from 1..max_lid (the highest LID every switch can
  * forward) and never from a LID whose reserved[lid] is set (reserved may be NULL; else it has
- * CS_LID_UCAST_MAX + 1 entries). LIDs ports already have are kept wherever they are. */
+ * CS_LID_UCAST_MAX + 1 entries). LIDs ports already have are kept wherever they are; a port
+ * whose withheld[port] is set (withheld may be NULL) gets none. */
 int cs_lids_assign_within(struct cs_fabric *f, unsigned lmc, const uint8_t *reserved,
-                          uint16_t max_lid, struct cs_error *err);
+                          uint16_t max_lid, const bool *withheld, struct cs_error *err);
 
 /* Highest LID used by any port of f (0 if none). */
 uint16_t cs_fabric_max_lid(const struct cs_fabric *f);

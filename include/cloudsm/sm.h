@@ -56,6 +56,8 @@ struct cs_sm_sweep {
     unsigned problems;             /* inconsistent answers, unreachable nodes: each was logged */
     struct cs_smp_pipe_stats smps; /* SMPs of this sweep */
     double ms;                     /* wall time of the sweep */
+    bool *lid_withheld; /* [port slot] ports cs_sm_assign_lids leaves without a LID (idle VFs
+                           under dynamic VM LIDs); NULL: none. Set by the caller, freed here */
 };
 
 void cs_sm_sweep_init(struct cs_sm_sweep *s);
@@ -104,8 +106,10 @@ uint16_t cs_sm_lid_limit(const struct cs_sm_sweep *s, uint32_t *limiting_node);
  * no other port takes their LIDs while free LIDs remain, so that a port that comes back gets its
  * LID again. When the LIDs run out, held ones are handed out lowest first (each logged at WARN).
  * A stored or held LID beyond the limit (or a stored range that is not aligned, or taken) is
- * re-assigned, logged at WARN with the port GUID and the old and new LIDs. reassign: ignore
- * guid2lid and the LIDs ports hold, and number everything afresh (OpenSM's reassign_lids).
+ * re-assigned, logged at WARN with the port GUID and the old and new LIDs. reassign: ignore the
+ * LIDs ports hold and number everything else afresh (OpenSM's reassign_lids; the caller passes
+ * no guid2lid then, or only the LIDs it must keep, as the SM does for its VMs).
+ * Ports marked in s->lid_withheld get none (LID 0), whatever guid2lid or the port say.
  * Writes the LIDs into s->fabric. Returns the number of ports whose LID is new or changed
  * compared to what they hold, or -1. */
 int cs_sm_assign_lids(struct cs_sm_sweep *s, const struct cs_guid2lid *guid2lid, bool reassign,
@@ -132,6 +136,13 @@ int cs_sm_set_lids(struct cs_smp_pipe *pipe, struct cs_sm_sweep *s,
                    const struct cs_sm_port_settings *settings, const struct cs_log *log,
                    struct cs_error *err);
 
+/* PortInfo Sets, as cs_sm_set_lids sends them, on the listed port slots only and whether or
+ * not they hold their LID already: a VF taking or giving up a LID (0). Ports whose PortInfo the
+ * sweep never read count as failures. Returns the failures, or -1. */
+int cs_sm_set_port_lids(struct cs_smp_pipe *pipe, struct cs_sm_sweep *s,
+                        const struct cs_sm_port_settings *settings, const uint32_t *ports,
+                        uint32_t count, const struct cs_log *log, struct cs_error *err);
+
 /* Program the switches with want (a set made for s->fabric by cs_lfts_for_fabric): SwitchInfo
  * LinearFDBTop where it differs, then the LFT blocks that differ from what the switch holds.
  * held describes what the switches hold, block by block; a block whose dirty bit is set in held
@@ -149,6 +160,30 @@ struct cs_sm_lft_counts {
 int cs_sm_program_lfts(struct cs_smp_pipe *pipe, struct cs_sm_sweep *s, const struct cs_lfts *want,
                        struct cs_lfts *held, const struct cs_log *log,
                        struct cs_sm_lft_counts *counts, struct cs_error *err);
+
+/* Read back every block held does not know (dirty) at or below its switch's LinearFDBTop into
+ * held (a block above it holds nothing valid and stays unknown; a read that fails too). Fills
+ * counts->blocks_read and failures. */
+int cs_sm_read_lfts(struct cs_smp_pipe *pipe, struct cs_sm_sweep *s, struct cs_lfts *held,
+                    const struct cs_log *log, struct cs_sm_lft_counts *counts,
+                    struct cs_error *err);
+
+/* One LFT block to write: switch `table` of the set, its block `block`, with content (64
+ * entries), or want's block when content is NULL. */
+struct cs_sm_lft_write {
+    uint32_t table;
+    uint16_t block;
+    const uint8_t *content;
+};
+
+/* Write exactly the listed blocks (no read-back, no LinearFDBTop: a live reconfiguration of
+ * tables cs_sm_program_lfts has programmed) and record in held what each switch now holds (a
+ * failed write leaves its block unknown). counts->blocks_sent and failures are filled. */
+int cs_sm_write_lft_blocks(struct cs_smp_pipe *pipe, struct cs_sm_sweep *s,
+                           const struct cs_lfts *want, struct cs_lfts *held,
+                           const struct cs_sm_lft_write *writes, uint32_t count,
+                           const struct cs_log *log, struct cs_sm_lft_counts *counts,
+                           struct cs_error *err);
 
 /* OpenSM 3.3.23's default head-of-queue lifetimes (PortInfo HOQLife exponents). */
 #define CS_SM_HOQ_LIFE 18      /* head_of_queue_lifetime: switch ports between switches */

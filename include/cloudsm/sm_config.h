@@ -66,9 +66,12 @@ struct cs_sm_config {
     char cn_guid_file[CS_SM_CONFIG_PATH_MAX];      /* cn_guid_file */
     char node_order_file[CS_SM_CONFIG_PATH_MAX];   /* node_order_file (cloudsm's): noftree */
     char node_weights_file[CS_SM_CONFIG_PATH_MAX]; /* node_weights_file (cloudsm's): wftree */
-    char vm_state_file[CS_SM_CONFIG_PATH_MAX];     /* vm_state_file (cloudsm's): vftree */
-    char log_file[CS_SM_CONFIG_PATH_MAX];          /* log_file: "" = standard error */
-    char state_dir[CS_SM_CONFIG_PATH_MAX];         /* state_dir (cloudsm's): holds guid2lid */
+    char vm_state_file[CS_SM_CONFIG_PATH_MAX];     /* vm_state_file (cloudsm's): the VMs; ""
+                                                      = STATE_DIR/vms (cs_sm_config_vm_state_path) */
+    uint8_t vm_lid_policy; /* vm_lid_policy (cloudsm's): enum cs_lid_policy, prepopulated or
+                              dynamic, for a VM state that has no VMs yet */
+    char log_file[CS_SM_CONFIG_PATH_MAX];  /* log_file: "" = standard error */
+    char state_dir[CS_SM_CONFIG_PATH_MAX]; /* state_dir (cloudsm's): holds guid2lid */
     bool reassign_lids; /* reassign_lids (OpenSM -r): ignore guid2lid and held LIDs at start */
     enum cs_log_level log_level; /* log_level (cloudsm's): error|warn|info|debug */
 };
@@ -160,6 +163,10 @@ int cs_sm_config_format_value(const struct cs_sm_config *c, const char *key, cha
 
 /* The pipe options the configuration asks for. */
 struct cs_smp_pipe_options cs_sm_config_pipe_options(const struct cs_sm_config *c);
+
+/* The file the SM keeps its VMs in: vm_state_file, or STATE_DIR/vms when that is not set. */
+#define CS_SM_CONFIG_VM_STATE_NAME "vms"
+void cs_sm_config_vm_state_path(const struct cs_sm_config *c, char *buf, size_t size);
 
 /* "error", "warn", "info", "debug" (as log_level and --log-level spell them). */
 const char *cs_log_level_name(enum cs_log_level level);

@@ -40,7 +40,7 @@
 #define CS_SM_CONTROL_SOCKET_NAME "cloudsmd.sock" /* in the state directory */
 #define CS_SM_CONTROL_PATH_MAX 108                /* sizeof sockaddr_un.sun_path, NUL included */
 #define CS_SM_REQUEST_MAX 4096                    /* a request line, its newline included */
-#define CS_SM_REQUEST_MAX_ARGS 4
+#define CS_SM_REQUEST_MAX_ARGS 6
 #define CS_SM_REQUEST_ARG_MAX 64     /* an argument, NUL included */
 #define CS_SM_REPLY_STATUS_MAX 1024  /* a status line, its newline included */
 #define CS_SM_CONTROL_MAX_CLIENTS 32 /* connections held at once; more wait in the backlog */
@@ -48,18 +48,23 @@
 #define CS_SM_CONTROL_REPLY_QUEUE_MAX (1024 * 1024) /* reply bytes held for a slow client */
 
 enum cs_sm_command {
-    CS_SM_CMD_STATUS,    /* SM state, port, uptime, last sweep, fabric counts, engine */
-    CS_SM_CMD_TOPOLOGY,  /* the fabric summary, like `cloudsm topo info` */
-    CS_SM_CMD_LFTS,      /* the LFTs the SM holds, opensm-lfts.dump format */
-    CS_SM_CMD_REROUTE,   /* ENGINE: route again with ENGINE now, program the differences */
-    CS_SM_CMD_LOG_LEVEL, /* LEVEL: error|warn|info|debug from now on */
-    CS_SM_CMD_SWEEP,     /* a heavy sweep now */
+    CS_SM_CMD_STATUS,     /* SM state, port, uptime, last sweep, fabric counts, engine */
+    CS_SM_CMD_TOPOLOGY,   /* the fabric summary, like `cloudsm topo info` */
+    CS_SM_CMD_LFTS,       /* the LFTs the SM holds, opensm-lfts.dump format */
+    CS_SM_CMD_REROUTE,    /* ENGINE: route again with ENGINE now, program the differences */
+    CS_SM_CMD_LOG_LEVEL,  /* LEVEL: error|warn|info|debug from now on */
+    CS_SM_CMD_SWEEP,      /* a heavy sweep now */
+    CS_SM_CMD_VM_LIST,    /* the VMs the SM runs */
+    CS_SM_CMD_VM_CREATE,  /* NAME HYPERVISOR VGUID [vf=K]: a VM on a VF of a vSwitch hypervisor */
+    CS_SM_CMD_VM_MIGRATE, /* NAME HYPERVISOR [vf=K] [method=M] [port255]: move it, live */
+    CS_SM_CMD_VM_DESTROY, /* NAME */
     CS_SM_CMD_COUNT
 };
 
 struct cs_sm_command_info {
     const char *name;    /* as sent: "log-level" */
-    unsigned args;       /* exactly this many arguments */
+    unsigned args;       /* this many arguments, in order */
+    unsigned options;    /* then at most this many options: KEY=VALUE or a flag word */
     const char *usage;   /* "log-level LEVEL" */
     const char *summary; /* one line */
     bool changes_state;  /* logged at INFO when served; queries at DEBUG */
@@ -68,16 +73,27 @@ struct cs_sm_command_info {
 /* Indexed by enum cs_sm_command. */
 extern const struct cs_sm_command_info cs_sm_commands[CS_SM_CMD_COUNT];
 
+/* A VM command's arguments and options, parsed (the VM name stays argv[0]). */
+struct cs_sm_vm_args {
+    uint64_t hypervisor; /* vm-create, vm-migrate: the destination vSwitch's node GUID */
+    uint64_t vguid;      /* vm-create */
+    uint8_t vf;          /* vf=K, 1..126; 0: the lowest free VF */
+    uint8_t method;      /* method=ftreeminrc (default) or itrc: enum cs_plan_method */
+    bool port255;        /* port255: invalidate first */
+};
+
 /* A parsed request. Plain data: copy it freely. */
 struct cs_sm_request {
     enum cs_sm_command command;
     bool json;     /* --json: the reply body is one JSON object */
-    unsigned argc; /* == cs_sm_commands[command].args */
+    unsigned argc; /* cs_sm_commands[command].args, and the options given */
     char argv[CS_SM_REQUEST_MAX_ARGS][CS_SM_REQUEST_ARG_MAX];
     enum cs_log_level log_level; /* CS_SM_CMD_LOG_LEVEL: argv[0] parsed */
+    struct cs_sm_vm_args vm;     /* CS_SM_CMD_VM_*: the arguments parsed */
     /* Who asked (filled by the server from SO_PEERCRED; 0 when parsed elsewhere). */
     uint32_t peer_uid;
     int32_t peer_pid;
+    uint64_t ticket; /* the server's handle for a reply the handler defers (unique per server) */
 };
 
 /* Parse one request line: len bytes, with or without its "\n" (or "\r\n"). Fails with a
@@ -117,6 +133,10 @@ struct cs_sm_control_conn; /* one held connection (sm_control.c) */
  * reply. */
 typedef int (*cs_sm_control_handler)(void *arg, const struct cs_sm_request *req, FILE *reply,
                                      struct cs_error *err);
+/* A handler may also return 1 without writing: the reply is deferred (work the SM does later,
+ * such as a VM migration queued behind others). The connection then waits, outside the request
+ * deadline and the poll set, until cs_sm_control_complete(c, req->ticket, ...) runs a second
+ * handler that writes the reply as above. */
 
 #define CS_SM_CONTROL_REPLY_BUFFER (64 * 1024)
 
@@ -138,6 +158,7 @@ struct cs_sm_control {
     uint64_t refused; /* peers that are neither root nor the SM's user */
     uint64_t bad;     /* requests that did not parse, came too late, too long or empty */
     uint64_t dropped; /* replies cut off: the client left or stopped reading */
+    uint64_t tickets; /* requests served, numbering them */
 };
 
 /* Create the listening socket at path (at most CS_SM_CONTROL_PATH_MAX - 1 bytes), mode 0600,
@@ -163,6 +184,13 @@ int cs_sm_control_fd(const struct cs_sm_control *c);
  * errors here: they are answered with an "error: " line, logged and counted. */
 int cs_sm_control_serve(struct cs_sm_control *c, int timeout_ms, cs_sm_control_handler handler,
                         void *arg, struct cs_error *err);
+
+/* The deferred reply of the request with this ticket: handler writes it (its return as for any
+ * handler; 1 again is answered as an error). Returns 1 when sent (or queued for the client),
+ * 0 when no connection waits for that ticket (the client left and its slot was reused, or the
+ * ticket is unknown). */
+int cs_sm_control_complete(struct cs_sm_control *c, uint64_t ticket, cs_sm_control_handler handler,
+                           void *arg);
 
 /* Close the socket and remove its file (if it is still the one open made). Safe to call twice
  * and on a zeroed struct with fd = -1. */

@@ -40,6 +40,9 @@
 #include "cloudsm/sm_config.h"
 #include "cloudsm/sm_files.h"
 #include "cloudsm/smp_pipe.h"
+#include "cloudsm/vm.h"
+#include "cloudsm/vm_plan.h"
+#include "cloudsm/vswitch.h"
 
 /* How long a new master waits for an SM of higher precedence that is still discovering to
  * decide (it finds us master and stops, or claims and we stop) before programming anyway. */
@@ -73,6 +76,14 @@ struct cs_sm_core {
     int last_sweep_failures;
     double sm_port_down_ms; /* when a sweep found the SM port down; 0: it is up */
     uint8_t sm_port_state;  /* the SM port's PortState when last polled while down */
+    /* VMs on vSwitch hypervisors (src/sm/core_vms.c, docs/sm/vms.md). The VM state is
+     * files.route.vms (files.route.has_vms: the state file exists), kept in vm_state_path. */
+    struct cs_hypervisors hyps; /* of the current sweep */
+    struct cs_switch_tree tree; /* of the current sweep and lfts: what VM plans read */
+    bool tree_ready;
+    char vm_state_path[CS_SM_CONFIG_PATH_MAX + 8];
+    uint64_t vm_ops;     /* VM operations done since start */
+    uint64_t vm_batches; /* batches they ran in (operations in one batch run in parallel) */
     /* The serving loop's state (cs_sm_core_poll). */
     volatile bool trap_seen; /* set from the pipe's unsolicited handler */
     bool retry;              /* the last heavy sweep had failures: sweep again when due */
@@ -143,5 +154,67 @@ const uint8_t *cs_sm_core_answer_sa(struct cs_sm_core *c, uint16_t lid, const ui
 /* The pipe's unsolicited handler (arg: the core): other SMs' SMInfo Gets are answered; a trap
  * asks for a sweep now and is answered with TrapRepress. */
 int cs_sm_core_on_request(void *arg, const struct cs_smp *mad, struct cs_smp *answer);
+
+/* ---- VMs (src/sm/core_vms.c, docs/sm/vms.md) ------------------------------------------------
+ *
+ * A VM operation is planned by the offline planner (vm_plan.h) on the SM's own fabric, tables
+ * and VM state, committed (the VM state file and guid2lid written, atomically each) and then
+ * sent: port-255 invalidations (if asked), the destination hypervisor's SMPs, the LFT blocks of
+ * the switches ItRC or FTreeMinRC picks, the source hypervisor's SMPs. On ibsim and on the SMA
+ * model a vSwitch is a switch: a VF taking or giving up a LID is a PortInfo Set on the VF's port
+ * and the vSwitch's LFT blocks for that LID (the emulation of what vSwitch hardware does by
+ * itself), counted apart as hypervisor SMPs. A crash at any point leaves a state on disk that the
+ * next start applies: the VM where the file says, its LIDs pinned on its VF, and every VM
+ * route the switches hold that does not lead there replaced by the engine's. */
+
+/* What one operation did. */
+struct cs_sm_vm_result {
+    uint16_t lid;               /* the VM's LID (a destroyed VM: the one it had) */
+    uint8_t vf;                 /* the VF it runs on (destroy: ran on) */
+    uint64_t hypervisor;        /* its vSwitch's node GUID (destroy: the last one) */
+    uint32_t switches_selected; /* as the plan (cs_plan) counts them */
+    uint32_t switches_updated;
+    uint64_t planned_smps; /* cs_plan_total_smps: the model's count */
+    /* SMPs sent, by kind. */
+    uint64_t lft_smps;         /* physical switches' LFT blocks with new entries */
+    uint64_t port255_smps;     /* invalidation blocks */
+    uint64_t port_info_smps;   /* VF LIDs set or unset */
+    uint64_t vswitch_lft_smps; /* vSwitch LFT blocks (the emulation of vSwitch hardware) */
+    uint64_t guid_info_smps;   /* vGUIDs set or unset */
+    uint64_t total_smps;
+    unsigned failures;   /* SMPs refused or lost (logged); a heavy sweep follows */
+    uint32_t batch_size; /* operations of the batch it ran in */
+    double plan_ms;      /* planning */
+    double commit_ms;    /* writing the VM state and guid2lid (the batch's) */
+    double program_ms;   /* the batch's SMPs, first sent to last answered */
+};
+
+/* One VM request with its options, and what came of it. */
+struct cs_sm_vm_job {
+    struct cs_vm_request req; /* req.name points into name */
+    char name[CS_VM_NAME_MAX + 1];
+    struct cs_vm_plan_options opt;
+    /* Filled by cs_sm_core_vm_run: */
+    int status; /* 0 done, -1 refused or failed (error says why), 1 deferred
+                   (conflicts with an earlier job of the list: run it later) */
+    struct cs_error error;
+    struct cs_sm_vm_result result;
+};
+
+/* Run a list of VM requests, in order, as one batch where they do not conflict: each is checked
+ * and planned on the state the earlier ones left; the ones whose switches (FTreeMinRC's marked
+ * sub-trees and the two hypervisors; ItRC and a dynamic create: every switch) are disjoint from
+ * those of every earlier job still to run are sent together, phase by phase, so that their SMPs
+ * share the pipe's window; the others are deferred (status 1) to a later call, in order. A
+ * refused request (unknown VM, full hypervisor, no free LID, ...) changes nothing. Returns the
+ * number of jobs done or refused (not deferred), or -1 with err when the SM cannot act (not
+ * master, no sweep yet, a state file that cannot be written). */
+int cs_sm_core_vm_run(struct cs_sm_core *c, struct cs_sm_vm_job *jobs, uint32_t count,
+                      struct cs_error *err);
+
+/* The VMs the SM runs (empty until the first operation, or the state file). */
+const struct cs_vm_state *cs_sm_core_vms(const struct cs_sm_core *c);
+/* The LID policy in force: the VM state's, or vm_lid_policy without one. */
+enum cs_lid_policy cs_sm_core_vm_policy(const struct cs_sm_core *c);
 
 #endif

@@ -48,6 +48,11 @@ void cs_sm_files_free(struct cs_sm_files *f);
 bool cs_sm_files_differ(const struct cs_sm_files *a, const struct cs_sm_files *b,
                         enum cs_sm_file file);
 
+/* The SM wrote file itself (at path, the one it was read from): take its new fingerprint, so
+ * that a reload does not see the SM's own write as a change. */
+int cs_sm_files_note_written(struct cs_sm_files *f, enum cs_sm_file file, const char *path,
+                             struct cs_error *err);
+
 /* The configuration key that names file: "partition_config_file", ... */
 const char *cs_sm_file_key(enum cs_sm_file file);
 

@@ -10,10 +10,17 @@
  * fabrics). `lid_policy` (include/cloudsm/vswitch.h) comes first if present (default
  * prepopulated). Names, vGUIDs, LIDs and places are unique (shared-port: the VMs of one HCA share
  * its LID, and the hypervisor is the HCA's node GUID); errors are `file:line: what`.
+ *
+ *     live_routes 2 7 11
+ *
+ * lists (after the VMs, 16 a line) the LIDs whose routes a live reconfiguration set: cloudsmd
+ * keeps them as the switches hold them across sweeps and restarts, while they still lead to
+ * their owner, instead of the routing engine's.
  */
 #ifndef CLOUDSM_VM_H
 #define CLOUDSM_VM_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -37,6 +44,8 @@ struct cs_vm_state {
     enum cs_lid_policy lid_policy;
     struct cs_vm *vms; /* in file (or creation) order */
     uint32_t count, capacity;
+    uint16_t *live_routes; /* LIDs whose routes a live reconfiguration set, sorted, unique */
+    uint32_t num_live_routes, live_routes_capacity;
 };
 
 /* Empty, prepopulated. */
@@ -56,6 +65,14 @@ int cs_vm_state_add(struct cs_vm_state *s, const struct cs_vm *vm, struct cs_err
 uint32_t cs_vm_state_find(const struct cs_vm_state *s, const char *name);
 /* Remove VM i (the order of the others is kept). */
 void cs_vm_state_remove(struct cs_vm_state *s, uint32_t i);
+
+/* dst (initialised here) becomes a copy of src. */
+int cs_vm_state_copy(struct cs_vm_state *dst, const struct cs_vm_state *src, struct cs_error *err);
+
+/* The live_routes set: whether lid is in it; add it (in order; once); take it out. */
+bool cs_vm_state_route_is_live(const struct cs_vm_state *s, uint16_t lid);
+int cs_vm_state_mark_route_live(struct cs_vm_state *s, uint16_t lid, struct cs_error *err);
+void cs_vm_state_unmark_route_live(struct cs_vm_state *s, uint16_t lid);
 
 /* Every VM against a fabric and its hypervisors: its hypervisor is a vSwitch there, its VF
  * exists; with prepopulated LIDs its LID is its VF's LID in the fabric. Shared-port: its

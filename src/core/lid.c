@@ -175,11 +175,11 @@ static bool range_free(const uint32_t *owner, uint32_t base, uint32_t size)
 
 int cs_lids_assign(struct cs_fabric *f, unsigned lmc, struct cs_error *err)
 {
-    return cs_lids_assign_within(f, lmc, NULL, CS_LID_UCAST_MAX, err);
+    return cs_lids_assign_within(f, lmc, NULL, CS_LID_UCAST_MAX, NULL, err);
 }
 
 int cs_lids_assign_within(struct cs_fabric *f, unsigned lmc, const uint8_t *reserved,
-                          uint16_t max_lid, struct cs_error *err)
+                          uint16_t max_lid, const bool *withheld, struct cs_error *err)
 {
     if (max_lid > CS_LID_UCAST_MAX)
         max_lid = CS_LID_UCAST_MAX;
@@ -217,7 +217,7 @@ int cs_lids_assign_within(struct cs_fabric *f, unsigned lmc, const uint8_t *rese
     for (unsigned m = 0; m <= LMC_MAX; m++)
         next[m] = 1u << m;
     for (uint32_t i = 0; i < f->num_port_slots; i++) {
-        if (f->ports[i].lid || !cs_port_needs_lid(f, i))
+        if (f->ports[i].lid || !cs_port_needs_lid(f, i) || (withheld && withheld[i]))
             continue;
         unsigned port_lmc = port_gets_lmc(f, i) ? lmc : 0;
         uint32_t size = 1u << port_lmc;
@@ -227,7 +227,8 @@ int cs_lids_assign_within(struct cs_fabric *f, unsigned lmc, const uint8_t *rese
         if (*cursor + size - 1 > max_lid) {
             uint32_t missing = 0;
             for (uint32_t j = i; j < f->num_port_slots; j++)
-                missing += !f->ports[j].lid && cs_port_needs_lid(f, j);
+                missing +=
+                    !f->ports[j].lid && cs_port_needs_lid(f, j) && !(withheld && withheld[j]);
             cs_fail(err,
                     "out of LIDs: %u more port%s need%s LIDs (LMC %u) and no free aligned range "
                     "of %u is left (%u of the %u unicast LIDs are taken or out of reach)",

@@ -1,6 +1,7 @@
 /* The VM state file (include/cloudsm/vm.h, docs/formats/vms.md). */
 #include "cloudsm/vm.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -21,7 +22,72 @@ void cs_vm_state_init(struct cs_vm_state *s)
 void cs_vm_state_free(struct cs_vm_state *s)
 {
     free(s->vms);
+    free(s->live_routes);
     cs_vm_state_init(s);
+}
+
+int cs_vm_state_copy(struct cs_vm_state *dst, const struct cs_vm_state *src, struct cs_error *err)
+{
+    cs_vm_state_init(dst);
+    dst->lid_policy = src->lid_policy;
+    if (cs_grow((void **)&dst->vms, &dst->capacity, src->count, sizeof *src->vms, err) < 0 ||
+        cs_grow((void **)&dst->live_routes, &dst->live_routes_capacity, src->num_live_routes,
+                sizeof *src->live_routes, err) < 0) {
+        cs_vm_state_free(dst);
+        return -1;
+    }
+    if (src->count)
+        memcpy(dst->vms, src->vms, src->count * sizeof *src->vms);
+    if (src->num_live_routes)
+        memcpy(dst->live_routes, src->live_routes, src->num_live_routes * sizeof *src->live_routes);
+    dst->count = src->count;
+    dst->num_live_routes = src->num_live_routes;
+    return 0;
+}
+
+/* Where lid is, or would go, in the sorted live_routes. */
+static uint32_t live_route_slot(const struct cs_vm_state *s, uint16_t lid)
+{
+    uint32_t lo = 0, hi = s->num_live_routes;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (s->live_routes[mid] < lid)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+bool cs_vm_state_route_is_live(const struct cs_vm_state *s, uint16_t lid)
+{
+    uint32_t i = live_route_slot(s, lid);
+    return i < s->num_live_routes && s->live_routes[i] == lid;
+}
+
+int cs_vm_state_mark_route_live(struct cs_vm_state *s, uint16_t lid, struct cs_error *err)
+{
+    uint32_t i = live_route_slot(s, lid);
+    if (i < s->num_live_routes && s->live_routes[i] == lid)
+        return 0;
+    if (cs_grow((void **)&s->live_routes, &s->live_routes_capacity,
+                (uint64_t)s->num_live_routes + 1, sizeof *s->live_routes, err) < 0)
+        return -1;
+    memmove(s->live_routes + i + 1, s->live_routes + i,
+            (s->num_live_routes - i) * sizeof *s->live_routes);
+    s->live_routes[i] = lid;
+    s->num_live_routes++;
+    return 0;
+}
+
+void cs_vm_state_unmark_route_live(struct cs_vm_state *s, uint16_t lid)
+{
+    uint32_t i = live_route_slot(s, lid);
+    if (i >= s->num_live_routes || s->live_routes[i] != lid)
+        return;
+    memmove(s->live_routes + i, s->live_routes + i + 1,
+            (s->num_live_routes - i - 1) * sizeof *s->live_routes);
+    s->num_live_routes--;
 }
 
 static bool name_char(char c)
@@ -244,6 +310,33 @@ static int parse_vm(struct cs_vm_state *s, struct cs_lines *in, struct cs_span *
     return append(s, &vm, in->err);
 }
 
+/* "live_routes LID ...": each LID a unicast LID, listed once in the file. */
+static int parse_live_routes(struct cs_vm_state *s, struct cs_lines *in, struct cs_span *line)
+{
+    for (struct cs_span word = next_token(line); !cs_span_empty(&word); word = next_token(line)) {
+        char text[16];
+        char *end;
+        unsigned long lid = 0;
+        if ((size_t)(word.end - word.p) < sizeof text) {
+            cs_span_copy(&word, text, sizeof text);
+            errno = 0;
+            lid = isdigit((unsigned char)text[0]) ? strtoul(text, &end, 0) : 0;
+            if (errno || *end)
+                lid = 0;
+        }
+        if (lid == 0 || lid > CS_UNICAST_LIDS)
+            return cs_fail_at(in->err, in->name, in->number,
+                              "live_routes: \"%s\" is not a unicast LID (1..%u)",
+                              cs_quote_span(&word).text, CS_UNICAST_LIDS);
+        if (cs_vm_state_route_is_live(s, (uint16_t)lid))
+            return cs_fail_at(in->err, in->name, in->number, "live_routes: LID %lu is listed twice",
+                              lid);
+        if (cs_vm_state_mark_route_live(s, (uint16_t)lid, in->err) < 0)
+            return -1;
+    }
+    return 0;
+}
+
 static int parse_source(struct cs_vm_state *s, struct cs_lines *in)
 {
     struct cs_span line;
@@ -255,6 +348,8 @@ static int parse_source(struct cs_vm_state *s, struct cs_lines *in)
             continue;
         if (token_is(&word, "vm")) {
             rc = parse_vm(s, in, &line);
+        } else if (token_is(&word, "live_routes")) {
+            rc = parse_live_routes(s, in, &line);
         } else if (token_is(&word, "lid_policy")) {
             struct cs_span value = next_token(&line);
             char text[16];
@@ -277,9 +372,9 @@ static int parse_source(struct cs_vm_state *s, struct cs_lines *in)
             char found[160];
             cs_lines_describe(in, found, sizeof found);
             rc = cs_fail_at(in->err, in->name, in->number,
-                            "expected \"vm NAME vguid=... lid=... hypervisor=... vf=...\" or "
-                            "\"lid_policy prepopulated|dynamic|shared-port\" (a VM state file); "
-                            "found %s",
+                            "expected \"vm NAME vguid=... lid=... hypervisor=... vf=...\", "
+                            "\"lid_policy prepopulated|dynamic|shared-port\" or \"live_routes "
+                            "LID...\" (a VM state file); found %s",
                             found);
         }
     }
@@ -389,6 +484,9 @@ int cs_vm_state_write(FILE *out, const struct cs_vm_state *s, struct cs_error *e
         fprintf(out, "vm %s vguid=0x%016" PRIx64 " lid=%u hypervisor=0x%016" PRIx64 " vf=%u\n",
                 vm->name, vm->vguid, vm->lid, vm->hypervisor, vm->vf);
     }
+    for (uint32_t i = 0; i < s->num_live_routes; i++)
+        fprintf(out, "%s%u%s", i % 16 ? " " : "live_routes ", s->live_routes[i],
+                i % 16 == 15 || i + 1 == s->num_live_routes ? "\n" : "");
     if (fflush(out) != 0 || ferror(out))
         return cs_fail(err, "writing the VM state failed: %s", strerror(errno));
     return 0;

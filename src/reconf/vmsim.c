@@ -65,14 +65,9 @@ static int world_copy(struct world *dst, const struct world *src, const struct c
     cs_fabric_init(&dst->fabric);
     cs_vm_state_init(&dst->vms);
     if (cs_fabric_copy(&dst->fabric, &src->fabric, err) < 0 ||
-        cs_lfts_copy(&dst->lfts, &src->lfts, err) < 0)
+        cs_lfts_copy(&dst->lfts, &src->lfts, err) < 0 ||
+        cs_vm_state_copy(&dst->vms, &src->vms, err) < 0)
         return -1;
-    dst->vms.lid_policy = src->vms.lid_policy;
-    if (cs_grow((void **)&dst->vms.vms, &dst->vms.capacity, src->vms.count, sizeof *src->vms.vms,
-                err) < 0)
-        return -1;
-    memcpy(dst->vms.vms, src->vms.vms, src->vms.count * sizeof *src->vms.vms);
-    dst->vms.count = src->vms.count;
     if (cs_switch_tree_init(&dst->tree, &dst->fabric, h, &dst->lfts, err) < 0)
         return -1;
     dst->has_tree = true;

@@ -11,6 +11,7 @@
 
 #include "cloudsm/clock.h"
 #include "cloudsm/sm_control.h"
+#include "sm/core_vms.h"
 
 /* ---- Phases: each logged with its time and SMPs ---------------------------------------------- */
 
@@ -137,6 +138,7 @@ void cs_sm_core_init(struct cs_sm_core *c, const struct cs_sm_config *cfg,
     c->started_ms = cs_clock_ms();
     snprintf(c->engine, sizeof(c->engine), "%s", cfg->routing_engine);
     snprintf(c->guid2lid_path, sizeof(c->guid2lid_path), "%s/guid2lid", cfg->state_dir);
+    cs_sm_config_vm_state_path(cfg, c->vm_state_path, sizeof c->vm_state_path);
     cs_sm_sweep_init(&c->sweep);
     c->me = (struct cs_sm_identity){.guid = port_guid,
                                     .sm_key = cfg->sm_key,
@@ -149,6 +151,7 @@ void cs_sm_core_init(struct cs_sm_core *c, const struct cs_sm_config *cfg,
 
 void cs_sm_core_free(struct cs_sm_core *c)
 {
+    cs_sm_core_vms_free(c);
     cs_lfts_free(&c->lfts);
     cs_lfts_free(&c->held);
     cs_route_result_free(&c->routed);
@@ -266,7 +269,7 @@ static int program_sl2vl(struct cs_sm_core *c, struct cs_error *err)
 
 /* The SA answers from an index of the current sweep, tables and partitions: rebuilt after
  * every sweep and re-route (the old one is dropped first: it points into what changed). */
-static int rebuild_sa(struct cs_sm_core *c, struct cs_error *err)
+int cs_sm_core_rebuild_sa(struct cs_sm_core *c, struct cs_error *err)
 {
     cs_sa_db_free(c->sa);
     c->sa = NULL;
@@ -301,18 +304,34 @@ const uint8_t *cs_sm_core_answer_sa(struct cs_sm_core *c, uint16_t lid, const ui
     return c->sa_reply;
 }
 
-/* Program the routed tables: only the blocks that differ from what the switches hold. The first
- * time nothing is known (every block unknown: read back where the switch has valid entries);
- * afterwards the held tables are carried over to the new sweep's switches by GUID. */
-static int program_lfts(struct cs_sm_core *c, struct cs_sm_lft_counts *lc, struct cs_error *err)
+/* What the switches hold, carried over to the tables just routed (by switch GUID; a new switch's
+ * blocks are unknown). */
+static int carry_held(struct cs_sm_core *c, struct cs_error *err)
 {
     struct cs_lfts held;
     if (cs_sm_carry_held(&c->held, &c->lfts, &held, err) < 0)
         return -1;
-    int rc = cs_sm_program_lfts(c->pipe, &c->sweep, &c->lfts, &held, &c->log, lc, err);
     cs_lfts_free(&c->held);
     c->held = held;
-    return rc;
+    return 0;
+}
+
+/* The tables just routed, shaped for the VMs and programmed: only the blocks that differ from
+ * what the switches hold (unknown blocks are read back where the switch has valid entries).
+ * keep_vm_routes: a sweep keeps the VF routes the switches hold that still lead to their VF; a
+ * re-route asked for does not. Returns the failures, or -1. */
+static int program_lfts(struct cs_sm_core *c, bool keep_vm_routes, struct cs_sm_lft_counts *lc,
+                        struct cs_error *err)
+{
+    if (cs_sm_core_vms_shape_tables(c, err) < 0 || carry_held(c, err) < 0)
+        return -1;
+    int failures = keep_vm_routes ? cs_sm_core_vms_keep_routes(c, err) : 0;
+    if (failures < 0 ||
+        cs_sm_program_lfts(c->pipe, &c->sweep, &c->lfts, &c->held, &c->log, lc, err) < 0 ||
+        cs_sm_core_vms_tables_changed(c, err) < 0)
+        return -1;
+    lc->failures += (unsigned)failures;
+    return 0;
 }
 
 /* Whether to throw fresh away and keep the last sweep, its tables, guid2lid and SA view: it saw
@@ -388,14 +407,21 @@ static int assign_lids(struct cs_sm_core *c, bool first, struct cs_error *err)
     phase_begin(&ph, "lids", c->pipe);
     if (first && load_guid2lid(c, err) < 0)
         return -1;
-    /* reassign_lids numbers the first sweep afresh; later sweeps keep what it gave. */
+    /* The VMs' LIDs first (on their VFs, held while a hypervisor is away); with dynamic VM
+     * LIDs a VF without a VM gets none. reassign_lids numbers the first sweep afresh; later
+     * sweeps keep what it gave. */
+    struct cs_guid2lid pinned;
+    if (cs_sm_core_vms_before_lids(c, &pinned, err) < 0)
+        return -1;
     int changed =
-        cs_sm_assign_lids(&c->sweep, &c->guid2lid, first && c->cfg.reassign_lids, &c->log, err);
-    if (changed < 0)
-        return -1;
+        cs_sm_assign_lids(&c->sweep, &pinned, first && c->cfg.reassign_lids, &c->log, err);
     struct cs_guid2lid kept;
-    if (cs_sm_guid2lid_update(&c->sweep, &c->guid2lid, &kept, err) < 0)
+    if (changed < 0 || cs_sm_guid2lid_update(&c->sweep, &pinned, &kept, err) < 0) {
+        cs_guid2lid_free(&pinned);
         return -1;
+    }
+    cs_guid2lid_free(&pinned);
+    cs_sm_core_vms_drop_vguids(c, &kept);
     cs_guid2lid_free(&c->guid2lid);
     c->guid2lid = kept;
     if (cs_guid2lid_write_file(c->guid2lid_path, &c->guid2lid, err) < 0)
@@ -454,7 +480,7 @@ int cs_sm_core_sweep(struct cs_sm_core *c, bool first, struct cs_error *err)
 
     phase_begin(&ph, "lfts", c->pipe);
     struct cs_sm_lft_counts lc;
-    if (program_lfts(c, &lc, err) < 0)
+    if (program_lfts(c, true, &lc, err) < 0)
         return -1;
     failures += (int)lc.failures;
     cs_logf(&c->log, CS_LOG_INFO,
@@ -479,7 +505,7 @@ int cs_sm_core_sweep(struct cs_sm_core *c, bool first, struct cs_error *err)
     cs_logf(&c->log, CS_LOG_INFO, "activate: %u ports brought to ACTIVE", activated);
     phase_end(&c->log, &ph);
 
-    if (rebuild_sa(c, err) < 0)
+    if (cs_sm_core_rebuild_sa(c, err) < 0)
         return -1;
     struct cs_smp_pipe_stats total = phase_smps(&all);
     c->last_sweep_took_ms = phase_end(&c->log, &all);
@@ -506,8 +532,8 @@ int cs_sm_core_reroute(struct cs_sm_core *c, const char *engine, struct cs_sm_lf
     struct cs_sm_lft_counts none;
     if (!lc)
         lc = &none;
-    if (route(c, err) < 0 || program_lfts(c, lc, err) < 0 || program_sl2vl(c, err) < 0 ||
-        rebuild_sa(c, err) < 0) {
+    if (route(c, err) < 0 || program_lfts(c, false, lc, err) < 0 || program_sl2vl(c, err) < 0 ||
+        cs_sm_core_vms_forget_live_routes(c, err) < 0 || cs_sm_core_rebuild_sa(c, err) < 0) {
         snprintf(c->engine, sizeof c->engine, "%s", previous);
         return -1;
     }
@@ -619,6 +645,7 @@ int cs_sm_core_reconfigure(struct cs_sm_core *c, const struct cs_sm_config *next
     cs_sa_db_free(c->sa); /* it points into the partitions and tables replaced here */
     c->sa = NULL;
     c->cfg = *next;
+    cs_sm_config_vm_state_path(next, c->vm_state_path, sizeof c->vm_state_path);
     cs_sm_files_free(&c->files);
     c->files = *files;
     memset(files, 0, sizeof *files);
@@ -640,5 +667,5 @@ int cs_sm_core_reconfigure(struct cs_sm_core *c, const struct cs_sm_config *next
         done->blocks_sent = lc.blocks_sent;
         return 0;
     }
-    return rebuild_sa(c, err);
+    return cs_sm_core_rebuild_sa(c, err);
 }

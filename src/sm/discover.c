@@ -52,6 +52,7 @@ void cs_sm_sweep_free(struct cs_sm_sweep *s)
     free(s->switch_info);
     free(s->node_info);
     free(s->path);
+    free(s->lid_withheld);
     cs_sm_sweep_init(s);
 }
 

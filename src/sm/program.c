@@ -120,6 +120,11 @@ static const char *limit_reason(const struct cs_sm_sweep *s, uint32_t node, char
     return buf;
 }
 
+static bool withheld(const struct cs_sm_sweep *s, uint32_t p)
+{
+    return s->lid_withheld != NULL && s->lid_withheld[p];
+}
+
 /* Marks of the LID table while assigning. */
 enum { LID_FREE = 0, LID_PRESENT, LID_HELD };
 
@@ -131,8 +136,6 @@ int cs_sm_assign_lids(struct cs_sm_sweep *s, const struct cs_guid2lid *guid2lid,
         f->ports[p].lid = 0;
         f->ports[p].lmc = 0;
     }
-    if (reassign)
-        guid2lid = NULL;
     uint32_t limiting;
     uint16_t limit = cs_sm_lid_limit(s, &limiting);
     char why[96];
@@ -151,7 +154,7 @@ int cs_sm_assign_lids(struct cs_sm_sweep *s, const struct cs_guid2lid *guid2lid,
     for (uint32_t i = 0; i < count; i++) {
         const struct cs_guid2lid_entry *e = &guid2lid->entries[i];
         uint32_t p = cs_key_index_find(&ports, e->guid);
-        if (p == CS_NONE || f->ports[p].lid != 0)
+        if (p == CS_NONE || f->ports[p].lid != 0 || withheld(s, p))
             continue;
         if (!stored_range_usable(e, limit) || range_taken(used, e))
             continue; /* logged with its new LID below */
@@ -178,8 +181,8 @@ int cs_sm_assign_lids(struct cs_sm_sweep *s, const struct cs_guid2lid *guid2lid,
      * over from another) must not renumber a running fabric. */
     for (uint32_t p = 0; p < f->num_port_slots && !reassign; p++) {
         uint16_t holds = s->port_info_valid[p] ? s->port_info[p].lid : 0;
-        if (f->ports[p].lid != 0 || !cs_port_needs_lid(f, p) || holds == 0 || holds > limit ||
-            used[holds])
+        if (f->ports[p].lid != 0 || !cs_port_needs_lid(f, p) || withheld(s, p) || holds == 0 ||
+            holds > limit || used[holds])
             continue;
         f->ports[p].lid = holds;
         used[holds] = LID_PRESENT;
@@ -188,7 +191,7 @@ int cs_sm_assign_lids(struct cs_sm_sweep *s, const struct cs_guid2lid *guid2lid,
      * the lowest held ones go to the ports that need them. */
     uint32_t needed = 0, free_lids = 0;
     for (uint32_t p = 0; p < f->num_port_slots; p++)
-        needed += cs_port_needs_lid(f, p) && f->ports[p].lid == 0;
+        needed += cs_port_needs_lid(f, p) && f->ports[p].lid == 0 && !withheld(s, p);
     for (uint32_t lid = 1; lid <= limit; lid++)
         free_lids += used[lid] == LID_FREE;
     for (uint32_t lid = 1; lid <= limit && needed > free_lids; lid++) {
@@ -207,7 +210,7 @@ int cs_sm_assign_lids(struct cs_sm_sweep *s, const struct cs_guid2lid *guid2lid,
         free_lids += (uint32_t)e->max_lid - e->min_lid + 1;
         held--;
     }
-    int rc = cs_lids_assign_within(f, 0, used, limit, err);
+    int rc = cs_lids_assign_within(f, 0, used, limit, s->lid_withheld, err);
     free(used);
     if (rc < 0) {
         cs_key_index_free(&ports);
@@ -226,7 +229,7 @@ int cs_sm_assign_lids(struct cs_sm_sweep *s, const struct cs_guid2lid *guid2lid,
         if (p == CS_NONE)
             continue;
         named[p] = true;
-        if (f->ports[p].lid == e->min_lid)
+        if (f->ports[p].lid == e->min_lid || withheld(s, p))
             continue;
         const char *what = e->max_lid > limit ? "beyond the LIDs every switch can forward"
                            : !stored_range_usable(e, limit) ? "not an aligned LID range"
@@ -239,7 +242,7 @@ int cs_sm_assign_lids(struct cs_sm_sweep *s, const struct cs_guid2lid *guid2lid,
     }
     for (uint32_t p = 0; p < f->num_port_slots; p++) {
         uint16_t holds = s->port_info_valid[p] ? s->port_info[p].lid : 0;
-        if (!cs_port_needs_lid(f, p) || named[p] || reassign || holds <= limit ||
+        if (!cs_port_needs_lid(f, p) || withheld(s, p) || named[p] || reassign || holds <= limit ||
             holds > CS_LID_UCAST_MAX)
             continue;
         cs_logf(log, CS_LOG_WARN,
@@ -320,6 +323,7 @@ struct job {
     struct phase *ph;
     uint32_t index; /* port slot, or lfts switch index */
     uint32_t block;
+    const uint8_t *content; /* an LFT block's entries to write; NULL: want's */
 };
 
 static int submit_dr(struct phase *ph, struct job *job, uint8_t method, uint16_t attr, uint32_t mod,
@@ -379,6 +383,37 @@ static struct job *alloc_jobs(uint64_t n, struct cs_error *err)
 
 /* ---- PortInfo: LIDs and SM settings ---- */
 
+/* Submit the PortInfo Set that gives port p its LID of s->fabric and the SM settings, unless it
+ * holds them already (and force is false). */
+static int set_lid_of(struct phase *ph, struct job *job, uint32_t p,
+                      const struct cs_sm_port_settings *settings, bool force, struct cs_error *err)
+{
+    const struct cs_fabric *f = &ph->s->fabric;
+    struct cs_smp_port_info pi = ph->s->port_info[p];
+    /* The lease period only means something when an M_Key protects the port (IBA 14.2.4);
+     * without one it is left as the port has it, so that an agent that does not store it
+     * (ibsim reports a constant) is not rewritten on every sweep. */
+    uint16_t lease = settings->m_key ? settings->m_key_lease_period : pi.m_key_lease_period;
+    if (!force && pi.lid == f->ports[p].lid && pi.master_sm_lid == settings->sm_lid &&
+        pi.subnet_prefix == settings->subnet_prefix && pi.lmc == f->ports[p].lmc &&
+        pi.m_key == settings->m_key && pi.m_key_lease_period == lease)
+        return 0;
+    pi.lid = f->ports[p].lid;
+    pi.lmc = f->ports[p].lmc;
+    pi.master_sm_lid = settings->sm_lid;
+    pi.subnet_prefix = settings->subnet_prefix;
+    pi.m_key = settings->m_key;
+    pi.m_key_lease_period = lease;
+    /* 0 = "no change" for both states and for the enable fields: a LID Set must not move
+     * the link, and must not rewrite what the port negotiated. */
+    pi.port_state = CS_SMP_PORT_STATE_NO_CHANGE;
+    pi.port_physical_state = 0;
+    pi.link_width_enabled = 0;
+    pi.link_speed_enabled = 0;
+    pi.link_speed_ext_enabled = 0;
+    return set_port_info(ph, job, p, &pi, err);
+}
+
 int cs_sm_set_lids(struct cs_smp_pipe *pipe, struct cs_sm_sweep *s,
                    const struct cs_sm_port_settings *settings, const struct cs_log *log,
                    struct cs_error *err)
@@ -389,32 +424,33 @@ int cs_sm_set_lids(struct cs_smp_pipe *pipe, struct cs_sm_sweep *s,
     if (jobs == NULL)
         return -1;
     int rc = 0;
-    for (uint32_t p = 0; p < f->num_port_slots && rc == 0; p++) {
-        if (!cs_port_needs_lid(f, p) || !s->port_info_valid[p])
+    for (uint32_t p = 0; p < f->num_port_slots && rc == 0; p++)
+        if (cs_port_needs_lid(f, p) && s->port_info_valid[p])
+            rc = set_lid_of(&ph, &jobs[p], p, settings, false, err);
+    if (rc == 0)
+        rc = cs_smp_pipe_run(pipe, err);
+    free(jobs);
+    return rc < 0 ? -1 : (int)ph.failures;
+}
+
+int cs_sm_set_port_lids(struct cs_smp_pipe *pipe, struct cs_sm_sweep *s,
+                        const struct cs_sm_port_settings *settings, const uint32_t *ports,
+                        uint32_t count, const struct cs_log *log, struct cs_error *err)
+{
+    struct phase ph = {.s = s, .log = log, .pipe = pipe};
+    struct job *jobs = alloc_jobs(count, err);
+    if (jobs == NULL)
+        return -1;
+    int rc = 0;
+    for (uint32_t i = 0; i < count && rc == 0; i++) {
+        if (!s->port_info_valid[ports[i]]) {
+            ph.failures++;
+            cs_logf(log, CS_LOG_WARN, "port %u of 0x%016llx: its PortInfo was never read",
+                    s->fabric.ports[ports[i]].num,
+                    (unsigned long long)s->fabric.nodes[s->fabric.ports[ports[i]].node].guid);
             continue;
-        struct cs_smp_port_info pi = s->port_info[p];
-        /* The lease period only means something when an M_Key protects the port (IBA 14.2.4);
-         * without one it is left as the port has it, so that an agent that does not store it
-         * (ibsim reports a constant) is not rewritten on every sweep. */
-        uint16_t lease = settings->m_key ? settings->m_key_lease_period : pi.m_key_lease_period;
-        if (pi.lid == f->ports[p].lid && pi.master_sm_lid == settings->sm_lid &&
-            pi.subnet_prefix == settings->subnet_prefix && pi.lmc == f->ports[p].lmc &&
-            pi.m_key == settings->m_key && pi.m_key_lease_period == lease)
-            continue;
-        pi.lid = f->ports[p].lid;
-        pi.lmc = f->ports[p].lmc;
-        pi.master_sm_lid = settings->sm_lid;
-        pi.subnet_prefix = settings->subnet_prefix;
-        pi.m_key = settings->m_key;
-        pi.m_key_lease_period = lease;
-        /* 0 = "no change" for both states and for the enable fields: a LID Set must not move
-         * the link, and must not rewrite what the port negotiated. */
-        pi.port_state = CS_SMP_PORT_STATE_NO_CHANGE;
-        pi.port_physical_state = 0;
-        pi.link_width_enabled = 0;
-        pi.link_speed_enabled = 0;
-        pi.link_speed_ext_enabled = 0;
-        rc = set_port_info(&ph, &jobs[p], p, &pi, err);
+        }
+        rc = set_lid_of(&ph, &jobs[i], ports[i], settings, true, err);
     }
     if (rc == 0)
         rc = cs_smp_pipe_run(pipe, err);
@@ -438,6 +474,14 @@ static void hold_block(struct cs_lfts *held, uint32_t sw, uint32_t b, const uint
     cs_lfts_mark_block(held, sw, b, content == NULL);
 }
 
+/* What job writes into its block: its own content, or want's. */
+static const uint8_t *block_content(const struct phase *ph, const struct job *job)
+{
+    return job->content != NULL
+               ? job->content
+               : cs_lfts_table(ph->want, job->index) + (size_t)job->block * CS_LFT_BLOCK;
+}
+
 static int lft_set_done(void *arg, enum cs_smp_result result, const struct cs_smp *req,
                         const struct cs_smp *reply, struct cs_error *err)
 {
@@ -446,18 +490,14 @@ static int lft_set_done(void *arg, enum cs_smp_result result, const struct cs_sm
     struct phase *ph = job->ph;
     bool lost = failed(ph, switch_node(ph->want, job->index), result, req, reply);
     if (ph->held != NULL)
-        hold_block(ph->held, job->index, job->block,
-                   lost ? NULL
-                        : cs_lfts_table(ph->want, job->index) + (size_t)job->block * CS_LFT_BLOCK);
+        hold_block(ph->held, job->index, job->block, lost ? NULL : block_content(ph, job));
     return 0;
 }
 
 static int send_block(struct phase *ph, struct job *job, struct cs_error *err)
 {
-    const uint8_t *entries =
-        cs_lfts_table(ph->want, job->index) + (size_t)job->block * CS_LFT_BLOCK;
     struct cs_smp_lft_block block;
-    memcpy(block.port, entries, CS_LFT_BLOCK);
+    memcpy(block.port, block_content(ph, job), CS_LFT_BLOCK);
     uint8_t data[CS_SMP_DATA_SIZE];
     cs_smp_lft_block_encode(&block, data);
     ph->counts->blocks_sent++;
@@ -556,7 +596,7 @@ int cs_sm_program_lfts(struct cs_smp_pipe *pipe, struct cs_sm_sweep *s, const st
         uint8_t data[CS_SMP_DATA_SIZE];
         cs_smp_switch_info_encode(&si, data);
         struct job *job = &jobs[(uint64_t)sw * (blocks + 1) + blocks];
-        *job = (struct job){&ph, sw, 0};
+        *job = (struct job){&ph, sw, 0, NULL};
         counts->switch_info_sets++;
         rc = submit_dr(&ph, job, CS_SMP_METHOD_SET, CS_SMP_ATTR_SWITCH_INFO, 0, &s->path[node],
                        data, switch_info_done, err);
@@ -569,7 +609,7 @@ int cs_sm_program_lfts(struct cs_smp_pipe *pipe, struct cs_sm_sweep *s, const st
             if (b * CS_LFT_BLOCK > switch_top(s, want, sw))
                 continue; /* beyond the switch's table */
             struct job *job = &jobs[(uint64_t)sw * (blocks + 1) + b];
-            *job = (struct job){&ph, sw, b};
+            *job = (struct job){&ph, sw, b, NULL};
             uint16_t old_top = s->switch_info[node].linear_fdb_top;
             bool known = held != NULL && !cs_lfts_block_dirty(held, sw, b);
             if (known &&
@@ -586,6 +626,81 @@ int cs_sm_program_lfts(struct cs_smp_pipe *pipe, struct cs_sm_sweep *s, const st
                 rc = send_block(&ph, job, err);
             }
         }
+    }
+    if (rc == 0)
+        rc = cs_smp_pipe_run(pipe, err);
+    free(jobs);
+    counts->failures = ph.failures;
+    return rc;
+}
+
+static int lft_read_only_done(void *arg, enum cs_smp_result result, const struct cs_smp *req,
+                              const struct cs_smp *reply, struct cs_error *err)
+{
+    (void)err;
+    struct job *job = arg;
+    struct phase *ph = job->ph;
+    if (failed(ph, switch_node(ph->held, job->index), result, req, reply))
+        return 0; /* stays unknown */
+    struct cs_smp_lft_block got;
+    cs_smp_lft_block_decode(reply->data, &got);
+    hold_block(ph->held, job->index, job->block, got.port);
+    return 0;
+}
+
+int cs_sm_read_lfts(struct cs_smp_pipe *pipe, struct cs_sm_sweep *s, struct cs_lfts *held,
+                    const struct cs_log *log, struct cs_sm_lft_counts *counts, struct cs_error *err)
+{
+    *counts = (struct cs_sm_lft_counts){0};
+    struct phase ph = {.s = s, .log = log, .pipe = pipe, .held = held, .counts = counts};
+    uint32_t blocks = cs_lfts_blocks(held);
+    uint64_t n = 0;
+    for (uint32_t sw = 0; sw < held->num_switches; sw++) {
+        uint16_t top = s->switch_info[switch_node(held, sw)].linear_fdb_top;
+        for (uint32_t b = 0; b < blocks && top != 0 && b * CS_LFT_BLOCK <= top; b++)
+            n += cs_lfts_block_dirty(held, sw, b);
+    }
+    struct job *jobs = alloc_jobs(n, err);
+    if (jobs == NULL)
+        return -1;
+    int rc = 0;
+    uint64_t next = 0;
+    for (uint32_t sw = 0; sw < held->num_switches && rc == 0; sw++) {
+        uint32_t node = switch_node(held, sw);
+        uint16_t top = s->switch_info[node].linear_fdb_top;
+        for (uint32_t b = 0; b < blocks && top != 0 && b * CS_LFT_BLOCK <= top && rc == 0; b++) {
+            if (!cs_lfts_block_dirty(held, sw, b))
+                continue;
+            struct job *job = &jobs[next++];
+            *job = (struct job){&ph, sw, b, NULL};
+            counts->blocks_read++;
+            rc = submit_dr(&ph, job, CS_SMP_METHOD_GET, CS_SMP_ATTR_LINEAR_FT, b, &s->path[node],
+                           NULL, lft_read_only_done, err);
+        }
+    }
+    if (rc == 0)
+        rc = cs_smp_pipe_run(pipe, err);
+    free(jobs);
+    counts->failures = ph.failures;
+    return rc;
+}
+
+int cs_sm_write_lft_blocks(struct cs_smp_pipe *pipe, struct cs_sm_sweep *s,
+                           const struct cs_lfts *want, struct cs_lfts *held,
+                           const struct cs_sm_lft_write *writes, uint32_t count,
+                           const struct cs_log *log, struct cs_sm_lft_counts *counts,
+                           struct cs_error *err)
+{
+    *counts = (struct cs_sm_lft_counts){0};
+    struct phase ph = {
+        .s = s, .log = log, .pipe = pipe, .want = want, .held = held, .counts = counts};
+    struct job *jobs = alloc_jobs(count, err);
+    if (jobs == NULL)
+        return -1;
+    int rc = 0;
+    for (uint32_t i = 0; i < count && rc == 0; i++) {
+        jobs[i] = (struct job){&ph, writes[i].table, writes[i].block, writes[i].content};
+        rc = send_block(&ph, &jobs[i], err);
     }
     if (rc == 0)
         rc = cs_smp_pipe_run(pipe, err);

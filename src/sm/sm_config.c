@@ -17,17 +17,19 @@
 #define SHOWN_VALUE_MAX 64
 
 enum value_kind {
-    VALUE_GUID,    /* uint64_t, written as 0x%016x */
-    VALUE_UINT,    /* unsigned in [min, max], written in decimal */
-    VALUE_BOOL,    /* bool, TRUE/FALSE */
-    VALUE_PATH,    /* char[CS_SM_CONFIG_PATH_MAX], "(null)" = "" */
-    VALUE_ENGINE,  /* char[32], a cs_route engine */
-    VALUE_LEVEL,   /* enum cs_log_level */
-    VALUE_LMC,     /* no field: only 0 is accepted */
-    VALUE_ENFORCE, /* uint8_t enum cs_sm_part_enforce: both|in|out|off */
+    VALUE_GUID,   /* uint64_t, written as 0x%016x */
+    VALUE_UINT,   /* unsigned in [min, max], written in decimal */
+    VALUE_BOOL,   /* bool, TRUE/FALSE */
+    VALUE_PATH,   /* char[CS_SM_CONFIG_PATH_MAX], "(null)" = "" */
+    VALUE_ENGINE, /* char[32], a cs_route engine */
+    VALUE_LEVEL,  /* enum cs_log_level */
+    VALUE_LMC,    /* no field: only 0 is accepted */
+    VALUE_CHOICE, /* uint8_t: an index into the key's choices (an enum of the library) */
 };
 
-static const char *const enforce_names[] = {"both", "in", "out", "off"};
+/* Choices are in their enum's order; NULL ends the list. */
+static const char *const enforce_names[] = {"both", "in", "out", "off", NULL};
+static const char *const vm_lid_policy_names[] = {"prepopulated", "dynamic", NULL};
 
 struct key {
     const char *name;
@@ -39,6 +41,31 @@ struct key {
 };
 
 #define FIELD(f) offsetof(struct cs_sm_config, f)
+
+/* The names of each VALUE_CHOICE key's values, by its field. */
+static const struct {
+    size_t offset;
+    const char *const *names;
+} choice_lists[] = {{FIELD(part_enforce), enforce_names},
+                    {FIELD(vm_lid_policy), vm_lid_policy_names}};
+
+static const char *const *choices(const struct key *k)
+{
+    for (size_t i = 0; i < sizeof choice_lists / sizeof choice_lists[0]; i++)
+        if (choice_lists[i].offset == k->offset)
+            return choice_lists[i].names;
+    return NULL;
+}
+
+static const char *choice_name(const struct key *k, const void *field)
+{
+    const char *const *names = choices(k);
+    uint8_t i = *(const uint8_t *)field;
+    for (uint8_t j = 0; names[j]; j++)
+        if (j == i)
+            return names[j];
+    return "?";
+}
 
 /* In the order the writer prints them. */
 static const struct key keys[] = {
@@ -58,6 +85,9 @@ static const struct key keys[] = {
      "wftree's node weights: port GUID and weight per line; (null) = every node weighs 1"},
     {"vm_state_file", VALUE_PATH, FIELD(vm_state_file), 0, 0, CS_SM_CONFIG_REROUTE,
      "vftree's VMs (cloudsm VM state); (null) = one on every VF with a LID"},
+    {"vm_lid_policy", VALUE_CHOICE, FIELD(vm_lid_policy), 0, 0, CS_SM_CONFIG_RESTART,
+     "cloudsm: VM LIDs on vSwitch VFs: prepopulated (every VF one at boot) or dynamic (taken at "
+     "VM create); a VM state with VMs keeps its own"},
     {"sm_priority", VALUE_UINT, FIELD(sm_priority), 0, 15, CS_SM_CONFIG_LIVE,
      "SM priority in SMInfo, 0 (lowest) .. 15 (highest)"},
     {"subnet_prefix", VALUE_GUID, FIELD(subnet_prefix), 0, 0, CS_SM_CONFIG_RESTART,
@@ -71,7 +101,7 @@ static const struct key keys[] = {
      "LMC: cloudsm assigns one LID per port; only 0 is accepted"},
     {"partition_config_file", VALUE_PATH, FIELD(partition_config_file), 0, 0, CS_SM_CONFIG_PKEYS,
      "partitions.conf (OpenSM's grammar); (null) or a missing file = everyone in Default"},
-    {"part_enforce", VALUE_ENFORCE, FIELD(part_enforce), 0, 0, CS_SM_CONFIG_PKEYS,
+    {"part_enforce", VALUE_CHOICE, FIELD(part_enforce), 0, 0, CS_SM_CONFIG_PKEYS,
      "Partition enforcement on switch ports facing CAs: both, in, out or off"},
     {"allow_both_pkeys", VALUE_BOOL, FIELD(allow_both_pkeys), 0, 0, CS_SM_CONFIG_PKEYS,
      "A port may be a full and a limited member of one partition (OpenSM -W)"},
@@ -308,24 +338,18 @@ struct cs_smp_pipe_options cs_sm_config_pipe_options(const struct cs_sm_config *
     return o;
 }
 
+void cs_sm_config_vm_state_path(const struct cs_sm_config *c, char *buf, size_t size)
+{
+    if (c->vm_state_file[0])
+        snprintf(buf, size, "%s", c->vm_state_file);
+    else
+        snprintf(buf, size, "%s/%s", c->state_dir, CS_SM_CONFIG_VM_STATE_NAME);
+}
+
 bool cs_sm_config_equal(const struct cs_sm_config *a, const struct cs_sm_config *b)
 {
-    return a->port_guid == b->port_guid && strcmp(a->routing_engine, b->routing_engine) == 0 &&
-           a->connect_roots == b->connect_roots && a->sm_priority == b->sm_priority &&
-           a->subnet_prefix == b->subnet_prefix && a->m_key == b->m_key && a->sm_key == b->sm_key &&
-           a->part_enforce == b->part_enforce && a->allow_both_pkeys == b->allow_both_pkeys &&
-           a->sa_path_caching == b->sa_path_caching && a->subnet_timeout == b->subnet_timeout &&
-           strcmp(a->partition_config_file, b->partition_config_file) == 0 &&
-           a->m_key_lease_period == b->m_key_lease_period && a->smp_window == b->smp_window &&
-           a->timeout_ms == b->timeout_ms && a->retries == b->retries &&
-           a->sweep_interval == b->sweep_interval &&
-           strcmp(a->root_guid_file, b->root_guid_file) == 0 &&
-           strcmp(a->cn_guid_file, b->cn_guid_file) == 0 &&
-           strcmp(a->node_order_file, b->node_order_file) == 0 &&
-           strcmp(a->node_weights_file, b->node_weights_file) == 0 &&
-           strcmp(a->vm_state_file, b->vm_state_file) == 0 &&
-           strcmp(a->log_file, b->log_file) == 0 && strcmp(a->state_dir, b->state_dir) == 0 &&
-           a->log_level == b->log_level && a->reassign_lids == b->reassign_lids;
+    struct cs_sm_config_change changes[CS_SM_CONFIG_KEYS_MAX];
+    return cs_sm_config_diff(a, b, changes) == 0; /* key by key, from the one key table */
 }
 
 void cs_sm_config_warnings_free(struct cs_sm_config_warnings *w)
@@ -531,13 +555,20 @@ static int set_value(struct cs_sm_config *c, const struct key *k, const char *v,
         memcpy(field, &level, sizeof level);
         return 0;
     }
-    case VALUE_ENFORCE:
-        for (uint8_t i = 0; i < sizeof enforce_names / sizeof enforce_names[0]; i++)
-            if (strlen(enforce_names[i]) == n && memcmp(enforce_names[i], v, n) == 0) {
+    case VALUE_CHOICE: {
+        const char *const *names = choices(k);
+        char list[128] = "";
+        size_t used = 0;
+        for (uint8_t i = 0; names[i]; i++) {
+            if (strlen(names[i]) == n && memcmp(names[i], v, n) == 0) {
                 memcpy(field, &i, sizeof i);
                 return 0;
             }
-        return cs_fail(err, "'%s' is not one of both, in, out, off", shown(v, n, buf));
+            used +=
+                (size_t)snprintf(list + used, sizeof list - used, "%s%s", i ? ", " : "", names[i]);
+        }
+        return cs_fail(err, "'%s' is not one of %s", shown(v, n, buf), list);
+    }
     case VALUE_LMC:
         if (parse_number(v, n, &number, err) < 0)
             return -1;
@@ -747,8 +778,8 @@ int cs_sm_config_write(FILE *out, const struct cs_sm_config *c, struct cs_error 
         case VALUE_LMC:
             bad |= fprintf(out, "0\n") < 0;
             break;
-        case VALUE_ENFORCE:
-            bad |= fprintf(out, "%s\n", enforce_names[*(const uint8_t *)field % 4]) < 0;
+        case VALUE_CHOICE:
+            bad |= fprintf(out, "%s\n", choice_name(k, field)) < 0;
             break;
         }
     }
@@ -776,7 +807,7 @@ static size_t value_size(const struct key *k)
         return sizeof(((struct cs_sm_config *)0)->routing_engine);
     case VALUE_LEVEL:
         return sizeof(enum cs_log_level);
-    case VALUE_ENFORCE:
+    case VALUE_CHOICE:
         return sizeof(uint8_t);
     case VALUE_LMC:
         break;
@@ -858,8 +889,8 @@ int cs_sm_config_format_value(const struct cs_sm_config *c, const char *key, cha
     case VALUE_LEVEL:
         memcpy(&level, field, sizeof level);
         return snprintf(buf, size, "%s", cs_log_level_name(level));
-    case VALUE_ENFORCE:
-        return snprintf(buf, size, "%s", enforce_names[*(const uint8_t *)field % 4]);
+    case VALUE_CHOICE:
+        return snprintf(buf, size, "%s", choice_name(k, field));
     case VALUE_LMC:
         return snprintf(buf, size, "0");
     }

@@ -2,6 +2,7 @@
  * (include/cloudsm/sm_control.h). */
 #include "cloudsm/sm_control.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -15,22 +16,34 @@
 #include "cloudsm/clock.h"
 #include "cloudsm/route.h"
 #include "cloudsm/sm_config.h"
+#include "cloudsm/vm.h"
+#include "cloudsm/vm_plan.h"
 
 _Static_assert(sizeof(((struct sockaddr_un *)0)->sun_path) == CS_SM_CONTROL_PATH_MAX,
                "CS_SM_CONTROL_PATH_MAX is sun_path's size");
 
 const struct cs_sm_command_info cs_sm_commands[CS_SM_CMD_COUNT] = {
-    [CS_SM_CMD_STATUS] = {"status", 0, "status",
+    [CS_SM_CMD_STATUS] = {"status", 0, 0, "status",
                           "SM state, port, uptime, last sweep, fabric counts, routing", false},
-    [CS_SM_CMD_TOPOLOGY] = {"topology", 0, "topology",
+    [CS_SM_CMD_TOPOLOGY] = {"topology", 0, 0, "topology",
                             "the fabric the SM swept: nodes, switches, CAs, links", false},
-    [CS_SM_CMD_LFTS] = {"lfts", 0, "lfts",
+    [CS_SM_CMD_LFTS] = {"lfts", 0, 0, "lfts",
                         "the forwarding tables the SM programmed (opensm-lfts.dump)", false},
-    [CS_SM_CMD_REROUTE] = {"reroute", 1, "reroute ENGINE",
+    [CS_SM_CMD_REROUTE] = {"reroute", 1, 0, "reroute ENGINE",
                            "route again with ENGINE now and program the blocks that differ", true},
-    [CS_SM_CMD_LOG_LEVEL] = {"log-level", 1, "log-level LEVEL",
+    [CS_SM_CMD_LOG_LEVEL] = {"log-level", 1, 0, "log-level LEVEL",
                              "log at LEVEL (error, warn, info, debug) from now on", true},
-    [CS_SM_CMD_SWEEP] = {"sweep", 0, "sweep", "a heavy sweep now", true},
+    [CS_SM_CMD_SWEEP] = {"sweep", 0, 0, "sweep", "a heavy sweep now", true},
+    [CS_SM_CMD_VM_LIST] = {"vm-list", 0, 0, "vm-list",
+                           "the VMs the SM runs: name, vGUID, LID, hypervisor, VF", false},
+    [CS_SM_CMD_VM_CREATE] = {"vm-create", 3, 1, "vm-create NAME HYPERVISOR VGUID [vf=K]",
+                             "a VM on a VF of a vSwitch hypervisor (its LID by the policy)", true},
+    [CS_SM_CMD_VM_MIGRATE] = {"vm-migrate", 2, 3,
+                              "vm-migrate NAME HYPERVISOR [vf=K] [method=ftreeminrc|itrc] "
+                              "[port255]",
+                              "move a VM, its LID and vGUID with it, in a few SMPs", true},
+    [CS_SM_CMD_VM_DESTROY] = {"vm-destroy", 1, 0, "vm-destroy NAME",
+                              "stop a VM: its VF lets its LID and vGUID go", true},
 };
 
 /* ---- request and status lines ---- */
@@ -82,9 +95,62 @@ static int find_command(const char *p, size_t len, struct cs_error *err)
                    command_names(names));
 }
 
+/* A GUID argument: 0x hex or decimal, not 0. */
+static int parse_guid(const char *text, const char *what, uint64_t *out, struct cs_error *err)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = text[0] == '-' || text[0] == '+' ? 0 : strtoull(text, &end, 0);
+    if (!v || errno || *end)
+        return cs_fail(err, "%s '%s' is not a GUID (0x hex or decimal, not 0)", what, text);
+    *out = v;
+    return 0;
+}
+
+/* The VM commands' arguments: NAME, GUIDs, then options. */
+static int check_vm_arguments(struct cs_sm_request *req, struct cs_error *err)
+{
+    const struct cs_sm_command_info *info = &cs_sm_commands[req->command];
+    struct cs_sm_vm_args *vm = &req->vm;
+    vm->method = CS_PLAN_FTREEMINRC;
+    if (req->command == CS_SM_CMD_VM_LIST)
+        return 0;
+    /* NAME fits a VM name: an argument is at most CS_SM_REQUEST_ARG_MAX - 1 bytes. */
+    _Static_assert(CS_SM_REQUEST_ARG_MAX - 1 == CS_VM_NAME_MAX, "an argument holds a VM name");
+    if (info->args >= 2 && parse_guid(req->argv[1], "hypervisor", &vm->hypervisor, err) < 0)
+        return -1;
+    if (info->args >= 3 && parse_guid(req->argv[2], "vGUID", &vm->vguid, err) < 0)
+        return -1;
+    for (unsigned a = info->args; a < req->argc; a++) {
+        const char *opt = req->argv[a];
+        unsigned vf;
+        char *end;
+        if (strncmp(opt, "vf=", 3) == 0) {
+            errno = 0;
+            unsigned long v = isdigit((unsigned char)opt[3]) ? strtoul(opt + 3, &end, 10) : 0;
+            vf = (unsigned)v;
+            if (errno || !v || v > CS_VFS_MAX || *end)
+                return cs_fail(err, "'%s': a VF is 1..%u", opt, CS_VFS_MAX);
+            vm->vf = (uint8_t)vf;
+        } else if (req->command == CS_SM_CMD_VM_MIGRATE && strncmp(opt, "method=", 7) == 0) {
+            enum cs_plan_method m;
+            if (cs_plan_method_parse(opt + 7, &m) < 0)
+                return cs_fail(err, "'%s': the method is ftreeminrc or itrc", opt);
+            vm->method = (uint8_t)m;
+        } else if (req->command == CS_SM_CMD_VM_MIGRATE && strcmp(opt, "port255") == 0) {
+            vm->port255 = true;
+        } else {
+            return cs_fail(err, "unknown option '%s': %s", opt, info->usage);
+        }
+    }
+    return 0;
+}
+
 /* The arguments a command's table entry does not check by count: what they name must exist. */
 static int check_arguments(struct cs_sm_request *req, struct cs_error *err)
 {
+    if (req->command >= CS_SM_CMD_VM_LIST && req->command <= CS_SM_CMD_VM_DESTROY)
+        return check_vm_arguments(req, err);
     if (req->command == CS_SM_CMD_REROUTE && !cs_route_engine_find(req->argv[0])) {
         char names[128];
         cs_route_engine_names(names, sizeof names);
@@ -139,8 +205,8 @@ int cs_sm_request_parse(struct cs_sm_request *req, const char *line, size_t len,
         if (p[0] == '-' && tlen > 1)
             return cs_fail(err, "unknown option '%s' (the only option is --json)",
                            shown(p, tlen, buf));
-        if (req->argc == info->args) {
-            if (info->args == 0)
+        if (req->argc == info->args + info->options) {
+            if (info->args + info->options == 0)
                 return cs_fail(err, "%s takes no arguments ('%s' is one too many)", info->name,
                                shown(p, tlen, buf));
             return cs_fail(err, "too many arguments ('%s'): %s", shown(p, tlen, buf), info->usage);
@@ -310,9 +376,11 @@ struct cs_sm_control_conn {
                            replying: the client must take some of the reply by then */
     size_t used;
     char line[CS_SM_REQUEST_MAX];
-    bool replying;       /* the handler is done; out[out_sent .. out_len) is still to send */
-    const char *command; /* replying: the command's name, for the log */
-    char *out;           /* the reply's bytes the client's socket did not take yet */
+    bool waiting;             /* the handler deferred the reply (cs_sm_control_complete) */
+    struct cs_sm_request req; /* waiting: the request, line: it formatted for the log */
+    bool replying;            /* the handler is done; out[out_sent .. out_len) is still to send */
+    const char *command;      /* replying: the command's name, for the log */
+    char *out;                /* the reply's bytes the client's socket did not take yet */
     size_t out_sent, out_len, out_cap;
 };
 
@@ -541,9 +609,11 @@ static const char *why_cut(int error)
     return error == ETIMEDOUT ? "the client stopped reading" : strerror(error);
 }
 
-static void run_handler(struct cs_sm_control *c, struct reply_sink *sink,
-                        const struct cs_sm_request *req, const char *shown_req,
-                        cs_sm_control_handler handler, void *arg)
+/* Run handler for req and send its reply; returns 1 when the handler deferred it (nothing
+ * is sent then), else 0. */
+static int run_handler(struct cs_sm_control *c, struct reply_sink *sink,
+                       const struct cs_sm_request *req, const char *shown_req,
+                       cs_sm_control_handler handler, void *arg)
 {
     char *buffer = malloc(CS_SM_CONTROL_REPLY_BUFFER);
     FILE *reply =
@@ -551,11 +621,17 @@ static void run_handler(struct cs_sm_control *c, struct reply_sink *sink,
     if (!reply) {
         free(buffer);
         send_status(sink, false, "cloudsmd is out of memory");
-        return;
+        return 0;
     }
     setvbuf(reply, buffer, _IOFBF, CS_SM_CONTROL_REPLY_BUFFER);
     struct cs_error herr = {""};
     int rc = handler(arg, req, reply, &herr);
+    if (rc == 1 && !sink->status_sent) { /* deferred: what it wrote is dropped */
+        sink->discard = true;
+        fclose(reply);
+        free(buffer);
+        return 1;
+    }
     if (rc < 0 && !herr.msg[0])
         snprintf(herr.msg, sizeof herr.msg, "%s failed", cs_sm_commands[req->command].name);
     if (rc < 0 && !sink->status_sent) {
@@ -581,6 +657,7 @@ static void run_handler(struct cs_sm_control *c, struct reply_sink *sink,
         cs_logf(&c->log, CS_LOG_INFO, "control: reply to %s cut off: %s", shown_req,
                 why_cut(sink->failed_errno));
     }
+    return 0;
 }
 
 /* ---- the connection table ---- */
@@ -593,6 +670,7 @@ static void conn_close(struct cs_sm_control *c, struct cs_sm_control_conn *conn)
     conn->out_sent = conn->out_len = conn->out_cap = 0;
     conn->used = 0;
     conn->replying = false;
+    conn->waiting = false;
     c->open--;
 }
 
@@ -606,6 +684,8 @@ static void refuse_request(struct cs_sm_control *c, struct cs_sm_control_conn *c
     struct reply_sink sink = {.c = c, .fd = conn->fd, .conn = conn};
     send_status(&sink, false, why);
 }
+
+static int reply_rest(struct cs_sm_control *c, struct cs_sm_control_conn *conn);
 
 /* The whole line is here (len bytes, its newline included if it had one): parse and serve. */
 static void serve_line(struct cs_sm_control *c, struct cs_sm_control_conn *conn, size_t len,
@@ -626,9 +706,31 @@ static void serve_line(struct cs_sm_control *c, struct cs_sm_control_conn *conn,
     c->served++;
     cs_logf(&c->log, cs_sm_commands[req.command].changes_state ? CS_LOG_INFO : CS_LOG_DEBUG,
             "control: '%s' from uid %u pid %d", shown_req, (unsigned)conn->uid, (int)conn->pid);
+    req.ticket = ++c->tickets;
     struct reply_sink sink = {.c = c, .fd = conn->fd, .conn = conn};
-    run_handler(c, &sink, &req, shown_req, handler, arg);
     conn->command = cs_sm_commands[req.command].name;
+    if (run_handler(c, &sink, &req, shown_req, handler, arg) == 1) {
+        conn->waiting = true;
+        conn->req = req;
+        memcpy(conn->line, shown_req, strlen(shown_req) + 1);
+    }
+}
+
+int cs_sm_control_complete(struct cs_sm_control *c, uint64_t ticket, cs_sm_control_handler handler,
+                           void *arg)
+{
+    for (unsigned i = 0; c->conns && i < CS_SM_CONTROL_MAX_CLIENTS; i++) {
+        struct cs_sm_control_conn *conn = &c->conns[i];
+        if (conn->fd < 0 || !conn->waiting || conn->req.ticket != ticket)
+            continue;
+        conn->waiting = false;
+        struct reply_sink sink = {.c = c, .fd = conn->fd, .conn = conn};
+        if (run_handler(c, &sink, &conn->req, conn->line, handler, arg) == 1)
+            send_status(&sink, false, "the reply was deferred twice");
+        reply_rest(c, conn);
+        return 1;
+    }
+    return 0; /* the client is gone */
 }
 
 /* The part of a reply the client's socket has not taken yet: send what it takes now. Returns 1
@@ -669,6 +771,8 @@ static int reply_rest(struct cs_sm_control *c, struct cs_sm_control_conn *conn)
 static int pump(struct cs_sm_control *c, struct cs_sm_control_conn *conn,
                 cs_sm_control_handler handler, void *arg)
 {
+    if (conn->waiting)
+        return 0; /* on the SM, not on the client */
     if (conn->replying)
         return reply_rest(c, conn);
     char why[CS_ERROR_MAX];
@@ -709,7 +813,7 @@ static int pump(struct cs_sm_control *c, struct cs_sm_control_conn *conn,
         refuse_request(c, conn, why);
         break;
     }
-    return reply_rest(c, conn);
+    return conn->waiting ? 0 : reply_rest(c, conn);
 }
 
 static int pump_all(struct cs_sm_control *c, cs_sm_control_handler handler, void *arg)
@@ -791,7 +895,8 @@ static int wait_ms(const struct cs_sm_control *c, int timeout_ms, double end_ms)
 {
     double now = cs_clock_ms(), until = timeout_ms < 0 ? -1 : end_ms;
     for (unsigned i = 0; i < CS_SM_CONTROL_MAX_CLIENTS; i++)
-        if (c->conns[i].fd >= 0 && (until < 0 || c->conns[i].deadline_ms < until))
+        if (c->conns[i].fd >= 0 && !c->conns[i].waiting &&
+            (until < 0 || c->conns[i].deadline_ms < until))
             until = c->conns[i].deadline_ms;
     if (until < 0)
         return -1;
@@ -814,7 +919,7 @@ int cs_sm_control_serve(struct cs_sm_control *c, int timeout_ms, cs_sm_control_h
         if (c->open < c->max_clients)
             fds[count++] = (struct pollfd){.fd = c->fd, .events = POLLIN};
         for (unsigned i = 0; i < CS_SM_CONTROL_MAX_CLIENTS; i++)
-            if (c->conns[i].fd >= 0)
+            if (c->conns[i].fd >= 0 && !c->conns[i].waiting)
                 fds[count++] = (struct pollfd){.fd = c->conns[i].fd,
                                                .events = c->conns[i].replying ? POLLOUT : POLLIN};
         int r = poll(fds, count, timeout_ms == 0 ? 0 : wait_ms(c, timeout_ms, end_ms));

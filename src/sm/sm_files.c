@@ -102,8 +102,12 @@ static int load(struct cs_sm_files *f, const struct cs_sm_config *c, struct cs_e
     if (c->node_weights_file[0] && read_file(f, CS_SM_FILE_NODE_WEIGHTS, c->node_weights_file,
                                              &f->route, read_node_weights, err) < 0)
         return -1;
-    if (c->vm_state_file[0] &&
-        read_file(f, CS_SM_FILE_VM_STATE, c->vm_state_file, &f->route, read_vm_state, err) < 0)
+    /* The VMs: the file configured (it must exist), or the one the SM keeps in its state
+     * directory (none yet: no VMs). */
+    char vms[CS_SM_CONFIG_PATH_MAX + 8];
+    cs_sm_config_vm_state_path(c, vms, sizeof vms);
+    if ((c->vm_state_file[0] || stat(vms, &st) == 0) &&
+        read_file(f, CS_SM_FILE_VM_STATE, vms, &f->route, read_vm_state, err) < 0)
         return -1;
     return 0;
 }
@@ -115,6 +119,15 @@ int cs_sm_files_load(struct cs_sm_files *f, const struct cs_sm_config *c, struct
         return 0;
     cs_sm_files_free(f);
     return -1;
+}
+
+int cs_sm_files_note_written(struct cs_sm_files *f, enum cs_sm_file file, const char *path,
+                             struct cs_error *err)
+{
+    if (cs_text_fingerprint(path, &f->fingerprint[file], err) < 0)
+        return -1;
+    f->read[file] = true;
+    return 0;
 }
 
 bool cs_sm_files_differ(const struct cs_sm_files *a, const struct cs_sm_files *b,

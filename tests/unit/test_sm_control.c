@@ -23,6 +23,7 @@
 
 #include "cloudsm/clock.h"
 #include "cloudsm/sm_control.h"
+#include "cloudsm/vm_plan.h"
 #include "sm_fixtures.h"
 #include "testlib.h"
 
@@ -34,9 +35,10 @@
 struct stub {
     unsigned calls;
     struct cs_sm_request last;
-    size_t big;      /* lfts writes this many bytes (0: a few lines) */
-    bool saw_ferror; /* the reply stream reported the client gone */
-    size_t written;  /* bytes the handler managed to hand to the stream */
+    size_t big;        /* lfts writes this many bytes (0: a few lines) */
+    bool saw_ferror;   /* the reply stream reported the client gone */
+    size_t written;    /* bytes the handler managed to hand to the stream */
+    uint64_t deferred; /* the ticket of the last reply the handler deferred */
 };
 
 static void put(struct stub *s, FILE *reply, const char *text)
@@ -85,6 +87,15 @@ static int stub_handler(void *arg, const struct cs_sm_request *req, FILE *reply,
         return 0;
     case CS_SM_CMD_SWEEP:
         return 0; /* an empty body */
+    case CS_SM_CMD_VM_LIST:
+        put(s, reply, "0 VMs\n");
+        return 0;
+    case CS_SM_CMD_VM_CREATE:
+    case CS_SM_CMD_VM_MIGRATE:
+    case CS_SM_CMD_VM_DESTROY:
+        put(s, reply, "dropped: a deferred reply is written later\n");
+        s->deferred = req->ticket;
+        return 1;
     case CS_SM_CMD_COUNT:
         break;
     }
@@ -232,7 +243,7 @@ static void test_parse_errors(void **state)
     expect_parse_error(" \t \n", 4, "empty request");
     expect_parse_error("stat\n", 5,
                        "unknown command 'stat' (commands: status, topology, lfts, "
-                       "reroute, log-level, sweep)");
+                       "reroute, log-level, sweep, vm-list, vm-create, vm-migrate, vm-destroy)");
     expect_parse_error("STATUS", 6, "unknown command 'STATUS'");
     expect_parse_error("--json status", 13, "unknown command '--json'");
     expect_parse_error("status extra", 12, "status takes no arguments ('extra' is one too many)");
@@ -409,6 +420,90 @@ static void test_serve_requests(void **state)
     cs_sm_control_close(&c);
 }
 
+/* The VM commands: arguments in order, then options; GUIDs, VFs and methods checked here, so
+ * that the daemon only acts. */
+static void test_parse_vm(void **state)
+{
+    (void)state;
+    struct cs_sm_request r = parse_ok("vm-create web-1 0x0010000000000100 0x0200000000000001\n");
+    assert_int_equal(r.command, CS_SM_CMD_VM_CREATE);
+    assert_string_equal(r.argv[0], "web-1");
+    assert_int_equal(r.vm.hypervisor, 0x0010000000000100);
+    assert_int_equal(r.vm.vguid, 0x0200000000000001);
+    assert_int_equal(r.vm.vf, 0);
+    assert_int_equal(r.vm.method, CS_PLAN_FTREEMINRC);
+    r = parse_ok("vm-migrate web-1 4096 vf=3 method=itrc port255 --json");
+    assert_int_equal(r.command, CS_SM_CMD_VM_MIGRATE);
+    assert_int_equal(r.vm.hypervisor, 4096);
+    assert_int_equal(r.vm.vf, 3);
+    assert_int_equal(r.vm.method, CS_PLAN_ITRC);
+    assert_true(r.vm.port255);
+    assert_true(r.json);
+    /* The formatted request parses back to the same one. */
+    char line[CS_SM_REQUEST_MAX];
+    int n = cs_sm_request_format(&r, line, sizeof line);
+    assert_true(n > 0);
+    struct cs_sm_request back = parse_ok(line);
+    assert_int_equal(back.vm.vf, 3);
+    assert_true(back.vm.port255);
+    r = parse_ok("vm-destroy db.2");
+    assert_int_equal(r.command, CS_SM_CMD_VM_DESTROY);
+    r = parse_ok("vm-list");
+    assert_int_equal(r.command, CS_SM_CMD_VM_LIST);
+
+    expect_parse_error("vm-create a 0x10", 16, "vm-create wants 3 arguments");
+    expect_parse_error("vm-create a 0x10 0 ", 19, "vGUID '0' is not a GUID");
+    expect_parse_error("vm-migrate a zz", 15, "hypervisor 'zz' is not a GUID");
+    expect_parse_error("vm-migrate a 0x10 vf=0", 22, "'vf=0': a VF is 1..126");
+    expect_parse_error("vm-migrate a 0x10 vf=127", 24, "'vf=127': a VF is 1..126");
+    expect_parse_error("vm-migrate a 0x10 method=fast", 29, "the method is ftreeminrc or itrc");
+    expect_parse_error("vm-create a 0x10 0x2 port255", 28, "unknown option 'port255'");
+    expect_parse_error("vm-destroy a b", 14, "too many arguments ('b')");
+    expect_parse_error("vm-migrate a 0x10 vf=1 vf=2 port255 method=itrc", 47, "too many arguments");
+    char longname[80] = "vm-destroy ";
+    memset(longname + 11, 'v', 63);
+    assert_int_equal(parse_ok(longname).command, CS_SM_CMD_VM_DESTROY); /* 63: the longest */
+    strcat(longname, "v");
+    expect_parse_error(longname, strlen(longname), "is longer than 63 bytes");
+}
+
+/* A deferred reply: the handler returns 1 and writes nothing that reaches the client; the
+ * connection waits outside the request deadline until cs_sm_control_complete writes the reply;
+ * a ticket nobody waits for is refused. */
+static int late_reply(void *arg, const struct cs_sm_request *req, FILE *reply, struct cs_error *err)
+{
+    (void)err;
+    fprintf(reply, "done %s %s\n", (const char *)arg, req->argv[0]);
+    return 0;
+}
+
+static void test_deferred_reply(void **state)
+{
+    (void)state;
+    struct cs_sm_control c;
+    struct stub s = {0};
+    open_server(&c);
+    c.request_timeout_ms = 50;
+    int fd = connect_client();
+    send_text(fd, "vm-migrate web-1 0x10\n", 22);
+    struct cs_error err;
+    assert_int_equal(cs_sm_control_serve(&c, 200, stub_handler, &s, &err), 0);
+    assert_int_not_equal(s.deferred, 0);
+    assert_int_equal(c.open, 1);
+    /* Past the request deadline: still waiting, not cut off. */
+    usleep(120 * 1000);
+    assert_int_equal(cs_sm_control_serve(&c, 0, stub_handler, &s, &err), 0);
+    assert_int_equal(c.open, 1);
+    assert_int_equal(cs_sm_control_complete(&c, s.deferred + 1, late_reply, "x"), 0);
+    assert_int_equal(cs_sm_control_complete(&c, s.deferred, late_reply, "migrated"), 1);
+    char *reply = read_all(fd, NULL);
+    assert_string_equal(reply, "ok\ndone migrated web-1\n");
+    free(reply);
+    assert_int_equal(c.open, 0);
+    assert_int_equal(cs_sm_control_complete(&c, s.deferred, late_reply, "again"), 0);
+    cs_sm_control_close(&c);
+}
+
 static void test_bad_requests(void **state)
 {
     (void)state;
@@ -417,8 +512,9 @@ static void test_bad_requests(void **state)
     open_server(&c);
 
     char *reply = exchange(&c, &s, "hello\n", 6);
-    assert_string_equal(reply, "error: unknown command 'hello' (commands: status, topology, "
-                               "lfts, reroute, log-level, sweep)\n");
+    assert_string_equal(
+        reply, "error: unknown command 'hello' (commands: status, topology, "
+               "lfts, reroute, log-level, sweep, vm-list, vm-create, vm-migrate, vm-destroy)\n");
     free(reply);
     reply = exchange(&c, &s, "GET / HTTP/1.1\r\n", 16);
     assert_true(strncmp(reply, "error: unknown command 'GET'", 28) == 0);
@@ -725,7 +821,7 @@ static void test_empty_and_oversize(void **state)
     assert_int_equal(cs_sm_control_serve(&c, 1000, stub_handler, &s, &err), 1);
     char *reply = read_all(fd, NULL);
     assert_string_equal(reply, "error: empty request (commands: status, topology, lfts, reroute, "
-                               "log-level, sweep)\n");
+                               "log-level, sweep, vm-list, vm-create, vm-migrate, vm-destroy)\n");
     free(reply);
 
     static char line[CS_SM_REQUEST_MAX + 1];
@@ -1053,12 +1149,14 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parse),
         cmocka_unit_test(test_parse_errors),
+        cmocka_unit_test(test_parse_vm),
         cmocka_unit_test(test_format),
         cmocka_unit_test(test_status_lines),
         cmocka_unit_test(test_path),
         cmocka_unit_test_setup_teardown(test_open_makes_0600_socket, setup, teardown),
         cmocka_unit_test_setup_teardown(test_serve_requests, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bad_requests, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_deferred_reply, setup, teardown),
         cmocka_unit_test_setup_teardown(test_silent_client, setup, teardown),
         cmocka_unit_test_setup_teardown(test_stalled_reader, setup, teardown),
         cmocka_unit_test_setup_teardown(test_reply_queue, setup, teardown),

@@ -270,6 +270,67 @@ static void test_state_check(void **state)
     cs_fabric_free(&s.f);
 }
 
+/* live_routes: LIDs of live reconfigurations, kept sorted and unique, written 16 a line and read
+ * back; a copy is deep; bad lines name their place. */
+static void test_state_live_routes(void **state)
+{
+    (void)state;
+    struct cs_error err = {{0}};
+    const char text[] = "lid_policy dynamic\n"
+                        "vm a vguid=1 lid=21 hypervisor=0x1000 vf=1\n"
+                        "live_routes 21 0x20\n"
+                        "live_routes 3\n";
+    struct cs_vm_state s;
+    assert_int_equal(cs_vm_state_parse(&s, text, strlen(text), "vms", &err), 0);
+    assert_int_equal(s.num_live_routes, 3);
+    assert_int_equal(s.live_routes[0], 3);
+    assert_int_equal(s.live_routes[1], 21);
+    assert_int_equal(s.live_routes[2], 32);
+    assert_true(cs_vm_state_route_is_live(&s, 32));
+    assert_false(cs_vm_state_route_is_live(&s, 4));
+    for (uint16_t lid = 100; lid < 140; lid++) /* 40 more, out of order */
+        assert_int_equal(cs_vm_state_mark_route_live(&s, (uint16_t)(239 - lid), &err), 0);
+    assert_int_equal(cs_vm_state_mark_route_live(&s, 21, &err), 0); /* once */
+    assert_int_equal(s.num_live_routes, 43);
+    cs_vm_state_unmark_route_live(&s, 21);
+    cs_vm_state_unmark_route_live(&s, 21); /* not there: nothing */
+    assert_int_equal(s.num_live_routes, 42);
+    for (uint32_t i = 1; i < s.num_live_routes; i++)
+        assert_true(s.live_routes[i - 1] < s.live_routes[i]);
+    char *written = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&written, &len);
+    assert_int_equal(cs_vm_state_write(out, &s, &err), 0);
+    fclose(out);
+    unsigned lines = 0;
+    for (const char *p = strstr(written, "live_routes"); p; p = strstr(p + 1, "live_routes"))
+        lines++;
+    assert_int_equal(lines, 3); /* 42 LIDs, 16 a line */
+    struct cs_vm_state back, copy;
+    assert_int_equal(cs_vm_state_parse(&back, written, len, "back", &err), 0);
+    assert_int_equal(cs_vm_state_copy(&copy, &back, &err), 0);
+    cs_vm_state_free(&back);
+    assert_int_equal(copy.num_live_routes, 42);
+    assert_memory_equal(copy.live_routes, s.live_routes, 42 * sizeof *s.live_routes);
+    assert_int_equal(copy.count, 1);
+    free(written);
+    cs_vm_state_free(&copy);
+    cs_vm_state_free(&s);
+    const char *bad[][2] = {
+        {"live_routes 3 3\n", "vms:1: live_routes: LID 3 is listed twice"},
+        {"live_routes 3\nlive_routes 3\n", "vms:2: live_routes: LID 3 is listed twice"},
+        {"live_routes 0\n", "vms:1: live_routes: \"0\" is not a unicast LID (1..49151)"},
+        {"live_routes 49152\n", "is not a unicast LID"},
+        {"live_routes 7x\n", "\"7x\" is not a unicast LID"},
+        {"live_routes -1\n", "\"-1\" is not a unicast LID"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        assert_int_equal(cs_vm_state_parse(&s, bad[i][0], strlen(bad[i][0]), "vms", &err), -1);
+        if (!strstr(err.msg, bad[i][1]))
+            fail_msg("'%s': '%s' does not say '%s'", bad[i][0], err.msg, bad[i][1]);
+    }
+}
+
 /* Shared port: the VMs of one HCA share its LID (two HCAs may not), the hypervisor is the HCA's
  * node GUID, and the LID must be that HCA's; a vSwitch or an unknown GUID is refused. */
 static void test_state_shared_port(void **state)
@@ -362,7 +423,7 @@ int main(void)
         cmocka_unit_test(test_find_hypervisors),      cmocka_unit_test(test_limits),
         cmocka_unit_test(test_state_parse_and_write), cmocka_unit_test(test_state_errors),
         cmocka_unit_test(test_state_check),           cmocka_unit_test(test_state_shared_port),
-        cmocka_unit_test(test_generated_vswitches),
+        cmocka_unit_test(test_state_live_routes),     cmocka_unit_test(test_generated_vswitches),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

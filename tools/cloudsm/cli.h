@@ -30,6 +30,10 @@ extern const struct cli_command cli_vm_commands[];
 /* cloudsm vm sim (cmd_vm_sim.c), listed with the vm commands. */
 extern const char cli_vm_sim_help[];
 int cli_vm_sim(int argc, char **argv);
+/* cloudsm vm create|migrate|destroy|list (cmd_vm_live.c): the running cloudsmd's VMs. */
+extern const char cli_vm_create_help[], cli_vm_migrate_help[], cli_vm_destroy_help[],
+    cli_vm_list_help[];
+int cli_vm_live(int argc, char **argv);
 
 /* Print "cloudsm GROUP NAME: <message>" on stderr; returns EXIT_FAILED. */
 int cli_fail(const char *who, const struct cs_error *err);
@@ -47,6 +51,57 @@ void cli_print_help(FILE *out, const char *help);
  * to a typo: a file's directory must exist and be writable; a directory (dir true) is created
  * if missing (not its parents) and must be writable. */
 int cli_check_output(const char *path, bool dir, struct cs_error *err);
+/* ---- Talking to a running cloudsmd (cmd_sm.c): `cloudsm sm ...` and `cloudsm vm create ...` */
+
+#define CLI_CONTROL_DEFAULT_TIMEOUT_S 60
+
+#define CLI_CONTROL_OPTIONS_HELP                                                                   \
+    "options:\n"                                                                                   \
+    "  --socket PATH         the control socket (default STATE_DIR/cloudsmd.sock)\n"               \
+    "  -d, --state-dir DIR   cloudsmd's state directory (default /var/lib/cloudsm), when\n"        \
+    "                        cloudsmd runs with --state-dir or state_dir\n"                        \
+    "  --json                one JSON object instead of text\n"                                    \
+    "  -o, --output FILE     write the answer to FILE (atomically; only if cloudsmd said ok)\n"    \
+    "  --timeout SECONDS     give up when cloudsmd is silent this long (default 60; 0 never)\n"    \
+    "\n"                                                                                           \
+    "The control socket is for root and the user cloudsmd runs as (mode 0600).\n"                  \
+    "Exit status: 0 ok, 1 cloudsmd answered an error or is not running, 2 bad usage.\n"            \
+    "Protocol and replies: docs/sm/control.md.\n"
+
+struct cli_control {
+    const char *socket_path, *state_dir, *output;
+    bool json;
+    unsigned timeout_s;
+};
+#define CLI_CONTROL_DEFAULTS                                                                       \
+    {                                                                                              \
+        .timeout_s = CLI_CONTROL_DEFAULT_TIMEOUT_S                                                 \
+    }
+enum { CLI_CONTROL_OPT_SOCKET = 0x100, CLI_CONTROL_OPT_JSON, CLI_CONTROL_OPT_TIMEOUT };
+#define CLI_CONTROL_SHORT_OPTIONS "d:o:"
+#define CLI_CONTROL_LONG_OPTIONS                                                                   \
+    {"socket", required_argument, NULL, CLI_CONTROL_OPT_SOCKET},                                   \
+        {"state-dir", required_argument, NULL, 'd'},                                               \
+        {"json", no_argument, NULL, CLI_CONTROL_OPT_JSON},                                         \
+        {"output", required_argument, NULL, 'o'},                                                  \
+    {                                                                                              \
+        "timeout", required_argument, NULL, CLI_CONTROL_OPT_TIMEOUT                                \
+    }
+
+struct cs_sm_request;
+/* One of the options above from getopt_long: 1 when it was one (*rc set to a usage exit code if
+ * its value is bad), 0 when it is not ours. */
+int cli_control_option(struct cli_control *o, int opt, const char *who, int *rc);
+/* After the options: a usage error if they contradict each other, else EXIT_OK. */
+int cli_control_check(const struct cli_control *o, const char *who);
+/* The request COMMAND ARGV..., checked by the daemon's own parser (a usage error if it does not
+ * parse): EXIT_OK or the exit code. */
+int cli_control_build(const char *who, int command, int argc, char **argv, bool json,
+                      struct cs_sm_request *req);
+/* Send req to cloudsmd and copy its answer to stdout (or o->output): the exit code. */
+int cli_control_request(const char *who, const struct cli_control *o,
+                        const struct cs_sm_request *req);
+
 /* True if the argument list asks for help (-h / --help anywhere). */
 bool cli_wants_help(int argc, char **argv);
 

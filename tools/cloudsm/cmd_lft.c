@@ -209,6 +209,7 @@ static int lft_convert(int argc, char **argv)
 static const char check_help[] =
     "usage: cloudsm lft check TOPOLOGY LFTS [--json] [--per-link FILE.csv] [--guid2lid FILE]\n"
     "                         [--all-lids] [--threads N] [--show N] [--allow-extra]\n"
+    "                         [--skip-ports-without-lid]\n"
     "\n"
     "Trace every route the LFTs define between the CA ports of the topology (every ordered\n"
     "pair, CAs on one leaf included) and report what is wrong:\n"
@@ -240,6 +241,10 @@ static const char check_help[] =
     "  --threads N       worker threads (default: one per CPU when the fabric is big)\n"
     "  --show N          failing pairs to describe (default 10)\n"
     "  --allow-extra     accept (and ignore) tables for switches not in the topology\n"
+    "  --skip-ports-without-lid\n"
+    "                    trace from and to the CA ports that have a LID only (a vSwitch\n"
+    "                    fabric with dynamic VM LIDs: a VF without a VM has none); without\n"
+    "                    it a CA port without a LID is an error\n"
     "\n"
     "exit status: 0 all routes fine, 3 problems found, 1 failed (unreadable input, nothing to\n"
     "check), 2 bad usage\n"
@@ -464,10 +469,15 @@ static int lft_check(int argc, char **argv)
     struct cs_check_options copt = {0};
     unsigned value;
     static const struct option options[] = {
-        {"json", no_argument, NULL, 'j'},           {"per-link", required_argument, NULL, 'p'},
-        {"guid2lid", required_argument, NULL, 'g'}, {"all-lids", no_argument, NULL, 'a'},
-        {"threads", required_argument, NULL, 't'},  {"show", required_argument, NULL, 's'},
-        {"allow-extra", no_argument, NULL, 'x'},    {NULL, 0, NULL, 0},
+        {"json", no_argument, NULL, 'j'},
+        {"per-link", required_argument, NULL, 'p'},
+        {"guid2lid", required_argument, NULL, 'g'},
+        {"all-lids", no_argument, NULL, 'a'},
+        {"threads", required_argument, NULL, 't'},
+        {"show", required_argument, NULL, 's'},
+        {"allow-extra", no_argument, NULL, 'x'},
+        {"skip-ports-without-lid", no_argument, NULL, 'k'},
+        {NULL, 0, NULL, 0},
     };
     int opt;
     while ((opt = getopt_long(argc, argv, "", options, NULL)) != -1) {
@@ -477,6 +487,9 @@ static int lft_check(int argc, char **argv)
             break;
         case 'x':
             allow_extra = true;
+            break;
+        case 'k':
+            copt.skip_ports_without_lid = true;
             break;
         case 'p':
             per_link = optarg;

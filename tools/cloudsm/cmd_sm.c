@@ -12,21 +12,6 @@
 #include "cloudsm/sm_config.h"
 #include "cloudsm/sm_control.h"
 
-#define SM_DEFAULT_TIMEOUT_S 60
-
-#define SM_OPTIONS_HELP                                                                            \
-    "options:\n"                                                                                   \
-    "  --socket PATH         the control socket (default STATE_DIR/cloudsmd.sock)\n"               \
-    "  -d, --state-dir DIR   cloudsmd's state directory (default /var/lib/cloudsm), when\n"        \
-    "                        cloudsmd runs with --state-dir or state_dir\n"                        \
-    "  --json                one JSON object instead of text\n"                                    \
-    "  -o, --output FILE     write the answer to FILE (atomically; only if cloudsmd said ok)\n"    \
-    "  --timeout SECONDS     give up when cloudsmd is silent this long (default 60; 0 never)\n"    \
-    "\n"                                                                                           \
-    "The control socket is for root and the user cloudsmd runs as (mode 0600).\n"                  \
-    "Exit status: 0 ok, 1 cloudsmd answered an error or is not running, 2 bad usage.\n"            \
-    "Protocol and replies: docs/sm/control.md.\n"
-
 static const char status_help[] =
     "usage: cloudsm sm status [options]\n"
     "\n"
@@ -34,7 +19,7 @@ static const char status_help[] =
     "uptime, the last sweep (when, how long, SMPs sent), the fabric it holds (nodes,\n"
     "switches, CAs, links), the routing engine in use (and the fallback, if it fell back),\n"
     "and how many sweeps it has done.\n"
-    "\n" SM_OPTIONS_HELP "\n"
+    "\n" CLI_CONTROL_OPTIONS_HELP "\n"
     "examples:\n"
     "  cloudsm sm status\n"
     "  cloudsm sm status --json | jq .last_sweep\n"
@@ -45,7 +30,7 @@ static const char topology_help[] =
     "\n"
     "A summary of the fabric as the SM swept it, like `cloudsm topo info` on a topology\n"
     "file: nodes, switches and CAs, links, ports by width and speed, switch levels.\n"
-    "\n" SM_OPTIONS_HELP "\n"
+    "\n" CLI_CONTROL_OPTIONS_HELP "\n"
     "example:\n"
     "  cloudsm sm topology --json\n";
 
@@ -57,7 +42,7 @@ static const char lfts_help[] =
     "loads it, and it compares with `dump_fts` output. Large fabrics give large dumps\n"
     "(tens of MB): cloudsmd drops a reader that stops reading for 2 s, so write to a file\n"
     "with -o rather than into a pager.\n"
-    "\n" SM_OPTIONS_HELP "\n"
+    "\n" CLI_CONTROL_OPTIONS_HELP "\n"
     "examples:\n"
     "  cloudsm sm lfts -o live.lfts\n"
     "  cloudsm lft check fabric.topo live.lfts\n";
@@ -72,7 +57,7 @@ static const char reroute_help[] =
     "\n"
     "engines:\n"
     "@ENGINES@\n"
-    "\n" SM_OPTIONS_HELP "\n"
+    "\n" CLI_CONTROL_OPTIONS_HELP "\n"
     "examples:\n"
     "  cloudsm sm reroute minhop\n"
     "  cloudsm sm reroute ftree --json\n";
@@ -82,7 +67,7 @@ static const char log_level_help[] =
     "\n"
     "Change cloudsmd's log level now, without a restart: error, warn, info or debug (as\n"
     "cloudsmd --log-level). Until cloudsmd restarts; the configuration file is not changed.\n"
-    "\n" SM_OPTIONS_HELP "\n"
+    "\n" CLI_CONTROL_OPTIONS_HELP "\n"
     "example:\n"
     "  cloudsm sm log-level debug     # then: tail -f /var/log/cloudsmd.log\n";
 
@@ -92,7 +77,7 @@ static const char sweep_help[] =
     "A heavy sweep now: discover the whole fabric again, give new ports LIDs, re-route if it\n"
     "changed and program the differences. The answer comes when the sweep is done and says\n"
     "what it found and sent.\n"
-    "\n" SM_OPTIONS_HELP "\n"
+    "\n" CLI_CONTROL_OPTIONS_HELP "\n"
     "example:\n"
     "  cloudsm sm sweep && cloudsm sm status\n";
 
@@ -107,9 +92,8 @@ static enum cs_sm_command command_of(const char *who)
     return CS_SM_CMD_STATUS; /* unreachable: the table below names only these */
 }
 
-/* The request the command line asks for, checked by the daemon's own parser. */
-static int build_request(const char *who, enum cs_sm_command command, int argc, char **argv,
-                         bool json, struct cs_sm_request *req)
+int cli_control_build(const char *who, int command, int argc, char **argv, bool json,
+                      struct cs_sm_request *req)
 {
     char line[CS_SM_REQUEST_MAX];
     size_t used = (size_t)snprintf(line, sizeof line, "%s", cs_sm_commands[command].name);
@@ -148,72 +132,89 @@ static int copy_reply(const char *who, struct cs_sm_control_client *cl, const ch
     return EXIT_OK;
 }
 
-static int sm_main(int argc, char **argv)
+int cli_control_request(const char *who, const struct cli_control *o,
+                        const struct cs_sm_request *req)
 {
-    const char *who = argv[0];
-    const char *socket_path = NULL, *state_dir = NULL, *output = NULL;
-    bool json = false;
-    unsigned timeout_s = SM_DEFAULT_TIMEOUT_S;
-    static const struct option options[] = {
-        {"socket", required_argument, NULL, 's'},  {"state-dir", required_argument, NULL, 'd'},
-        {"json", no_argument, NULL, 'j'},          {"output", required_argument, NULL, 'o'},
-        {"timeout", required_argument, NULL, 't'}, {NULL, 0, NULL, 0},
-    };
-    int opt;
-    opterr = 0;
-    while ((opt = getopt_long(argc, argv, ":d:o:", options, NULL)) != -1) {
-        switch (opt) {
-        case 's':
-            socket_path = optarg;
-            break;
-        case 'd':
-            state_dir = optarg;
-            break;
-        case 'j':
-            json = true;
-            break;
-        case 'o':
-            output = optarg;
-            break;
-        case 't':
-            if (!cli_parse_uint(optarg, 0, 86400, &timeout_s))
-                return cli_usage(who, "--timeout wants seconds, 0 to 86400, not '%s'", optarg);
-            break;
-        case ':':
-            return cli_usage(who, "option '%s' needs a value", argv[optind - 1]);
-        default:
-            return cli_usage(who, "unknown option '%s'", argv[optind - 1]);
-        }
-    }
-    if (socket_path && state_dir)
-        return cli_usage(who, "give --socket or --state-dir, not both");
-    struct cs_sm_request req;
-    int rc = build_request(who, command_of(who), argc - optind, argv + optind, json, &req);
-    if (rc != EXIT_OK)
-        return rc;
-
     struct cs_error err;
     char path[CS_SM_CONTROL_PATH_MAX];
+    const char *socket_path = o->socket_path;
     if (!socket_path) {
-        if (cs_sm_control_path(state_dir ? state_dir : CS_SM_CONFIG_DEFAULT_STATE_DIR, path,
+        if (cs_sm_control_path(o->state_dir ? o->state_dir : CS_SM_CONFIG_DEFAULT_STATE_DIR, path,
                                sizeof path, &err) < 0)
             return cli_fail(who, &err);
         socket_path = path;
     }
     struct cs_sm_control_client cl;
-    int timeout_ms = timeout_s ? (int)timeout_s * 1000 : -1;
-    if (cs_sm_control_call(&cl, socket_path, &req, timeout_ms, &err) < 0) {
+    int timeout_ms = o->timeout_s ? (int)o->timeout_s * 1000 : -1;
+    if (cs_sm_control_call(&cl, socket_path, req, timeout_ms, &err) < 0) {
         cs_sm_control_client_close(&cl);
         return cli_fail(who, &err);
     }
+    int rc;
     if (!cl.ok) {
         fprintf(stderr, "cloudsm %s: %s\n", who, cl.message);
         rc = EXIT_FAILED;
     } else {
-        rc = copy_reply(who, &cl, output);
+        rc = copy_reply(who, &cl, o->output);
     }
     cs_sm_control_client_close(&cl);
     return rc;
+}
+
+int cli_control_option(struct cli_control *o, int opt, const char *who, int *rc)
+{
+    switch (opt) {
+    case CLI_CONTROL_OPT_SOCKET:
+        o->socket_path = optarg;
+        return 1;
+    case 'd':
+        o->state_dir = optarg;
+        return 1;
+    case CLI_CONTROL_OPT_JSON:
+        o->json = true;
+        return 1;
+    case 'o':
+        o->output = optarg;
+        return 1;
+    case CLI_CONTROL_OPT_TIMEOUT:
+        if (!cli_parse_uint(optarg, 0, 86400, &o->timeout_s))
+            *rc = cli_usage(who, "--timeout wants seconds, 0 to 86400, not '%s'", optarg);
+        return 1;
+    }
+    return 0;
+}
+
+int cli_control_check(const struct cli_control *o, const char *who)
+{
+    if (o->socket_path && o->state_dir)
+        return cli_usage(who, "give --socket or --state-dir, not both");
+    return EXIT_OK;
+}
+
+static int sm_main(int argc, char **argv)
+{
+    const char *who = argv[0];
+    struct cli_control o = CLI_CONTROL_DEFAULTS;
+    static const struct option options[] = {CLI_CONTROL_LONG_OPTIONS, {NULL, 0, NULL, 0}};
+    int opt, rc = EXIT_OK;
+    opterr = 0;
+    while ((opt = getopt_long(argc, argv, ":" CLI_CONTROL_SHORT_OPTIONS, options, NULL)) != -1) {
+        if (cli_control_option(&o, opt, who, &rc)) {
+            if (rc != EXIT_OK)
+                return rc;
+            continue;
+        }
+        if (opt == ':')
+            return cli_usage(who, "option '%s' needs a value", argv[optind - 1]);
+        return cli_usage(who, "unknown option '%s'", argv[optind - 1]);
+    }
+    if ((rc = cli_control_check(&o, who)) != EXIT_OK)
+        return rc;
+    struct cs_sm_request req;
+    rc = cli_control_build(who, command_of(who), argc - optind, argv + optind, o.json, &req);
+    if (rc != EXIT_OK)
+        return rc;
+    return cli_control_request(who, &o, &req);
 }
 
 const struct cli_command cli_sm_commands[] = {

@@ -370,5 +370,11 @@ const struct cli_command cli_vm_commands[] = {
      vm_plan},
     {"vm", "sim", "the migration simulator: ItRC vs FTreeMinRC, bisect vs vftree (Paper V)",
      cli_vm_sim_help, cli_vm_sim},
+    {"vm", "create", "start a VM on the running cloudsmd (a few SMPs)", cli_vm_create_help,
+     cli_vm_live},
+    {"vm", "migrate", "move a VM live, its LID and vGUID with it (a few SMPs)", cli_vm_migrate_help,
+     cli_vm_live},
+    {"vm", "destroy", "stop a VM on the running cloudsmd", cli_vm_destroy_help, cli_vm_live},
+    {"vm", "list", "the VMs the running cloudsmd holds", cli_vm_list_help, cli_vm_live},
     {"vm", NULL, NULL, NULL, NULL},
 };

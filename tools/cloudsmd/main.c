@@ -29,6 +29,7 @@
 #include "cloudsmd/log.h"
 #include "cloudsmd/options.h"
 #include "cloudsmd/umad_port.h"
+#include "cloudsmd/vm_requests.h"
 
 static volatile sig_atomic_t stop_requested, reload_requested;
 
@@ -55,12 +56,15 @@ struct run {
     bool port_open;
     struct cs_smp_pipe *pipe;
     struct cs_sm_control control;
+    struct cloudsmd_vm_queue vm_requests; /* VM operations waiting for their turn */
 };
 
 static void run_free(struct run *r)
 {
     if (r->core_ready)
         cs_sm_core_free(&r->core);
+    cloudsmd_vm_queue_abort(&r->vm_requests, &r->control, "cloudsmd is stopping");
+    cloudsmd_vm_queue_free(&r->vm_requests);
     cs_sm_control_close(&r->control);
     cs_smp_pipe_destroy(r->pipe);
     if (r->port_open)
@@ -125,6 +129,11 @@ static void reply_status(struct run *r, bool as_json, FILE *out)
         if (r->core.route.fell_back)
             json_str(&j, "fallback_reason", r->core.route.fallback_reason);
         json_u64(&j, "sa_requests", r->port.sa_requests);
+        json_str(&j, "vm_lid_policy", cs_lid_policy_name(cs_sm_core_vm_policy(&r->core)));
+        json_u64(&j, "hypervisors", r->core.hyps.count);
+        json_u64(&j, "vms", cs_sm_core_vms(&r->core)->count);
+        json_u64(&j, "vm_operations", r->core.vm_ops);
+        json_u64(&j, "vm_batches", r->core.vm_batches);
         json_object_end(&j);
         json_finish(&j);
         return;
@@ -146,6 +155,11 @@ static void reply_status(struct run *r, bool as_json, FILE *out)
     if (r->core.route.fell_back)
         fprintf(out, " (asked for %s: %s)", r->core.route.requested, r->core.route.fallback_reason);
     fprintf(out, "\nSA requests     %llu\n", (unsigned long long)r->port.sa_requests);
+    if (r->core.hyps.count)
+        fprintf(out, "VMs             %u on %u hypervisors (%s LIDs), %llu operations\n",
+                cs_sm_core_vms(&r->core)->count, r->core.hyps.count,
+                cs_lid_policy_name(cs_sm_core_vm_policy(&r->core)),
+                (unsigned long long)r->core.vm_ops);
 }
 
 /* The control socket's commands (include/cloudsm/sm_control.h, docs/sm/control.md). */
@@ -219,6 +233,14 @@ static int on_control(void *arg, const struct cs_sm_request *req, FILE *out, str
         reply_status(r, req->json, out);
         return 0;
     }
+    case CS_SM_CMD_VM_LIST:
+        cloudsmd_vm_list(&r->core, req->json, out);
+        return 0;
+    case CS_SM_CMD_VM_CREATE:
+    case CS_SM_CMD_VM_MIGRATE:
+    case CS_SM_CMD_VM_DESTROY:
+        /* Answered when done (the loop runs the queue right after this pass). */
+        return cloudsmd_vm_queue_add(&r->vm_requests, req, err) < 0 ? -1 : 1;
     case CS_SM_CMD_COUNT:
         break;
     }
@@ -291,6 +313,12 @@ static void reload(struct run *r)
     free(next);
 }
 
+/* The loop waits for MADs (SMInfo, traps, SA requests) this long at a time, then looks at the
+ * control socket without waiting. One poll() over both would be better, but ibsim's umad2sim,
+ * which stands in for the kernel in every test, waits on its own descriptor alone when one is
+ * in the set; so a control request waits at most this long for its turn. */
+#define IDLE_SLICE_MS 1
+
 /* Stay master until a signal: every sweep_interval seconds (and at once after a trap) a light
  * sweep asks the switches whether a port changed; if one did, a heavy sweep re-routes and
  * programs what changed (cs_sm_core_poll). Between sweeps other SMs, SA clients and the control
@@ -322,9 +350,11 @@ static int serve(struct run *r)
             reload(r);
             r->core.next_light_ms = cs_clock_ms() + r->core.cfg.sweep_interval * 1000.0;
         }
-        if (cs_smp_pipe_idle(r->pipe, 100, &err) < 0 ||
-            cs_sm_control_serve(&r->control, 0, on_control, r, &err) < 0 ||
-            cs_sm_core_poll(&r->core, &err) < 0)
+        if (cs_smp_pipe_idle(r->pipe, IDLE_SLICE_MS, &err) < 0 ||
+            cs_sm_control_serve(&r->control, 0, on_control, r, &err) < 0)
+            return fail_run(r, &err);
+        cloudsmd_vm_queue_run(&r->vm_requests, &r->core, &r->control);
+        if (cs_sm_core_poll(&r->core, &err) < 0)
             return fail_run(r, &err);
     }
     if (r->core.me.state != CS_SMP_SM_STATE_MASTER) /* another SM won a sweep's election */

@@ -1,0 +1,43 @@
+/* The SM core's sweep (core.c) calls into its VM handling (core_vms.c) at these points. Internal
+ * to the library. */
+#ifndef CLOUDSM_SM_CORE_VMS_H
+#define CLOUDSM_SM_CORE_VMS_H
+
+#include "cloudsm/error.h"
+#include "cloudsm/lid.h"
+#include "cloudsm/sm_core.h"
+
+/* After discovery, before LIDs: find the hypervisors; mark in c->sweep.lid_withheld the VFs
+ * that get no LID (dynamic LIDs: no VM on them); into pinned (overwritten) the guid2lid to
+ * assign from: every VM's LID on its VF's port (a VM whose hypervisor is away: its vGUID, so
+ * that the LID is held for it), then c->guid2lid's entries that neither name such a port nor
+ * claim such a LID. */
+int cs_sm_core_vms_before_lids(struct cs_sm_core *c, struct cs_guid2lid *pinned,
+                               struct cs_error *err);
+
+/* The guid2lid to keep after the LIDs are assigned: without the VMs' vGUIDs. */
+void cs_sm_core_vms_drop_vguids(const struct cs_sm_core *c, struct cs_guid2lid *g);
+
+/* After routing: with dynamic LIDs, the tables cover the LIDs VMs can be given, and every vSwitch
+ * forwards every LID that is not its VFs' to its uplink. */
+int cs_sm_core_vms_shape_tables(struct cs_sm_core *c, struct cs_error *err);
+
+/* Before programming a sweep's tables (c->held carried to this sweep's switches): with VMs, the
+ * routes to VF LIDs the switches hold (read back where unknown) are kept where they still lead
+ * to the VF that owns the LID: VM routes survive sweeps (a migration's minimal reconfiguration
+ * is not undone, and a restart sends nothing). Returns the failures of the read-back, or -1. */
+int cs_sm_core_vms_keep_routes(struct cs_sm_core *c, struct cs_error *err);
+
+/* A re-route asked for programmed the engine's routes for every LID: none is live any more
+ * (the VM state is written back when it listed some). */
+int cs_sm_core_vms_forget_live_routes(struct cs_sm_core *c, struct cs_error *err);
+
+/* The SA's view, rebuilt from the current sweep and tables (core.c). */
+int cs_sm_core_rebuild_sa(struct cs_sm_core *c, struct cs_error *err);
+
+/* After the tables changed (a sweep, a re-route): what VM plans read is rebuilt. */
+int cs_sm_core_vms_tables_changed(struct cs_sm_core *c, struct cs_error *err);
+
+void cs_sm_core_vms_free(struct cs_sm_core *c);
+
+#endif
