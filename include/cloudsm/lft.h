@@ -102,6 +102,10 @@ static inline void cs_lfts_mark_block(struct cs_lfts *t, uint32_t sw, uint32_t b
     *word = dirty ? *word | bit : *word & ~bit;
 }
 
+/* A fingerprint of the entries 0..max_lid of every table, the tables taken in switch GUID
+ * order (the same for the same tables in any order). */
+uint64_t cs_lfts_digest(const struct cs_lfts *t);
+
 void cs_lfts_clear_dirty(struct cs_lfts *t);
 void cs_lfts_mark_all(struct cs_lfts *t);
 

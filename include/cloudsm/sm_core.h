@@ -84,6 +84,8 @@ struct cs_sm_core {
     char vm_state_path[CS_SM_CONFIG_PATH_MAX + 8];
     uint64_t vm_ops;     /* VM operations done since start */
     uint64_t vm_batches; /* batches they ran in (operations in one batch run in parallel) */
+    bool left_tables;    /* the first sweep found the digest of the tables a clean stop left */
+    uint64_t left;       /* that digest */
     /* The serving loop's state (cs_sm_core_poll). */
     volatile bool trap_seen; /* set from the pipe's unsolicited handler */
     bool retry;              /* the last heavy sweep had failures: sweep again when due */
@@ -145,6 +147,11 @@ struct cs_sm_core_reconfigured {
 int cs_sm_core_reconfigure(struct cs_sm_core *c, const struct cs_sm_config *next,
                            struct cs_sm_files *files, const struct cs_sm_config_change *changes,
                            unsigned n, struct cs_sm_core_reconfigured *done, struct cs_error *err);
+
+/* A clean stop: the digest of the tables the switches hold (STATE_DIR/lfts.digest), when every
+ * block is known, so that the next start finds them unchanged and keeps every route of them that
+ * still leads where it should: a restart on an unchanged fabric sends no LFT block. */
+int cs_sm_core_save_tables(struct cs_sm_core *c, struct cs_error *err);
 
 /* One SA request from lid: the reply (in the core's buffer, valid until the next call) and its
  * length, or NULL to send nothing (no view yet, or nothing to answer). */

@@ -52,6 +52,8 @@ struct cs_pgft_spec {
     unsigned vfs_per_hypervisor;    /* 0: plain hosts; 1..CS_VFS_MAX: every host slot
                                      * is a vSwitch hypervisor with that many VFs (needs
                                      * w1*p1 = 1) */
+    unsigned plain_hosts;           /* with VFs: the last this many host slots stay plain
+                                     * hosts (a management node, the SM's) */
 };
 
 struct cs_pgft_counts {
@@ -61,7 +63,7 @@ struct cs_pgft_counts {
     uint64_t links;                             /* cables, parallel links counted each */
     unsigned switch_ports;                      /* port count given to every switch */
     unsigned host_ports;                        /* port count of every host (w1 * p1) */
-    uint64_t hypervisors;                       /* vSwitch nodes: hosts, or 0 without VFs */
+    uint64_t hypervisors;                       /* vSwitch nodes: hosts - plain_hosts, or 0 */
     uint64_t vfs;                               /* VF nodes: hypervisors * vfs_per_hypervisor */
     uint64_t lids;                              /* unicast LIDs the fabric needs (LMC 0) */
 };

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cloudsm/lid.h"
+#include "core/hash.h"
 
 static uint32_t capacity_for(uint16_t max_lid)
 {
@@ -199,4 +200,28 @@ void cs_lfts_mark_all(struct cs_lfts *t)
         for (uint32_t b = 0; b < blocks; b++)
             words[b / 64] |= UINT64_C(1) << (b % 64);
     }
+}
+
+static int by_switch_guid(const void *a, const void *b, void *arg)
+{
+    const struct cs_lfts *t = arg;
+    uint64_t x = t->switches[*(const uint32_t *)a].guid, y = t->switches[*(const uint32_t *)b].guid;
+    return (x > y) - (x < y);
+}
+
+uint64_t cs_lfts_digest(const struct cs_lfts *t)
+{
+    uint64_t h = cs_fnv1a64(CS_FNV1A64_START, &t->max_lid, sizeof t->max_lid);
+    uint32_t *order = malloc((t->num_switches + 1u) * sizeof *order);
+    if (!order)
+        return 0; /* no memory: a digest nothing equals */
+    for (uint32_t i = 0; i < t->num_switches; i++)
+        order[i] = i;
+    qsort_r(order, t->num_switches, sizeof *order, by_switch_guid, (void *)t);
+    for (uint32_t i = 0; i < t->num_switches; i++) {
+        h = cs_fnv1a64(h, &t->switches[order[i]].guid, sizeof t->switches[order[i]].guid);
+        h = cs_fnv1a64(h, cs_lfts_table(t, order[i]), (size_t)t->max_lid + 1);
+    }
+    free(order);
+    return h;
 }

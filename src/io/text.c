@@ -6,6 +6,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "core/hash.h"
+
 /* The file buffer holds one longest line plus as much again for reading ahead. */
 #define FILE_BUF_SIZE (2 * (size_t)CS_LINE_MAX)
 /* zlib's own input buffer: large reads keep gzread's per-call overhead out of the hot path. */
@@ -240,13 +242,12 @@ int cs_text_fingerprint(const char *path, uint64_t *fingerprint, struct cs_error
     struct cs_lines in;
     if (cs_lines_open(&in, path, err) < 0)
         return -1;
-    uint64_t h = UINT64_C(0xcbf29ce484222325); /* FNV-1a 64: offset basis and prime */
+    uint64_t h = CS_FNV1A64_START;
     struct cs_span line;
     int rc;
     while ((rc = cs_lines_next(&in, &line)) == 1) {
-        for (const char *c = line.p; c < line.end; c++)
-            h = (h ^ (uint8_t)*c) * UINT64_C(0x100000001b3);
-        h = (h ^ '\n') * UINT64_C(0x100000001b3);
+        h = cs_fnv1a64(h, line.p, (size_t)(line.end - line.p));
+        h = cs_fnv1a64(h, "\n", 1);
     }
     cs_lines_close(&in);
     *fingerprint = h;

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cloudsm/guid_list.h"
 #include "cloudsm/key_index.h"
 #include "cloudsm/vswitch.h"
 #include "core/grow.h"
@@ -289,17 +290,88 @@ static void route_idle_vfs(const struct cs_fabric *f, const struct plan *p, stru
     }
 }
 
+/* Whether the fabric has a cabled CA port that is not a VF. */
+static bool has_other_cas(const struct cs_fabric *f, const struct cs_hypervisors *h)
+{
+    for (uint32_t p = 0; p < f->num_port_slots; p++)
+        if (!cs_node_is_switch(&f->nodes[f->ports[p].node]) && f->ports[p].num != 0 &&
+            f->ports[p].peer != CS_NONE && h->vf_of_port[p] == CS_NONE)
+            return true;
+    return false;
+}
+
+/* The switches farthest (in switch hops) from every vSwitch: a fat tree's roots. */
+static int farthest_from_vswitches(const struct cs_fabric *f, const struct cs_hypervisors *h,
+                                   struct cs_guid_list *roots, struct cs_error *err)
+{
+    uint32_t *dist = cs_calloc_array(f->num_nodes + 1u, sizeof *dist, err);
+    uint32_t *queue = cs_calloc_array(f->num_nodes + 1u, sizeof *queue, err);
+    int rc = dist && queue ? 0 : -1;
+    uint32_t head = 0, tail = 0, farthest = 0;
+    for (uint32_t n = 0; rc == 0 && n < f->num_nodes; n++)
+        dist[n] = CS_NONE;
+    for (uint32_t i = 0; rc == 0 && i < h->count; i++) {
+        dist[h->items[i].node] = 0;
+        queue[tail++] = h->items[i].node;
+    }
+    while (rc == 0 && head < tail) {
+        uint32_t n = queue[head++];
+        farthest = dist[n] > farthest ? dist[n] : farthest;
+        for (unsigned num = 1; num <= f->nodes[n].num_ports; num++) {
+            uint32_t peer = f->ports[cs_fabric_port(f, n, num)].peer;
+            uint32_t next = peer == CS_NONE ? CS_NONE : f->ports[peer].node;
+            if (next == CS_NONE || !cs_node_is_switch(&f->nodes[next]) || dist[next] != CS_NONE)
+                continue;
+            dist[next] = dist[n] + 1;
+            queue[tail++] = next;
+        }
+    }
+    if (rc == 0) {
+        roots->guids = cs_calloc_array(tail + 1u, sizeof *roots->guids, err);
+        rc = roots->guids ? 0 : -1;
+    }
+    for (uint32_t i = 0; rc == 0 && i < tail; i++)
+        if (dist[queue[i]] == farthest && farthest > 0)
+            roots->guids[roots->count++] = f->nodes[queue[i]].guid;
+    roots->capacity = roots->count;
+    free(dist);
+    free(queue);
+    return rc;
+}
+
 int cs_route_vftree(const struct cs_fabric *f, const struct cs_route_options *opt,
                     const struct cs_route_inputs *in, struct cs_lfts *lfts,
                     struct cs_route_result *res, struct cs_error *err)
 {
     (void)res;
     struct plan p = {0};
-    struct cs_ft ft;
+    struct cs_ft ft = {0};
     struct cs_ft_targets targets = {0};
-    int rc = cs_ft_build(&ft, f, opt, err);
+    struct cs_route_options with_cns = opt ? *opt : (struct cs_route_options){0};
+    struct cs_guid_list vfs = {0}, roots = {0};
+    int rc = make_plan(f, in->vms, lfts, &p, err);
+    /* In a fabric of hypervisors the compute nodes are the VFs: a CA of its own on a physical
+     * leaf (a management node, the SM's) is routed as ftree routes non-compute CAs, and the
+     * switches are ranked from the roots down (the switches farthest from every vSwitch), as
+     * OpenSM's ftree does with a root GUID file, so that the tree's leaves (the vSwitches) keep
+     * one rank. A CN list or root list given wins. */
+    if (rc == 0 && p.hyps.count && has_other_cas(f, &p.hyps)) {
+        if (!with_cns.cn_guids) {
+            vfs.guids = cs_calloc_array(p.hyps.num_vfs + 1u, sizeof *vfs.guids, err);
+            if (!vfs.guids)
+                rc = -1;
+            for (uint32_t i = 0; rc == 0 && i < p.hyps.num_vfs; i++)
+                vfs.guids[vfs.count++] = f->ports[p.hyps.vf_port[i]].guid;
+            vfs.capacity = vfs.count;
+            with_cns.cn_guids = &vfs;
+        }
+        if (rc == 0 && !with_cns.root_guids) {
+            rc = farthest_from_vswitches(f, &p.hyps, &roots, err);
+            with_cns.root_guids = &roots;
+        }
+    }
     if (rc == 0)
-        rc = make_plan(f, in->vms, lfts, &p, err);
+        rc = cs_ft_build(&ft, f, &with_cns, err);
     if (rc == 0) {
         ft.unit = p.unit;
         rc = cs_ft_bind(&ft, lfts, NULL, err);
@@ -316,5 +388,7 @@ int cs_route_vftree(const struct cs_fabric *f, const struct cs_route_options *op
     cs_ft_targets_free(&targets);
     plan_free(&p);
     cs_ft_free(&ft);
+    cs_guid_list_free(&vfs);
+    cs_guid_list_free(&roots);
     return rc;
 }

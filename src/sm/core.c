@@ -9,9 +9,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cloudsm/atomic_file.h"
 #include "cloudsm/clock.h"
 #include "cloudsm/sm_control.h"
-#include "sm/core_vms.h"
+#include "core/grow.h"
+#include "core/hash.h"
+#include "sm/core_internal.h"
 
 /* ---- Phases: each logged with its time and SMPs ---------------------------------------------- */
 
@@ -304,6 +307,122 @@ const uint8_t *cs_sm_core_answer_sa(struct cs_sm_core *c, uint16_t lid, const ui
     return c->sa_reply;
 }
 
+/* ---- The tables the SM left (a clean stop, then a start) ---- */
+
+#define LEFT_TABLES_NAME "lfts.digest"
+
+static void left_tables_path(const struct cs_sm_core *c, char *buf, size_t size)
+{
+    snprintf(buf, size, "%s/%s", c->cfg.state_dir, LEFT_TABLES_NAME);
+}
+
+/* What the tables were routed from: the engine and the fingerprint of every file the
+ * configuration names (0: not read), the VM state as the SM itself last wrote it. */
+static uint64_t inputs_digest(const struct cs_sm_core *c)
+{
+    uint64_t h = cs_fnv1a64(CS_FNV1A64_START, c->engine, strlen(c->engine));
+    for (int f = 0; f < CS_SM_FILE_COUNT; f++) {
+        uint64_t fp = c->files.read[f] ? c->files.fingerprint[f] : 0;
+        h = cs_fnv1a64(h, &fp, sizeof fp);
+    }
+    return h;
+}
+
+struct left_tables {
+    uint64_t digest; /* cs_lfts_digest of what the switches hold */
+    uint64_t inputs; /* inputs_digest */
+};
+
+static int write_left_tables(FILE *out, const void *ctx, struct cs_error *err)
+{
+    const struct left_tables *l = ctx;
+    fprintf(out,
+            "# cloudsmd stopped with the switches holding these tables, routed from these "
+            "inputs\n0x%016" PRIx64 " 0x%016" PRIx64 "\n",
+            l->digest, l->inputs);
+    return ferror(out) ? cs_fail(err, "writing the tables' digest failed") : 0;
+}
+
+int cs_sm_core_save_tables(struct cs_sm_core *c, struct cs_error *err)
+{
+    char path[CS_SM_CONFIG_PATH_MAX + 32];
+    left_tables_path(c, path, sizeof path);
+    unlink(path);
+    bool known = c->held.num_switches > 0 && c->last_sweep_failures == 0;
+    for (uint32_t sw = 0; known && sw < c->held.num_switches; sw++)
+        for (uint32_t b = 0; known && b < cs_lfts_blocks(&c->held); b++)
+            known = !cs_lfts_block_dirty(&c->held, sw, b);
+    if (!known)
+        return 0; /* what the switches hold is not known for sure: the next start routes afresh */
+    struct left_tables l = {cs_lfts_digest(&c->held), inputs_digest(c)};
+    return cs_atomic_write(path, write_left_tables, &l, err);
+}
+
+/* At the first sweep: the digest a clean stop left, read and removed (a crash from here on must
+ * not find it), into c->left_tables. */
+static void take_left_tables(struct cs_sm_core *c)
+{
+    char path[CS_SM_CONFIG_PATH_MAX + 32];
+    left_tables_path(c, path, sizeof path);
+    FILE *in = fopen(path, "r");
+    if (!in)
+        return;
+    char line[256];
+    struct left_tables l;
+    while (fgets(line, sizeof line, in))
+        if (line[0] != '#' && sscanf(line, "%" SCNx64 " %" SCNx64, &l.digest, &l.inputs) == 2 &&
+            l.inputs == inputs_digest(c)) {
+            c->left = l.digest;
+            c->left_tables = true; /* else routed from other inputs: the engine decides */
+        }
+    fclose(in);
+    unlink(path);
+}
+
+/* The switches hold exactly the tables a clean stop left (read back, same digest): every route of
+ * them that still leads where it should is kept, so that a restart on an unchanged fabric sends
+ * nothing, whatever the engine would route today. The read-back is counted into reads. */
+static int adopt_left_tables(struct cs_sm_core *c, struct cs_sm_lft_counts *reads,
+                             struct cs_error *err)
+{
+    c->left_tables = false;
+    struct cs_sm_lft_counts lc;
+    if (cs_sm_read_lfts(c->pipe, &c->sweep, &c->held, &c->log, &lc, err) < 0)
+        return -1;
+    reads->blocks_read += lc.blocks_read;
+    reads->failures += lc.failures;
+    if (c->held.max_lid != c->lfts.max_lid || cs_lfts_digest(&c->held) != c->left) {
+        cs_logf(&c->log, CS_LOG_INFO,
+                "lfts: the switches do not hold the tables cloudsmd left: routing afresh");
+        return 0;
+    }
+    uint16_t *lids = cs_calloc_array((size_t)c->lfts.max_lid + 1, sizeof *lids, err);
+    if (!lids)
+        return -1;
+    uint32_t n = 0;
+    for (uint32_t lid = 1; lid <= c->lfts.max_lid; lid++) {
+        bool differs = false;
+        for (uint32_t sw = 0; sw < c->lfts.num_switches && !differs; sw++)
+            differs = cs_lfts_get(&c->lfts, sw, lid) != cs_lfts_get(&c->held, sw, lid);
+        if (differs)
+            lids[n++] = (uint16_t)lid;
+    }
+    bool *kept_lid = cs_calloc_array(n + 1u, sizeof *kept_lid, err);
+    int kept = kept_lid ? cs_sm_core_keep_held_routes(c, lids, n, kept_lid, err) : -1;
+    for (uint32_t i = 0; kept >= 0 && i < n; i++)
+        if (!kept_lid[i])
+            cs_logf(&c->log, CS_LOG_DEBUG, "lfts: LID %u routed afresh", lids[i]);
+    free(kept_lid);
+    free(lids);
+    if (kept < 0)
+        return -1;
+    cs_logf(&c->log, CS_LOG_INFO,
+            "lfts: the switches hold the tables cloudsmd left: %d routes kept as they are, %u "
+            "routed afresh (they no longer lead where they should)",
+            kept, n - (uint32_t)kept);
+    return 0;
+}
+
 /* What the switches hold, carried over to the tables just routed (by switch GUID; a new switch's
  * blocks are unknown). */
 static int carry_held(struct cs_sm_core *c, struct cs_error *err)
@@ -325,12 +444,14 @@ static int program_lfts(struct cs_sm_core *c, bool keep_vm_routes, struct cs_sm_
 {
     if (cs_sm_core_vms_shape_tables(c, err) < 0 || carry_held(c, err) < 0)
         return -1;
-    int failures = keep_vm_routes ? cs_sm_core_vms_keep_routes(c, err) : 0;
-    if (failures < 0 ||
+    struct cs_sm_lft_counts reads = {0}; /* blocks read back before programming */
+    if ((c->left_tables && adopt_left_tables(c, &reads, err) < 0) ||
+        (keep_vm_routes && cs_sm_core_vms_keep_routes(c, &reads, err) < 0) ||
         cs_sm_program_lfts(c->pipe, &c->sweep, &c->lfts, &c->held, &c->log, lc, err) < 0 ||
         cs_sm_core_vms_tables_changed(c, err) < 0)
         return -1;
-    lc->failures += (unsigned)failures;
+    lc->blocks_read += reads.blocks_read;
+    lc->failures += reads.failures;
     return 0;
 }
 
@@ -465,6 +586,8 @@ int cs_sm_core_sweep(struct cs_sm_core *c, bool first, struct cs_error *err)
     int failures = assign_lids(c, first, err);
     if (failures < 0)
         return -1;
+    if (first)
+        take_left_tables(c);
 
     phase_begin(&ph, "pkeys", c->pipe);
     int pk = program_pkeys(c, err);

@@ -5,10 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cloudsm/analyze.h"
 #include "cloudsm/clock.h"
 #include "core/grow.h"
-#include "sm/core_vms.h"
+#include "sm/core_internal.h"
 
 #define LID_SPACE (CS_LID_UCAST_MAX + 1u)
 
@@ -157,19 +156,6 @@ static int dynamic_tables(struct cs_sm_core *c, struct cs_error *err)
     return 0;
 }
 
-/* Whether the switches' route to lid, as held, leads to its owner from every switch (every block
- * holding it known). */
-static bool held_route_valid(const struct cs_sm_core *c, struct cs_tracer *tr,
-                             struct cs_dest_routes *d, uint32_t lid)
-{
-    uint32_t block = lid / CS_LFT_BLOCK;
-    for (uint32_t sw = 0; sw < c->held.num_switches; sw++)
-        if (cs_lfts_block_dirty(&c->held, sw, block))
-            return false;
-    cs_dest_routes_compute(d, tr, lid);
-    return d->owner_port != CS_NONE && d->num_delivered == tr->num_switches;
-}
-
 /* Keep the live routes (the VM state's live_routes: set by live reconfigurations) as the
  * switches hold them where they still lead to the LID's owner: the tables stay what the
  * reconfigurations made them. A live route that no longer does is the engine's again, and leaves
@@ -177,35 +163,26 @@ static bool held_route_valid(const struct cs_sm_core *c, struct cs_tracer *tr,
 static int keep_vm_routes(struct cs_sm_core *c, struct cs_error *err)
 {
     struct cs_vm_state *s = &c->files.route.vms;
-    const struct cs_fabric *f = &c->sweep.fabric;
-    struct cs_tracer tr;
-    if (cs_tracer_init(&tr, f, &c->held, err) < 0)
-        return -1;
-    struct cs_dest_routes d;
-    if (cs_dest_routes_init(&d, &tr, err) < 0) {
-        cs_tracer_free(&tr);
-        return -1;
-    }
-    uint32_t kept = 0, replaced = 0;
-    for (uint32_t i = 0; i < s->num_live_routes;) {
-        uint16_t lid = s->live_routes[i];
-        if (lid < c->held.capacity && lid < c->lfts.capacity && held_route_valid(c, &tr, &d, lid)) {
-            for (uint32_t sw = 0; sw < c->lfts.num_switches; sw++)
-                cs_lfts_set(&c->lfts, sw, lid, cs_lfts_get(&c->held, sw, lid));
-            kept++;
-            i++;
-        } else {
-            cs_vm_state_unmark_route_live(s, lid); /* the next LID slides into slot i */
+    bool *kept = cs_calloc_array(s->num_live_routes + 1u, sizeof *kept, err);
+    int n =
+        kept ? cs_sm_core_keep_held_routes(c, s->live_routes, s->num_live_routes, kept, err) : -1;
+    uint32_t replaced = 0, next = 0;
+    for (uint32_t i = 0; n >= 0 && i < s->num_live_routes; i++) {
+        if (kept[i])
+            s->live_routes[next++] = s->live_routes[i];
+        else
             replaced++;
-        }
     }
-    cs_dest_routes_free(&d);
-    cs_tracer_free(&tr);
-    if (kept || replaced)
+    if (n >= 0)
+        s->num_live_routes = next;
+    free(kept);
+    if (n < 0)
+        return -1;
+    if (n || replaced)
         cs_logf(&c->log, CS_LOG_INFO,
-                "vms: %u live routes kept as the switches hold them, %u routed by the engine "
+                "vms: %d live routes kept as the switches hold them, %u routed by the engine "
                 "again (they no longer led to their LID's owner)",
-                kept, replaced);
+                n, replaced);
     if (replaced &&
         (cs_vm_state_write_file(c->vm_state_path, s, err) < 0 ||
          cs_sm_files_note_written(&c->files, CS_SM_FILE_VM_STATE, c->vm_state_path, err) < 0))
@@ -220,7 +197,8 @@ int cs_sm_core_vms_shape_tables(struct cs_sm_core *c, struct cs_error *err)
     return dynamic_tables(c, err);
 }
 
-int cs_sm_core_vms_keep_routes(struct cs_sm_core *c, struct cs_error *err)
+int cs_sm_core_vms_keep_routes(struct cs_sm_core *c, struct cs_sm_lft_counts *reads,
+                               struct cs_error *err)
 {
     if (state_of(c)->num_live_routes == 0)
         return 0;
@@ -229,9 +207,9 @@ int cs_sm_core_vms_keep_routes(struct cs_sm_core *c, struct cs_error *err)
     struct cs_sm_lft_counts lc;
     if (cs_sm_read_lfts(c->pipe, &c->sweep, &c->held, &c->log, &lc, err) < 0)
         return -1;
-    if (keep_vm_routes(c, err) < 0)
-        return -1;
-    return (int)lc.failures;
+    reads->blocks_read += lc.blocks_read;
+    reads->failures += lc.failures;
+    return keep_vm_routes(c, err);
 }
 
 int cs_sm_core_vms_forget_live_routes(struct cs_sm_core *c, struct cs_error *err)
@@ -570,17 +548,16 @@ static int build_stage(struct cs_sm_core *c, struct cs_sm_vm_job *jobs, const st
     return 0;
 }
 
-/* The LIDs whose routes a plan sets live (the VM's and, for a swap, the VF's it swaps with);
- * a dynamic LID a destroy frees has no route to keep. */
+/* The LIDs whose routes a plan sets live (the VM's and, for a swap, the VF's it swaps with; a
+ * dynamic LID a destroy frees, whose entries the switches keep). */
 static int mark_live_routes(struct cs_sm_core *c, const struct cs_plan *plan,
                             const struct cs_sm_vm_job *job, struct cs_error *err)
 {
     struct cs_vm_state *s = &c->files.route.vms;
-    if (job->req.op == CS_VM_DESTROY) {
-        if (s->lid_policy == CS_LID_DYNAMIC)
-            cs_vm_state_unmark_route_live(s, plan->vm_lid_before);
-        return 0;
-    }
+    if (job->req.op == CS_VM_DESTROY) /* a freed dynamic LID's entries stay as they are */
+        return s->lid_policy == CS_LID_DYNAMIC
+                   ? cs_vm_state_mark_route_live(s, plan->vm_lid_before, err)
+                   : 0;
     for (uint32_t i = 0; i < plan->count; i++) {
         const struct cs_plan_smp *smp = &plan->smps[i];
         bool routes = smp->kind == CS_PLAN_SMP_LFT_BLOCK || smp->kind == CS_PLAN_SMP_LID_SET;

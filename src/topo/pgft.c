@@ -308,16 +308,24 @@ int cs_pgft_count(const struct cs_pgft_spec *s, struct cs_pgft_counts *c, struct
     }
     out.hosts = out.per_level[0];
 
+    if (s->plain_hosts && !vfs)
+        return cs_fail(err, "%s: plain hosts are kept among vSwitch hypervisors only (give VFs)",
+                       name);
+    if (s->plain_hosts > out.hosts)
+        return cs_fail(err, "%s: %u plain hosts, but the tree has %" PRIu64 " host slots", name,
+                       s->plain_hosts, out.hosts);
     if (vfs) {
-        out.hypervisors = out.hosts;
-        overflow |= mul_overflows(out.hosts, vfs, &out.vfs);
+        out.hypervisors = out.hosts - s->plain_hosts;
+        overflow |= mul_overflows(out.hypervisors, vfs, &out.vfs);
         overflow |= add_overflows(out.links, out.vfs, &out.links); /* one cable per VF */
     }
 
     /* Host ports need one LID each; a hypervisor needs one for its PF (the vSwitch's port 0)
      * and one per VF. */
-    uint64_t host_lids = 0;
-    overflow |= mul_overflows(out.hosts, vfs ? vfs + 1 : host_ports, &host_lids);
+    uint64_t host_lids = 0, hypervisor_lids = 0;
+    overflow |= mul_overflows(out.hosts - out.hypervisors, host_ports, &host_lids);
+    overflow |= mul_overflows(out.hypervisors, vfs + 1, &hypervisor_lids);
+    overflow |= add_overflows(host_lids, hypervisor_lids, &host_lids);
     overflow |= add_overflows(host_lids, out.switches, &out.lids);
     if (overflow)
         return cs_fail(err,
@@ -330,7 +338,7 @@ int cs_pgft_count(const struct cs_pgft_spec *s, struct cs_pgft_counts *c, struct
                            "%s with %" PRIu64 " VFs per hypervisor needs %" PRIu64 " LIDs (%" PRIu64
                            " switches + %" PRIu64 " hypervisors x (1 PF + %" PRIu64
                            " VFs)); a subnet holds %u",
-                           name, vfs, out.lids, out.switches, out.hosts, vfs, PGFT_MAX_LIDS);
+                           name, vfs, out.lids, out.switches, out.hypervisors, vfs, PGFT_MAX_LIDS);
         return cs_fail(err,
                        "%s needs %" PRIu64 " LIDs (%" PRIu64 " switches + %" PRIu64
                        " host ports); a subnet holds %u",
@@ -345,9 +353,19 @@ int cs_pgft_count(const struct cs_pgft_spec *s, struct cs_pgft_counts *c, struct
 struct level_layout {
     uint32_t first_node;  /* fabric index of the level's node 0 */
     uint32_t stride;      /* fabric nodes per level node: 1, or 1 + VFs for hypervisors */
+    uint64_t strided;     /* the level's nodes that take stride fabric nodes (the hypervisors;
+                             the plain hosts after them take one each) */
     uint64_t low_radix;   /* prod_{i<=l} w_i: how many b-digit combinations a label has */
     unsigned child_radix; /* radix of digit a_{l+1}: m_{l+1}, or hosts kept per leaf at l = 0 */
 };
+
+/* Fabric index of node x of a level. */
+static uint32_t level_node(const struct level_layout *level, uint64_t x)
+{
+    if (x < level->strided)
+        return level->first_node + (uint32_t)(x * level->stride);
+    return level->first_node + (uint32_t)(level->strided * level->stride + (x - level->strided));
+}
 
 /* Host slot i: a plain host, or a hypervisor (vSwitch, then its VFs 1..V). */
 static int add_host_slot(struct cs_fabric *f, const struct cs_pgft_counts *c, uint64_t i,
@@ -391,7 +409,8 @@ int cs_pgft_generate(struct cs_fabric *f, const struct cs_pgft_spec *s, struct c
 
     /* The LID limit checked above keeps every count far below 2^32. A hypervisor is a vSwitch
      * of V+1 ports plus V one-port VFs (port slots count port 0). */
-    uint64_t slots = (vfs ? c.hosts * (vfs + 2) + c.vfs * 2 : c.hosts * (c.host_ports + 1)) +
+    uint64_t plain = c.hosts - c.hypervisors;
+    uint64_t slots = c.hypervisors * (vfs + 2) + c.vfs * 2 + plain * (c.host_ports + 1) +
                      c.switches * (c.switch_ports + 1);
     if (cs_fabric_reserve(f, (uint32_t)(c.hosts + c.vfs + c.switches), (uint32_t)slots, err) < 0)
         return -1;
@@ -403,14 +422,15 @@ int cs_pgft_generate(struct cs_fabric *f, const struct cs_pgft_spec *s, struct c
             low *= s->w[l - 1];
         layout[l].first_node = (uint32_t)next;
         layout[l].stride = l == 0 ? vfs + 1 : 1;
+        layout[l].strided = l == 0 ? c.hypervisors : c.per_level[l];
         layout[l].low_radix = low;
         layout[l].child_radix = l == 0 ? hosts_kept_per_leaf(s) : l < h ? s->m[l] : 1;
-        next += c.per_level[l] * layout[l].stride;
+        next += layout[l].strided * layout[l].stride + (c.per_level[l] - layout[l].strided);
     }
 
     char desc[CS_DESC_MAX + 1];
     for (uint64_t i = 0; i < c.hosts; i++)
-        if (add_host_slot(f, &c, i, vfs, err) < 0)
+        if (add_host_slot(f, &c, i, i < c.hypervisors ? vfs : 0, err) < 0)
             goto fail;
     for (unsigned l = 1; l <= h; l++)
         for (uint64_t j = 0; j < c.per_level[l]; j++) {
@@ -432,7 +452,7 @@ int cs_pgft_generate(struct cs_fabric *f, const struct cs_pgft_spec *s, struct c
             uint64_t rest = x / here->low_radix;
             unsigned child_position = (unsigned)(rest % here->child_radix);
             uint64_t high = rest / here->child_radix;
-            uint32_t node = here->first_node + (uint32_t)x * here->stride;
+            uint32_t node = level_node(here, x);
             for (unsigned b = 0; b < parents; b++) {
                 uint64_t parent_index = (high * parents + b) * here->low_radix + low_digits;
                 uint32_t parent = above->first_node + (uint32_t)parent_index;

@@ -459,6 +459,35 @@ static void test_no_hypervisors_is_ftree(void **state)
     }
 }
 
+/* A management node among the hypervisors (topo gen --plain-hosts): a CA of its own on a
+ * physical leaf. vftree routes it as a non-compute CA and ranks from the roots, so it does not
+ * fall back; every route is shortest, and the check finds every pair delivered and no credit
+ * loop. */
+static void test_plain_host(void **state)
+{
+    (void)state;
+    struct cs_pgft_spec spec;
+    struct cs_error err = {{0}};
+    assert_int_equal(cs_pgft_kary(&spec, 2, 3, &err), 0);
+    spec.vfs_per_hypervisor = 2;
+    spec.plain_hosts = 1;
+    struct cs_fabric f;
+    cs_fabric_init(&f);
+    assert_int_equal(cs_pgft_generate(&f, &spec, &err), 0);
+    fx_lids(&f, 0);
+    struct cs_lfts t;
+    route_with("vftree", &f, NULL, &t); /* fails on a fallback */
+    rt_assert_shortest(&f, &t, true);
+    struct cs_check_result r;
+    rt_check(&f, &t, &r);
+    assert_int_equal(r.delivered, r.pairs);
+    assert_true(r.pairs > 0);
+    assert_false(r.credit_loop);
+    cs_check_result_free(&r);
+    cs_lfts_free(&t);
+    cs_fabric_free(&f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -469,6 +498,7 @@ int main(void)
         cmocka_unit_test(test_one_vm_per_hypervisor_is_ftree),
         cmocka_unit_test(test_uneven_vms_balance),
         cmocka_unit_test(test_no_hypervisors_is_ftree),
+        cmocka_unit_test(test_plain_host),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

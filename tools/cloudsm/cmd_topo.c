@@ -40,6 +40,8 @@ static const char gen_help[] =
     "                      single-port hosts (w1*p1 = 1). Order: each vSwitch, then its VFs,\n"
     "                      then the tree's switches, so --lids gives hypervisor i's PF\n"
     "                      i*(V+1)+1 and its VFs the next V LIDs\n"
+    "  --plain-hosts N     with --vswitch: the last N hosts stay plain hosts \"host-<i>\" (a\n"
+    "                      management node, say the SM's, in a fabric of hypervisors)\n"
     "  --hosts N           keep only the first N hosts (after --hosts-per-leaf)\n"
     "  --hosts-per-leaf N  keep only N hosts under each leaf (N <= m1)\n"
     "  --radix N           ports per switch (default: the fewest that fit)\n"
@@ -78,16 +80,13 @@ static int topo_gen(int argc, char **argv)
 {
     const char *who = argv[0];
     const char *output = NULL;
-    unsigned hosts_per_leaf = 0, radix = 0, hosts = 0, vfs = 0;
+    unsigned hosts_per_leaf = 0, radix = 0, hosts = 0, vfs = 0, plain_hosts = 0;
     int assign_lids = 0;
     static const struct option options[] = {
-        {"vswitch", required_argument, NULL, 'v'},
-        {"hosts", required_argument, NULL, 'H'},
-        {"hosts-per-leaf", required_argument, NULL, 'l'},
-        {"radix", required_argument, NULL, 'r'},
-        {"lids", no_argument, NULL, 'L'},
-        {"output", required_argument, NULL, 'o'},
-        {NULL, 0, NULL, 0},
+        {"vswitch", required_argument, NULL, 'v'}, {"plain-hosts", required_argument, NULL, 'P'},
+        {"hosts", required_argument, NULL, 'H'},   {"hosts-per-leaf", required_argument, NULL, 'l'},
+        {"radix", required_argument, NULL, 'r'},   {"lids", no_argument, NULL, 'L'},
+        {"output", required_argument, NULL, 'o'},  {NULL, 0, NULL, 0},
     };
     int opt;
     while ((opt = getopt_long(argc, argv, "o:", options, NULL)) != -1) {
@@ -98,6 +97,11 @@ static int topo_gen(int argc, char **argv)
                                  "--vswitch wants the VFs per hypervisor, 1 to %d "
                                  "(ConnectX-3's maximum), not '%s'",
                                  CS_VFS_MAX, optarg);
+            break;
+        case 'P':
+            if (!cli_parse_uint(optarg, 1, UINT32_MAX - 1, &plain_hosts))
+                return cli_usage(who, "--plain-hosts wants a count of at least 1, not '%s'",
+                                 optarg);
             break;
         case 'H':
             if (!cli_parse_uint(optarg, 1, UINT32_MAX - 1, &hosts))
@@ -135,7 +139,7 @@ static int topo_gen(int argc, char **argv)
     if (strcmp(args[0], "preset") == 0) {
         if (rest != 2)
             return cli_usage(who, "preset wants one name (see --help for the list)");
-        if (hosts || hosts_per_leaf || radix)
+        if (hosts || hosts_per_leaf || radix || plain_hosts)
             return cli_usage(who, "a preset fixes its tree: only --vswitch, --lids and -o apply");
         if (cs_topo_preset_generate(&f, args[1], vfs, &err) < 0)
             return cli_usage(who, "%s", err.msg);
@@ -166,6 +170,7 @@ static int topo_gen(int argc, char **argv)
     spec.radix = radix;
     spec.hosts = hosts;
     spec.vfs_per_hypervisor = vfs;
+    spec.plain_hosts = plain_hosts;
 
     if (cs_pgft_generate(&f, &spec, &err) < 0)
         return cli_fail(who, &err);

@@ -313,6 +313,15 @@ static void reload(struct run *r)
     free(next);
 }
 
+/* A clean stop: what the switches hold, so that the next start keeps it (sm_core.h). */
+static int save_tables(struct run *r)
+{
+    struct cs_error err;
+    if (cs_sm_core_save_tables(&r->core, &err) < 0)
+        return fail_run(r, &err);
+    return EXIT_OK;
+}
+
 /* The loop waits for MADs (SMInfo, traps, SA requests) this long at a time, then looks at the
  * control socket without waiting. One poll() over both would be better, but ibsim's umad2sim,
  * which stands in for the kernel in every test, waits on its own descriptor alone when one is
@@ -360,7 +369,7 @@ static int serve(struct run *r)
     if (r->core.me.state != CS_SMP_SM_STATE_MASTER) /* another SM won a sweep's election */
         return stepped_down(r, false);
     cloudsmd_logf(&r->log, CS_LOG_INFO, "signal %d: stopping", (int)stop_requested);
-    return EXIT_OK;
+    return save_tables(r);
 }
 
 int main(int argc, char **argv)
@@ -426,6 +435,8 @@ int main(int argc, char **argv)
         rc = failures ? EXIT_FAILED : EXIT_OK;
     if (!opt.once && rc == EXIT_OK)
         rc = serve(&r);
+    else if (rc == EXIT_OK)
+        rc = save_tables(&r);
 out:
     cs_sm_files_free(&files);
     run_free(&r);

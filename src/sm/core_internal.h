@@ -1,7 +1,7 @@
-/* The SM core's sweep (core.c) calls into its VM handling (core_vms.c) at these points. Internal
- * to the library. */
-#ifndef CLOUDSM_SM_CORE_VMS_H
-#define CLOUDSM_SM_CORE_VMS_H
+/* What the SM core's files share (core.c, core_vms.c, core_held.c): the sweep's calls into its
+ * VM handling, the routes the switches hold, the SA's view. Internal to the library. */
+#ifndef CLOUDSM_SM_CORE_INTERNAL_H
+#define CLOUDSM_SM_CORE_INTERNAL_H
 
 #include "cloudsm/error.h"
 #include "cloudsm/lid.h"
@@ -22,15 +22,23 @@ void cs_sm_core_vms_drop_vguids(const struct cs_sm_core *c, struct cs_guid2lid *
  * forwards every LID that is not its VFs' to its uplink. */
 int cs_sm_core_vms_shape_tables(struct cs_sm_core *c, struct cs_error *err);
 
-/* Before programming a sweep's tables (c->held carried to this sweep's switches): with VMs, the
- * routes to VF LIDs the switches hold (read back where unknown) are kept where they still lead
- * to the VF that owns the LID: VM routes survive sweeps (a migration's minimal reconfiguration
- * is not undone, and a restart sends nothing). Returns the failures of the read-back, or -1. */
-int cs_sm_core_vms_keep_routes(struct cs_sm_core *c, struct cs_error *err);
+/* Before programming a sweep's tables (c->held carried to this sweep's switches): the live
+ * routes (the VM state's live_routes) the switches hold (read back where unknown, counted into
+ * reads) are kept where they still lead where they should: a migration's minimal
+ * reconfiguration is not undone by a sweep. A live route that broke leaves the set. */
+int cs_sm_core_vms_keep_routes(struct cs_sm_core *c, struct cs_sm_lft_counts *reads,
+                               struct cs_error *err);
 
 /* A re-route asked for programmed the engine's routes for every LID: none is live any more
  * (the VM state is written back when it listed some). */
 int cs_sm_core_vms_forget_live_routes(struct cs_sm_core *c, struct cs_error *err);
+
+/* Keep the routes the switches hold (c->held) for lids[0..count) where the whole route is known
+ * and delivers to the port that owns the LID now from every switch the route in c->lfts delivers
+ * from, or where no port owns the LID (it leads nowhere either way): c->lfts takes them. kept[i]
+ * (may be NULL) says which were. Returns how many, or -1. */
+int cs_sm_core_keep_held_routes(struct cs_sm_core *c, const uint16_t *lids, uint32_t count,
+                                bool *kept, struct cs_error *err);
 
 /* The SA's view, rebuilt from the current sweep and tables (core.c). */
 int cs_sm_core_rebuild_sa(struct cs_sm_core *c, struct cs_error *err);
