@@ -25,6 +25,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cloudsm/alias_guids.h"
 #include "cloudsm/error.h"
 #include "cloudsm/lft.h"
 #include "cloudsm/partitions.h"
@@ -56,6 +57,7 @@
 #define CS_SA_METHOD_RESPONSE 0x80
 #define CS_SA_METHOD_GET_RESP 0x81
 #define CS_SA_METHOD_GET_TABLE_RESP 0x92
+#define CS_SA_METHOD_DELETE_RESP 0x95
 
 /* Attribute ids (IBA 15.2.5, Table 204). */
 #define CS_SA_ATTR_CLASS_PORT_INFO 0x0001
@@ -74,6 +76,7 @@
 #define CS_SA_STATUS_TOO_MANY_RECORDS 0x0400
 #define CS_SA_STATUS_INVALID_GID 0x0500
 #define CS_SA_STATUS_INSUFFICIENT_COMPONENTS 0x0600
+#define CS_SA_STATUS_DENIED 0x0700
 
 /* RMPP header (IBA 13.6.2.1). */
 #define CS_RMPP_VERSION 1
@@ -153,8 +156,12 @@ void cs_sa_link_record_encode(const struct cs_sa_link_record *in,
 void cs_sa_link_record_decode(const uint8_t in[CS_SA_LINK_RECORD_SIZE],
                               struct cs_sa_link_record *out);
 
-/* GUIDInfoRecord (IBA 15.2.5.18): 72 bytes. */
+/* GUIDInfoRecord (IBA 15.2.5.18): 72 bytes. ComponentMask: LID bit 0, BlockNum bit 1, GUID n of
+ * the block bit 4 + n. */
 #define CS_SA_GUID_INFO_RECORD_SIZE 72
+#define CS_SA_GIR_LID (UINT64_C(1) << 0)
+#define CS_SA_GIR_BLOCK (UINT64_C(1) << 1)
+#define CS_SA_GIR_GUID(n) (UINT64_C(1) << (4 + (n)))
 struct cs_sa_guid_info_record {
     uint16_t lid;
     uint8_t block;
@@ -234,6 +241,12 @@ void cs_sa_path_record_decode(const uint8_t in[CS_SA_PATH_RECORD_SIZE],
 /* OpenSM's default subnet_timeout, which is also its PathRecord PacketLifeTime. */
 #define CS_SA_DEFAULT_SUBNET_TIMEOUT 18
 
+/* The largest reply the SA builds, in bytes, unless cs_sa_options.max_reply says otherwise: a
+ * GetTable that would be larger is answered NO_RESOURCES, after the SA filled this much (the
+ * PathRecord table of every pair: one million 64-byte records, about 1 s of the SM's time;
+ * docs/sm/sa.md "The table of every path"). */
+#define CS_SA_DEFAULT_MAX_REPLY (UINT64_C(64) << 20)
+
 struct cs_sa_options {
     uint64_t subnet_prefix; /* GID prefix of every port (SGID/DGID checks and answers) */
     /* A request whose SM_Key is non-zero and differs from this is dropped (IBA C15-0.1.5); one
@@ -251,6 +264,15 @@ struct cs_sa_options {
      * path SL 0, or the SL a request asks for. */
     const uint8_t *partition_sl;
     uint32_t num_partition_sl;
+    /* Alias GUIDs (alias_guids.h): the SM's store, which SubnAdmSet/SubnAdmDelete of a
+     * GUIDInfoRecord change and which GUIDInfoRecords and PathRecords read (a GID whose
+     * interface id is an alias names the alias's port). Referenced, not copied: it must outlive
+     * the db, and outlives many (each sweep builds a new db on it). NULL: no alias GUIDs (Set
+     * and Delete are refused with 0x0008 like those of any other attribute, and ClassPortInfo
+     * does not advertise IsAdditionalGUIDsSupported). */
+    struct cs_alias_guids *aliases;
+    /* The largest reply in bytes (0: CS_SA_DEFAULT_MAX_REPLY; at least CS_SA_MAD_SIZE). */
+    size_t max_reply;
 };
 
 struct cs_sa_db;
