@@ -1009,9 +1009,24 @@ static void test_path_record_speed(void **state)
     assert_int_equal(cs_sa_answer(r.db, 0, req, sizeof req, r.resp, RESP_CAP, &len), 1);
     double table_ms = (now_us() - t0) / 1e3;
     assert_int_equal(len, CS_SA_HEADER_SIZE + (5832 + 972) * CS_SA_PATH_RECORD_SIZE);
+    /* Every pair: 6804^2 records (2.96 GB) do not fit the default limit: NO_RESOURCES once the
+     * SA has filled it (one million records). */
+    uint8_t *big = malloc(cs_sa_response_bound(r.db));
+    assert_non_null(big);
+    assert_int_equal(cs_sa_response_bound(r.db), CS_SA_DEFAULT_MAX_REPLY);
+    struct cs_sa_path_record none = {0};
+    cs_sa_path_record_encode(&none, rec);
+    sa_request(CS_SA_METHOD_GET_TABLE, CS_SA_ATTR_PATH_RECORD, 0, 0, 1, rec, sizeof rec, req);
+    t0 = now_us();
+    assert_int_equal(cs_sa_answer(r.db, 0, req, sizeof req, big, cs_sa_response_bound(r.db), &len),
+                     1);
+    double world_ms = (now_us() - t0) / 1e3;
+    assert_int_equal(len, CS_SA_MAD_SIZE);
+    assert_int_equal((big[4] << 8) | big[5], CS_SA_STATUS_NO_RESOURCES);
+    free(big);
     print_message("18-ary-3-tree: db built in %.1f ms, PathRecord Get %.2f us, GetTable of all "
-                  "paths from one host %.2f ms\n",
-                  build_ms, per_query, table_ms);
+                  "paths from one host %.2f ms, of every pair refused after %.0f ms\n",
+                  build_ms, per_query, table_ms, world_ms);
 #ifdef SANITIZED
     assert_true(per_query < 500);
 #else
