@@ -28,7 +28,7 @@
  * order, which a little-endian host walks in the order of the byte-swapped GUIDs; PathRecord
  * answers that iterate over ports follow it (cs_alias_guids_at gives the aliases in that order).
  * Lookups are binary searches; a Set or Delete moves the aliases after the changed one (a
- * memmove: about a millisecond with 200,000 aliases registered).
+ * memmove: 0.1-0.2 ms per entry with 200,000 aliases registered).
  */
 #ifndef CLOUDSM_ALIAS_GUIDS_H
 #define CLOUDSM_ALIAS_GUIDS_H

@@ -151,7 +151,10 @@ done
 check "OpenSM's GUIDInfo Sets refused by ibsim (ERR 3111)" \
   grep -q "ERR 3111: Received MAD with error status = 0x8" osm/osm.log
 refused=$(grep -c 'Set GUIDInfo([0-9]*) to .*refused (status 0x0008)' sm.log)
+osm_sets=$(grep -A1 "ERR 3111" osm/osm.log | grep -c "SubnGetResp(GUIDInfo)")
+echo "    GUIDInfo Sets: OpenSM $osm_sets (one per request that changed a block), cloudsmd $refused"
 check "cloudsmd's GUIDInfo Sets refused by ibsim and logged ($refused)" test "$refused" -ge 5
+check "no more of them than OpenSM's ($osm_sets)" test "$refused" -le "$osm_sets"
 check "cloudsmd counted them" grep -q "alias GUIDs: [0-9]* GUIDInfo blocks sent, [1-9]" sm.log
 check "cloudsmd dropped host-5's aliases when it went" \
   grep -q "alias GUIDs: port 0x0010000000000501 is gone: 2 dropped" sm.log
