@@ -7,6 +7,7 @@
 #include "cloudsm/alias_guids.h"
 
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -81,15 +82,8 @@ uint32_t cs_alias_guids_count(const struct cs_alias_guids *a)
 /* Where port guid is, or would be inserted. */
 static uint32_t port_slot(const struct cs_alias_guids *a, uint64_t guid)
 {
-    uint32_t lo = 0, hi = a->num_ports;
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (a->ports[mid].guid < guid)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
+    return cs_lower_bound_u64(a->ports, a->num_ports, sizeof *a->ports,
+                              offsetof(struct alias_port, guid), guid);
 }
 
 static struct alias_port *port_of(const struct cs_alias_guids *a, uint64_t guid)
@@ -100,15 +94,8 @@ static struct alias_port *port_of(const struct cs_alias_guids *a, uint64_t guid)
 
 static uint32_t alias_slot(const struct cs_alias_guids *a, uint64_t key)
 {
-    uint32_t lo = 0, hi = a->num_aliases;
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (a->aliases[mid].key < key)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
+    return cs_lower_bound_u64(a->aliases, a->num_aliases, sizeof *a->aliases,
+                              offsetof(struct alias_entry, key), key);
 }
 
 static const struct alias_entry *alias_of(const struct cs_alias_guids *a, uint64_t guid)
