@@ -7,8 +7,9 @@
  *   cs_sa_answer     request bytes -> complete response bytes (or nothing to send)
  *
  * Methods: SubnAdmGet (exactly one record, else status NO_RECORDS / TOO_MANY_RECORDS) and
- * SubnAdmGetTable (zero or more records, a GetTableResp marked as one RMPP DATA transfer).
- * Attributes: ClassPortInfo, NodeRecord, PortInfoRecord, LinkRecord, GUIDInfoRecord and
+ * SubnAdmGetTable (zero or more records, a GetTableResp marked as one RMPP DATA transfer), and
+ * SubnAdmSet / SubnAdmDelete of a GUIDInfoRecord: alias GUIDs (alias_guids.h), when the db has
+ * a store. Attributes: ClassPortInfo, NodeRecord, PortInfoRecord, LinkRecord, GUIDInfoRecord and
  * PathRecord (IBA 15.2.5). docs/sm/sa.md has every rule, the component masks honoured, and the
  * facts measured on OpenSM 3.3.23 that the answers follow (and where they deliberately differ).
  *
@@ -289,8 +290,9 @@ int cs_sa_db_build(const struct cs_sm_sweep *sweep, const struct cs_lfts *lfts,
                    struct cs_sa_db **out, struct cs_error *err);
 void cs_sa_db_free(struct cs_sa_db *db);
 
-/* Bytes the largest reply can take, except a PathRecord GetTable naming no endpoint at all (all
- * pairs): a buffer this large (at least CS_SA_MAD_SIZE) never makes an answer fail for room. */
+/* Bytes the largest reply can take (the PathRecord table of every pair, counting every alias GUID
+ * the ports' GUIDCaps allow), capped at the db's max_reply: a buffer this large (at least
+ * CS_SA_MAD_SIZE) never makes an answer fail for room. */
 size_t cs_sa_response_bound(const struct cs_sa_db *db);
 
 /* Answer one request MAD of req_len bytes that arrived from requester_lid (the LRH source LID;
@@ -304,11 +306,15 @@ size_t cs_sa_response_bound(const struct cs_sa_db *db);
  * ACTIVE|FIRST|LAST, segment 1, PayloadLength = 20 + records * stride: what a transport sends
  * as one RMPP transfer (the kernel's RMPP agent segments it and rewrites the RMPP header of each
  * segment). A GetTableResp that would not fit resp_cap is replaced by status NO_RESOURCES.
- * Errors: GetResp/GetTableResp (Set answers as GetResp) carrying the request's bytes, SM_Key 0,
- * and the status: bad base or class version 0x0004, a method other than Get/GetTable 0x0008,
- * an unknown attribute 0x000c, a request shorter than the SA header 0x001c, an invalid MTU or
- * rate under a selector REQ_INVALID. Get finding no record answers NO_RECORDS, more than one
- * TOO_MANY_RECORDS. req and resp may be the same buffer. */
+ * Errors: GetResp/GetTableResp/DeleteResp (Set answers as GetResp) carrying the request's bytes,
+ * SM_Key 0, and the status: bad base or class version 0x0004, a method other than Get/GetTable
+ * (and Set/Delete of a GUIDInfoRecord with a store) 0x0008, an unknown attribute 0x000c, a
+ * request shorter than the SA header 0x001c, an invalid MTU or rate under a selector or a GID and
+ * a LID of different ports REQ_INVALID, a GetTable beyond max_reply NO_RESOURCES. Get finding no
+ * record answers NO_RECORDS, more than one TOO_MANY_RECORDS. A Set or Delete of a
+ * GUIDInfoRecord changes the db's alias store (the db is const, the store it points to is not)
+ * and answers one record (src/sa/sa_alias.c, docs/sm/sa.md "Alias GUIDs"). req and resp may be
+ * the same buffer. */
 int cs_sa_answer(const struct cs_sa_db *db, uint16_t requester_lid, const uint8_t *req,
                  size_t req_len, uint8_t *resp, size_t resp_cap, size_t *resp_len);
 
