@@ -348,14 +348,24 @@ uint64_t cs_sma_model_guid(const struct cs_sma_model *m, uint32_t port, unsigned
     return t ? t[index] : (index == 0 ? m->fabric.ports[port].guid : 0);
 }
 
+/* A port with an identity of its own (an SM, a GUID table): a CA port, or a switch's port 0.
+ * what names the caller in the error. */
+static int check_end_port(const struct cs_sma_model *m, uint32_t port, const char *what,
+                          struct cs_error *err)
+{
+    if (port >= m->fabric.num_port_slots)
+        return cs_fail(err, "%s: no port index %u", what, port);
+    const struct cs_port *p = &m->fabric.ports[port];
+    if (is_switch(m, p->node) && p->num != 0)
+        return cs_fail(err, "%s: on a switch that is port 0, not %u", what, p->num);
+    return 0;
+}
+
 int cs_sma_model_set_guid_cap(struct cs_sma_model *m, uint32_t port, uint8_t guid_cap,
                               struct cs_error *err)
 {
-    if (port >= m->fabric.num_port_slots)
-        return cs_fail(err, "set_guid_cap: no port index %u", port);
-    const struct cs_port *p = &m->fabric.ports[port];
-    if (is_switch(m, p->node) && p->num != 0)
-        return cs_fail(err, "set_guid_cap: a switch has GUIDs on port 0 only, not %u", p->num);
+    if (check_end_port(m, port, "set_guid_cap", err) < 0)
+        return -1;
     free(m->ports[port].guids);
     m->ports[port].guids = NULL;
     m->ports[port].info.guid_cap = guid_cap;
@@ -400,11 +410,8 @@ int cs_sma_model_set_sl2vl_unsupported(struct cs_sma_model *m, uint32_t node, bo
 int cs_sma_model_set_sm(struct cs_sma_model *m, uint32_t port, const struct cs_smp_sm_info *info,
                         struct cs_error *err)
 {
-    if (port >= m->fabric.num_port_slots)
-        return cs_fail(err, "set_sm: no port index %u", port);
-    const struct cs_port *p = &m->fabric.ports[port];
-    if (is_switch(m, p->node) && p->num != 0)
-        return cs_fail(err, "set_sm: an SM on a switch sits on port 0, not %u", p->num);
+    if (check_end_port(m, port, "set_sm", err) < 0)
+        return -1;
     struct model_port *mp = &m->ports[port];
     mp->info.capability_mask |= CS_SMP_PORT_CAP_IS_SM;
     mp->sm_answers = info != NULL;

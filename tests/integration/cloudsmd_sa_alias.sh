@@ -13,8 +13,7 @@
 # from their own view. Of a PathRecord table ibsim shows the first records (saquery_first_records).
 source "$(dirname "$0")/../lib/common.sh"
 require_oracles ibsim opensm saquery
-CLOUDSMD=${CLOUDSM_BUILD_DIR:?}/cloudsmd
-ALIAS=${CLOUDSM_BUILD_DIR}/sa_alias
+ALIAS=${CLOUDSM_BUILD_DIR:?}/sa_alias
 cd "$WORK" || exit 1
 
 # 4-ary-2-tree: 16 hosts H-0010000000000000 .. H-0010000000000f00 (port GUID +1), 8 switches.
