@@ -20,7 +20,6 @@
  * SA busy the way many synchronous flooder instances do. Latency is per query, from umad_send
  * to its reply. Talks libibumad directly, so it runs on hardware and under umad2sim alike.
  */
-#include <endian.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdbool.h>
@@ -28,55 +27,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <infiniband/umad.h>
 
-#define SA_CLASS 0x03
-#define SA_CLASS_VERSION 2
-#define ATTR_PATH_RECORD 0x0035
-#define QP1_QKEY 0x80010000u
-#define MAD_SIZE 256
-#define SA_DATA 56 /* MAD header 24 + RMPP 12 + SA header 20 */
-#define TIMEOUT_MS 1000
-#define MAX_OUTSTANDING 1024
+#include "sa_umad.h"
 
-static double now_us(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
-}
+#define ATTR_PATH_RECORD 0x0035
+#define SA_DATA SA_UMAD_DATA
+#define TIMEOUT_MS SA_UMAD_TIMEOUT_MS
+#define MAX_OUTSTANDING 1024
 
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
-}
-
-static void put16(uint8_t *p, uint16_t v)
-{
-    p[0] = (uint8_t)(v >> 8);
-    p[1] = (uint8_t)v;
-}
-
-static uint16_t get16(const uint8_t *p)
-{
-    return (uint16_t)(p[0] << 8 | p[1]);
-}
-
-static void put64(uint8_t *p, uint64_t v)
-{
-    for (int i = 0; i < 8; i++)
-        p[i] = (uint8_t)(v >> (56 - 8 * i));
-}
-
-static uint64_t get64(const uint8_t *p)
-{
-    uint64_t v = 0;
-    for (int i = 0; i < 8; i++)
-        v = v << 8 | p[i];
-    return v;
 }
 
 /* LIDs from a file: the second column of a guid2lid line, or the only one of a plain list. */
@@ -123,67 +87,40 @@ static uint64_t next_rand(uint64_t *rng)
     return *rng;
 }
 
-/* One request and its reply (or none within a second): returns the reply's status, -1 if none. */
-static int ask(int portid, int agent, unsigned sm_lid, uint8_t *sbuf, uint8_t *rbuf, uint32_t tid)
-{
-    umad_set_addr(sbuf, (int)sm_lid, 1, 0, (int)QP1_QKEY);
-    put64(umad_get_mad(sbuf) + 8, tid);
-    if (umad_send(portid, agent, sbuf, MAD_SIZE, 0, 0) < 0)
-        return -1;
-    double until = now_us() + TIMEOUT_MS * 1000.0;
-    while (now_us() < until) {
-        int len = 2048;
-        if (umad_recv(portid, rbuf, &len, 50) < 0 || umad_status(rbuf) != 0)
-            continue;
-        const uint8_t *mad = umad_get_mad(rbuf);
-        if ((uint32_t)get64(mad + 8) == tid)
-            return get16(mad + 4);
-    }
-    return -1;
-}
-
-static int send_malformed(int portid, int agent, unsigned sm_lid, unsigned long n,
-                          const uint16_t *lids, unsigned num_lids, uint8_t *sbuf, uint8_t *rbuf,
-                          size_t usize, uint64_t *rng)
+static int send_malformed(struct sa_umad *c, unsigned long n, const uint16_t *lids,
+                          unsigned num_lids, uint64_t *rng)
 {
     unsigned long answered = 0, error_status = 0;
     for (unsigned long i = 0; i < n; i++) {
-        memset(sbuf, 0, usize);
-        uint8_t *mad = umad_get_mad(sbuf);
-        mad[0] = 1, mad[1] = SA_CLASS, mad[2] = SA_CLASS_VERSION, mad[3] = 0x01;
-        put16(mad + 16, ATTR_PATH_RECORD);
+        uint8_t *mad = sa_umad_request(c, 0x01, ATTR_PATH_RECORD, 0);
         switch (i % 4) {
         case 0: /* MTU "exactly 0": no such MTU (ibsim drops bad versions before any SM) */
-            put64(mad + 48, (1u << 16) | (1u << 17));
+            sa_put64(mad + 48, (1u << 16) | (1u << 17));
             mad[SA_DATA + 54] = 2 << 6;
             break;
         case 1:
-            put16(mad + 16, 0x1234); /* no such attribute */
+            sa_put16(mad + 16, 0x1234); /* no such attribute */
             break;
         case 2:
             mad[3] = 0x02; /* Set of a PathRecord */
             break;
         default: /* a Get whose SA header and record are noise */
-            for (unsigned b = 36; b < MAD_SIZE; b++)
+            for (unsigned b = 36; b < SA_UMAD_MAD_SIZE; b++)
                 mad[b] = (uint8_t)next_rand(rng);
-            put64(mad + 36, 0); /* SM_Key 0: a key the SA does not know is dropped, not answered */
+            sa_put64(mad + 36, 0); /* SM_Key 0: a key the SA does not know is dropped */
             break;
         }
-        int status = ask(portid, agent, sm_lid, sbuf, rbuf, (uint32_t)(0x1000 + i));
+        int status = sa_umad_ask(c, (uint32_t)(0x1000 + i));
         if (getenv("SA_FLOOD_VERBOSE"))
             fprintf(stderr, "malformed %lu (kind %lu): status %d\n", i, i % 4, status);
         answered += status >= 0;
         error_status += status > 0;
     }
     /* And the SA still answers a good query. */
-    memset(sbuf, 0, usize);
-    uint8_t *mad = umad_get_mad(sbuf);
-    mad[0] = 1, mad[1] = SA_CLASS, mad[2] = SA_CLASS_VERSION, mad[3] = 0x01;
-    put16(mad + 16, ATTR_PATH_RECORD);
-    put64(mad + 48, (1u << 4) | (1u << 5));
-    put16(mad + SA_DATA + 40, lids[num_lids - 1]);
-    put16(mad + SA_DATA + 42, lids[0]);
-    int good = ask(portid, agent, sm_lid, sbuf, rbuf, 0x9999) == 0;
+    uint8_t *mad = sa_umad_request(c, 0x01, ATTR_PATH_RECORD, (1u << 4) | (1u << 5));
+    sa_put16(mad + SA_DATA + 40, lids[num_lids - 1]);
+    sa_put16(mad + SA_DATA + 42, lids[0]);
+    int good = sa_umad_ask(c, 0x9999) == 0;
     printf("malformed %lu answered %lu error_status %lu then_good %d\n", n, answered, error_status,
            good);
     return good ? 0 : 1;
@@ -197,17 +134,17 @@ int main(int argc, char **argv)
         {"queries", required_argument, NULL, 'n'},   {"outstanding", required_argument, NULL, 'w'},
         {"lids", required_argument, NULL, 'l'},      {"seed", required_argument, NULL, 's'},
         {"malformed", required_argument, NULL, 'm'}, {NULL, 0, NULL, 0}};
-    int c;
-    while ((c = getopt_long(argc, argv, "", options, NULL)) != -1) {
-        if (c == 'n')
+    int opt;
+    while ((opt = getopt_long(argc, argv, "", options, NULL)) != -1) {
+        if (opt == 'n')
             queries = strtoul(optarg, NULL, 0);
-        else if (c == 'w')
+        else if (opt == 'w')
             outstanding = strtoul(optarg, NULL, 0);
-        else if (c == 'l')
+        else if (opt == 'l')
             lid_file = optarg;
-        else if (c == 's')
+        else if (opt == 's')
             seed = strtoul(optarg, NULL, 0);
-        else if (c == 'm')
+        else if (opt == 'm')
             malformed = strtoul(optarg, NULL, 0);
         else
             return 2;
@@ -223,78 +160,60 @@ int main(int argc, char **argv)
         fprintf(stderr, "sa_flood: %s: fewer than 2 LIDs\n", lid_file);
         return 1;
     }
-    if (umad_init() < 0)
+    struct sa_umad c;
+    if (sa_umad_open(&c, "sa_flood") < 0)
         return 1;
-    umad_port_t port;
-    if (umad_get_port(NULL, 0, &port) < 0) {
-        fprintf(stderr, "sa_flood: no local port\n");
-        return 1;
-    }
-    unsigned sm_lid = port.sm_lid;
-    int portid = umad_open_port(port.ca_name, port.portnum);
-    umad_release_port(&port);
-    int agent = umad_register(portid, SA_CLASS, SA_CLASS_VERSION, 0, NULL);
-    if (portid < 0 || agent < 0 || sm_lid == 0) {
-        fprintf(stderr, "sa_flood: cannot open the port or find the SM (SM LID %u)\n", sm_lid);
-        return 1;
-    }
-    size_t usize = umad_size() + 2048;
-    uint8_t *sbuf = calloc(1, usize), *rbuf = calloc(1, usize);
     double *latency = calloc(queries, sizeof(double));
     struct slot *slots = calloc(outstanding, sizeof(*slots));
-    if (!sbuf || !rbuf || !latency || !slots)
+    if (!latency || !slots)
         return 1;
     uint64_t rng = seed * 0x9e3779b97f4a7c15ull + 1;
     if (malformed > 0) {
-        int rc = send_malformed(portid, agent, sm_lid, malformed, lids, num_lids, sbuf, rbuf, usize,
-                                &rng);
-        free(sbuf), free(rbuf), free(latency), free(slots), free(lids);
-        umad_close_port(portid);
+        int rc = send_malformed(&c, malformed, lids, num_lids, &rng);
+        free(latency), free(slots), free(lids);
+        sa_umad_close(&c);
         return rc;
     }
     unsigned long sent = 0, answered = 0, errors = 0, timeouts = 0, in_flight = 0;
     uint32_t next_tid = 1;
-    double start = now_us();
+    double start = sa_now_us();
     while (answered + errors + timeouts < queries) {
         for (unsigned i = 0; i < outstanding && sent < queries; i++) {
             if (slots[i].busy)
                 continue;
             rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
             uint16_t slid = lids[rng % num_lids], dlid = lids[(rng >> 20) % num_lids];
-            memset(sbuf, 0, usize);
-            uint8_t *mad = umad_get_mad(sbuf);
-            mad[0] = 1, mad[1] = SA_CLASS, mad[2] = SA_CLASS_VERSION, mad[3] = 0x01; /* Get */
+            /* Get, component mask DLID and SLID */
+            uint8_t *mad = sa_umad_request(&c, 0x01, ATTR_PATH_RECORD, (1u << 4) | (1u << 5));
             uint32_t tid = next_tid++;
-            put64(mad + 8, (uint64_t)tid << 8 | i); /* low byte: slot, for the reply */
-            put16(mad + 16, ATTR_PATH_RECORD);
-            put64(mad + 48, (1u << 4) | (1u << 5)); /* component mask: DLID, SLID */
-            put16(mad + SA_DATA + 40, dlid);
-            put16(mad + SA_DATA + 42, slid);
-            umad_set_addr(sbuf, (int)sm_lid, 1, 0, (int)QP1_QKEY);
-            slots[i] = (struct slot){tid, now_us(), true};
-            if (umad_send(portid, agent, sbuf, MAD_SIZE, 0, 0) < 0) {
+            sa_put64(mad + 8, (uint64_t)tid << 8 | i); /* low byte: slot, for the reply */
+            sa_put16(mad + SA_DATA + 40, dlid);
+            sa_put16(mad + SA_DATA + 42, slid);
+            umad_set_addr(c.send_buf, (int)c.sm_lid, 1, 0, (int)SA_UMAD_QP1_QKEY);
+            slots[i] = (struct slot){tid, sa_now_us(), true};
+            if (umad_send(c.portid, c.agent, c.send_buf, SA_UMAD_MAD_SIZE, 0, 0) < 0) {
                 fprintf(stderr, "sa_flood: umad_send failed\n");
                 return 1;
             }
             sent++;
             in_flight++;
         }
-        int len = 2048;
-        int rc = umad_recv(portid, rbuf, &len, 10);
-        double t = now_us();
-        if (rc >= 0 && umad_status(rbuf) == 0) {
-            const uint8_t *mad = umad_get_mad(rbuf);
-            uint64_t tid = get64(mad + 8) & 0xffffffffull; /* bits 32..47 are the agent's */
+        int len = SA_UMAD_RECV_MAX;
+        int rc = umad_recv(c.portid, c.recv_buf, &len, 10);
+        double t = sa_now_us();
+        if (rc >= 0 && umad_status(c.recv_buf) == 0) {
+            const uint8_t *mad = sa_umad_reply(&c);
+            uint64_t tid = sa_get64(mad + 8) & 0xffffffffull; /* bits 32..47 are the agent's */
             unsigned i = (unsigned)(tid & 0xff);
             if (i < outstanding && slots[i].busy && slots[i].tid == (uint32_t)(tid >> 8)) {
                 slots[i].busy = false;
                 in_flight--;
-                if (get16(mad + 4) == 0) {
+                if (sa_get16(mad + 4) == 0) {
                     latency[answered++] = t - slots[i].sent_us;
                 } else {
                     if (getenv("SA_FLOOD_VERBOSE") && errors < 10)
-                        fprintf(stderr, "status 0x%04x for SLID %u DLID %u\n", get16(mad + 4),
-                                get16(mad + SA_DATA + 42), get16(mad + SA_DATA + 40));
+                        fprintf(stderr, "status 0x%04x for SLID %u DLID %u\n", sa_get16(mad + 4),
+                                sa_get16(mad + SA_DATA + 42), sa_get16(mad + SA_DATA + 40));
                     errors++;
                 }
             }
@@ -306,14 +225,14 @@ int main(int argc, char **argv)
                 timeouts++;
             }
     }
-    double seconds = (now_us() - start) / 1e6;
+    double seconds = (sa_now_us() - start) / 1e6;
     qsort(latency, answered, sizeof(double), cmp_double);
     double median = answered ? latency[answered / 2] : 0;
     double p99 = answered ? latency[(size_t)((answered - 1) * 0.99)] : 0;
     printf("queries %lu answered %lu errors %lu timeouts %lu seconds %.3f qps %.0f median_us %.0f "
            "p99_us %.0f\n",
            queries, answered, errors, timeouts, seconds, answered / seconds, median, p99);
-    free(sbuf), free(rbuf), free(latency), free(slots), free(lids);
-    umad_close_port(portid);
+    free(latency), free(slots), free(lids);
+    sa_umad_close(&c);
     return timeouts == queries ? 1 : 0;
 }

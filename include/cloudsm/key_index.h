@@ -9,6 +9,7 @@
 #define CLOUDSM_KEY_INDEX_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "cloudsm/error.h"
@@ -33,6 +34,11 @@ int cs_key_index_add(struct cs_key_index *ix, uint64_t key, uint32_t value, stru
 void cs_key_index_sort(struct cs_key_index *ix);
 /* Value of the first pair with this key, or UINT32_MAX (CS_NONE). */
 uint32_t cs_key_index_find(const struct cs_key_index *ix, uint64_t key);
+/* Where key is, or would go, in count records of `stride` bytes at base, sorted by the 64-bit
+ * key at key_offset in each: the first record whose key is not below key (count if none). The
+ * one binary search of sorted arrays keyed by a GUID (the index above, the alias GUID store). */
+uint32_t cs_lower_bound_u64(const void *base, uint32_t count, size_t stride, size_t key_offset,
+                            uint64_t key);
 /* Number of distinct keys (after sorting). */
 uint32_t cs_key_index_distinct(const struct cs_key_index *ix);
 /* A key present twice: among all such pairs, the one whose second value is smallest (the

@@ -7,8 +7,9 @@
  *   cs_sa_answer     request bytes -> complete response bytes (or nothing to send)
  *
  * Methods: SubnAdmGet (exactly one record, else status NO_RECORDS / TOO_MANY_RECORDS) and
- * SubnAdmGetTable (zero or more records, a GetTableResp marked as one RMPP DATA transfer).
- * Attributes: ClassPortInfo, NodeRecord, PortInfoRecord, LinkRecord, GUIDInfoRecord and
+ * SubnAdmGetTable (zero or more records, a GetTableResp marked as one RMPP DATA transfer), and
+ * SubnAdmSet / SubnAdmDelete of a GUIDInfoRecord: alias GUIDs (alias_guids.h), when the db has
+ * a store. Attributes: ClassPortInfo, NodeRecord, PortInfoRecord, LinkRecord, GUIDInfoRecord and
  * PathRecord (IBA 15.2.5). docs/sm/sa.md has every rule, the component masks honoured, and the
  * facts measured on OpenSM 3.3.23 that the answers follow (and where they deliberately differ).
  *
@@ -25,6 +26,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cloudsm/alias_guids.h"
 #include "cloudsm/error.h"
 #include "cloudsm/lft.h"
 #include "cloudsm/partitions.h"
@@ -56,6 +58,7 @@
 #define CS_SA_METHOD_RESPONSE 0x80
 #define CS_SA_METHOD_GET_RESP 0x81
 #define CS_SA_METHOD_GET_TABLE_RESP 0x92
+#define CS_SA_METHOD_DELETE_RESP 0x95
 
 /* Attribute ids (IBA 15.2.5, Table 204). */
 #define CS_SA_ATTR_CLASS_PORT_INFO 0x0001
@@ -74,6 +77,7 @@
 #define CS_SA_STATUS_TOO_MANY_RECORDS 0x0400
 #define CS_SA_STATUS_INVALID_GID 0x0500
 #define CS_SA_STATUS_INSUFFICIENT_COMPONENTS 0x0600
+#define CS_SA_STATUS_DENIED 0x0700
 
 /* RMPP header (IBA 13.6.2.1). */
 #define CS_RMPP_VERSION 1
@@ -153,8 +157,12 @@ void cs_sa_link_record_encode(const struct cs_sa_link_record *in,
 void cs_sa_link_record_decode(const uint8_t in[CS_SA_LINK_RECORD_SIZE],
                               struct cs_sa_link_record *out);
 
-/* GUIDInfoRecord (IBA 15.2.5.18): 72 bytes. */
+/* GUIDInfoRecord (IBA 15.2.5.18): 72 bytes. ComponentMask: LID bit 0, BlockNum bit 1, GUID n of
+ * the block bit 4 + n. */
 #define CS_SA_GUID_INFO_RECORD_SIZE 72
+#define CS_SA_GIR_LID (UINT64_C(1) << 0)
+#define CS_SA_GIR_BLOCK (UINT64_C(1) << 1)
+#define CS_SA_GIR_GUID(n) (UINT64_C(1) << (4 + (n)))
 struct cs_sa_guid_info_record {
     uint16_t lid;
     uint8_t block;
@@ -234,6 +242,12 @@ void cs_sa_path_record_decode(const uint8_t in[CS_SA_PATH_RECORD_SIZE],
 /* OpenSM's default subnet_timeout, which is also its PathRecord PacketLifeTime. */
 #define CS_SA_DEFAULT_SUBNET_TIMEOUT 18
 
+/* The largest reply the SA builds, in bytes, unless cs_sa_options.max_reply says otherwise: a
+ * GetTable that would be larger is answered NO_RESOURCES, after the SA filled this much (the
+ * PathRecord table of every pair: one million 64-byte records, about 1 s of the SM's time;
+ * docs/sm/sa.md "The table of every path"). */
+#define CS_SA_DEFAULT_MAX_REPLY (UINT64_C(64) << 20)
+
 struct cs_sa_options {
     uint64_t subnet_prefix; /* GID prefix of every port (SGID/DGID checks and answers) */
     /* A request whose SM_Key is non-zero and differs from this is dropped (IBA C15-0.1.5); one
@@ -251,6 +265,15 @@ struct cs_sa_options {
      * path SL 0, or the SL a request asks for. */
     const uint8_t *partition_sl;
     uint32_t num_partition_sl;
+    /* Alias GUIDs (alias_guids.h): the SM's store, which SubnAdmSet/SubnAdmDelete of a
+     * GUIDInfoRecord change and which GUIDInfoRecords and PathRecords read (a GID whose
+     * interface id is an alias names the alias's port). Referenced, not copied: it must outlive
+     * the db, and outlives many (each sweep builds a new db on it). NULL: no alias GUIDs (Set
+     * and Delete are refused with 0x0008 like those of any other attribute, and ClassPortInfo
+     * does not advertise IsAdditionalGUIDsSupported). */
+    struct cs_alias_guids *aliases;
+    /* The largest reply in bytes (0: CS_SA_DEFAULT_MAX_REPLY; at least CS_SA_MAD_SIZE). */
+    size_t max_reply;
 };
 
 struct cs_sa_db;
@@ -267,8 +290,9 @@ int cs_sa_db_build(const struct cs_sm_sweep *sweep, const struct cs_lfts *lfts,
                    struct cs_sa_db **out, struct cs_error *err);
 void cs_sa_db_free(struct cs_sa_db *db);
 
-/* Bytes the largest reply can take, except a PathRecord GetTable naming no endpoint at all (all
- * pairs): a buffer this large (at least CS_SA_MAD_SIZE) never makes an answer fail for room. */
+/* Bytes the largest reply can take (the PathRecord table of every pair, counting every alias GUID
+ * the ports' GUIDCaps allow), capped at the db's max_reply: a buffer this large (at least
+ * CS_SA_MAD_SIZE) never makes an answer fail for room. */
 size_t cs_sa_response_bound(const struct cs_sa_db *db);
 
 /* Answer one request MAD of req_len bytes that arrived from requester_lid (the LRH source LID;
@@ -282,11 +306,15 @@ size_t cs_sa_response_bound(const struct cs_sa_db *db);
  * ACTIVE|FIRST|LAST, segment 1, PayloadLength = 20 + records * stride: what a transport sends
  * as one RMPP transfer (the kernel's RMPP agent segments it and rewrites the RMPP header of each
  * segment). A GetTableResp that would not fit resp_cap is replaced by status NO_RESOURCES.
- * Errors: GetResp/GetTableResp (Set answers as GetResp) carrying the request's bytes, SM_Key 0,
- * and the status: bad base or class version 0x0004, a method other than Get/GetTable 0x0008,
- * an unknown attribute 0x000c, a request shorter than the SA header 0x001c, an invalid MTU or
- * rate under a selector REQ_INVALID. Get finding no record answers NO_RECORDS, more than one
- * TOO_MANY_RECORDS. req and resp may be the same buffer. */
+ * Errors: GetResp/GetTableResp/DeleteResp (Set answers as GetResp) carrying the request's bytes,
+ * SM_Key 0, and the status: bad base or class version 0x0004, a method other than Get/GetTable
+ * (and Set/Delete of a GUIDInfoRecord with a store) 0x0008, an unknown attribute 0x000c, a
+ * request shorter than the SA header 0x001c, an invalid MTU or rate under a selector or a GID and
+ * a LID of different ports REQ_INVALID, a GetTable beyond max_reply NO_RESOURCES. Get finding no
+ * record answers NO_RECORDS, more than one TOO_MANY_RECORDS. A Set or Delete of a
+ * GUIDInfoRecord changes the db's alias store (the db is const, the store it points to is not)
+ * and answers one record (src/sa/sa_alias.c, docs/sm/sa.md "Alias GUIDs"). req and resp may be
+ * the same buffer. */
 int cs_sa_answer(const struct cs_sa_db *db, uint16_t requester_lid, const uint8_t *req,
                  size_t req_len, uint8_t *resp, size_t resp_cap, size_t *resp_len);
 

@@ -399,6 +399,28 @@ int cs_sm_program_pkeys(struct cs_smp_pipe *pipe, struct cs_sm_sweep *s,
                         const struct cs_log *log, struct cs_sm_pkey_counts *counts,
                         struct cs_error *err);
 
+/* ---- Alias GUIDs: GUIDInfo (src/sm/guid_info.c) ------------------------------------------------
+ *
+ * The GUIDInfo tables of ports whose alias GUIDs (alias_guids.h) the SA changed: one Set per
+ * changed block, with the block as the store holds it, sent once (as OpenSM). */
+
+struct cs_alias_guids;
+
+struct cs_sm_alias_counts {
+    uint64_t blocks_sent;
+    uint64_t skipped;   /* changed blocks of ports this sweep does not have */
+    uint64_t differing; /* blocks an agent answered with other GUIDs than it was sent (logged) */
+    unsigned failures;  /* Sets refused or unanswered (logged), and ports without a route */
+};
+
+/* Send the blocks changed since the last call (cs_alias_guids_take) to their ports in s. Nothing
+ * to send costs nothing: call it after every SA request, or every turn of the main loop. Returns
+ * 0 with counts filled (failures logged at WARN and counted; the store keeps the SA's view), or
+ * -1 on a transport failure. */
+int cs_sm_program_alias_guids(struct cs_smp_pipe *pipe, const struct cs_sm_sweep *s,
+                              struct cs_alias_guids *aliases, const struct cs_log *log,
+                              struct cs_sm_alias_counts *counts, struct cs_error *err);
+
 /* ---- SL to VL mapping (src/sm/sl2vl.c) ---------------------------------------------------------
  *
  * Once a routing engine gives partitions SLs of their own (struct cs_route_result), their traffic

@@ -52,6 +52,7 @@ struct cs_sm_config {
     uint8_t part_enforce;                              /* part_enforce: enum cs_sm_part_enforce */
     bool allow_both_pkeys;                             /* allow_both_pkeys (OpenSM -W) */
     bool sa_path_caching; /* subnet_supports_sa_path_caching (cloudsm's, the seed paper's name) */
+    unsigned sm_assigned_guid;   /* sm_assigned_guid: 0..255, the byte of SM-assigned alias GUIDs */
     unsigned subnet_timeout;     /* subnet_timeout: 0..31 */
     unsigned sm_priority;        /* sm_priority: 0..15 */
     uint64_t subnet_prefix;      /* subnet_prefix */

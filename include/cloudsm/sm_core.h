@@ -9,9 +9,10 @@
  *     cs_sm_core_sweep       one heavy sweep: discover, master election, LIDs (kept in the state
  *                            directory's guid2lid), P_Keys, route, program LFTs and SL2VL,
  *                            activate ports, rebuild the SA's view
- *     cs_sm_core_poll        what a serving SM does between requests: poll its own port while
- *                            it is down, and when a light sweep is due (sweep_interval, a trap,
- *                            the port back, the last sweep failed) elect and light-sweep, and
+ *     cs_sm_core_poll        what a serving SM does between requests: send the GUIDInfo blocks
+ *                            SA requests changed (alias GUIDs), poll its own port while it is
+ *                            down, and when a light sweep is due (sweep_interval, a trap, the
+ *                            port back, the last sweep failed) elect and light-sweep, and
  *                            heavy-sweep when something changed
  *     cs_sm_core_reroute     route again with an engine, program the blocks that differ
  *     cs_sm_core_reconfigure a new configuration and files (SIGHUP): apply what changed
@@ -66,6 +67,9 @@ struct cs_sm_core {
                                       they change (SA requests then go unanswered) */
     uint8_t *sa_reply;             /* room for the largest reply the db can give */
     size_t sa_reply_cap;
+    struct cs_alias_guids *aliases; /* alias GUIDs hosts registered with the SA (SubnAdmSet of
+                                       a GUIDInfoRecord): kept across sweeps, made by the first
+                                       SA rebuild */
     char guid2lid_path[CS_SM_CONFIG_PATH_MAX + 16];
     /* Counters and times (cs_clock_ms), for status reports. */
     unsigned sweeps; /* heavy sweeps */
@@ -126,7 +130,8 @@ int cs_sm_core_reroute(struct cs_sm_core *c, const char *engine, struct cs_sm_lf
  * itself raised, and schedule the first light sweep. */
 int cs_sm_core_serve_begin(struct cs_sm_core *c, struct cs_error *err);
 
-/* One turn of a serving SM, called between waits for requests: poll the SM port while it is
+/* One turn of a serving SM, called between waits for requests: send the GUIDInfo blocks that SA
+ * requests changed since the last turn (cs_sm_program_alias_guids); poll the SM port while it is
  * down; when a light sweep is due, elect and light-sweep, and heavy-sweep on a change, a trap,
  * the port back or a failed last sweep. Returns 1 if a heavy sweep ran, 0 if not, -1 with err
  * on a failure the SM cannot serve through. c->me.state not MASTER afterwards: another SM won. */

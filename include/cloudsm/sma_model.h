@@ -57,6 +57,14 @@
  *                    8..15) to output port (bits 0..7), any of ports 0..n (beyond: 0x1c); on a
  *                    CA the arrival port's, whatever the modifier (ibsim). Before any Set every
  *                    table reads SL s -> VL s for SL 0..14 and SL 15 -> VL 7 (ibsim's).
+ *   GUIDInfo         Get, Set of one block of 8 GUIDs (modifier = block) of the port's table of
+ *                    PortInfo:GUIDCap entries: a switch's (port 0), or the arrival port of a CA.
+ *                    A block at or beyond GUIDCap: 0x1c. Entry 0 is the port GUID and keeps it;
+ *                    entries of the last block beyond GUIDCap are not stored. GUIDCap is 1 on CA
+ *                    ports and switch port 0 unless cs_sma_model_set_guid_cap says otherwise
+ *                    (ibsim's CAs report 32). Unlike ibsim, which answers a Get with entry 0 only
+ *                    and refuses every Set (0x08), the model keeps what is set, as the IBA has
+ *                    it, so that tests see what an SM programs.
  *   SMInfo           Only where cs_sma_model_set_sm put an SM that answers (on a CA the port
  *                    the SMP arrived on, on a switch port 0): Get returns the SMInfo given
  *                    there (or, after cs_sma_model_set_sm_next's count of Gets, the next one);
@@ -158,6 +166,11 @@ int cs_sma_model_set_partition_caps(struct cs_sma_model *m, uint32_t node,
 int cs_sma_model_set_sl2vl_unsupported(struct cs_sma_model *m, uint32_t node, bool unsupported,
                                        struct cs_error *err);
 
+/* PortInfo:GUIDCap of port `port` (a CA port, or port 0 of a switch), which sizes its GUIDInfo
+ * table; the table goes back to the port GUID alone. Fails on another port. */
+int cs_sma_model_set_guid_cap(struct cs_sma_model *m, uint32_t port, uint8_t guid_cap,
+                              struct cs_error *err);
+
 /* Give switch `node` a LinearFDBCap of cap entries (1..49152): LFT blocks from LID cap on and a
  * LinearFDBTop of cap or more are refused from now on. Fails on a node that is not a switch. */
 int cs_sma_model_set_linear_fdb_cap(struct cs_sma_model *m, uint32_t node, uint16_t cap,
@@ -191,6 +204,8 @@ uint16_t cs_sma_model_lft_top(const struct cs_sma_model *m, uint32_t node);
 /* The VL that SL sl maps to in the SL2VL table of port slot `port` towards output port number out
  * (a switch's input port; out 0 on a CA); 0 out of range. */
 uint8_t cs_sma_model_sl2vl(const struct cs_sma_model *m, uint32_t port, unsigned out, unsigned sl);
+/* Entry `index` of the GUIDInfo table of a port (0 past GUIDCap). */
+uint64_t cs_sma_model_guid(const struct cs_sma_model *m, uint32_t port, unsigned index);
 /* Entry `index` of the P_Key table of a port (0 past the end of its table). */
 uint16_t cs_sma_model_pkey(const struct cs_sma_model *m, uint32_t port, unsigned index);
 

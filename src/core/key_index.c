@@ -1,5 +1,6 @@
 #include "cloudsm/key_index.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -44,16 +45,27 @@ void cs_key_index_sort(struct cs_key_index *ix)
         qsort(ix->entries, ix->count, sizeof *ix->entries, by_key_then_value);
 }
 
-uint32_t cs_key_index_find(const struct cs_key_index *ix, uint64_t key)
+uint32_t cs_lower_bound_u64(const void *base, uint32_t count, size_t stride, size_t key_offset,
+                            uint64_t key)
 {
-    uint32_t lo = 0, hi = ix->count;
+    const unsigned char *b = base;
+    uint32_t lo = 0, hi = count;
     while (lo < hi) {
         uint32_t mid = lo + (hi - lo) / 2;
-        if (ix->entries[mid].key < key)
+        uint64_t at;
+        memcpy(&at, b + (size_t)mid * stride + key_offset, sizeof at);
+        if (at < key)
             lo = mid + 1;
         else
             hi = mid;
     }
+    return lo;
+}
+
+uint32_t cs_key_index_find(const struct cs_key_index *ix, uint64_t key)
+{
+    uint32_t lo = cs_lower_bound_u64(ix->entries, ix->count, sizeof *ix->entries,
+                                     offsetof(struct cs_key_entry, key), key);
     return lo < ix->count && ix->entries[lo].key == key ? ix->entries[lo].value : UINT32_MAX;
 }
 

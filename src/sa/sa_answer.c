@@ -355,7 +355,7 @@ static void link_records(struct query *q)
 /* ---- GUIDInfoRecord ---- */
 
 /* Blocks of 8 GUIDs a port has (PortInfo:GUIDCap); OpenSM skips ports with none. The port GUID
- * is entry 0 of block 0; cloudsm assigns no alias GUIDs, so every other entry is 0. */
+ * is entry 0 of block 0, the other entries its alias GUIDs (sa_guid_block). */
 static void guid_info_records_of_node(struct query *q, uint32_t node)
 {
     const struct cs_sa_db *db = q->db;
@@ -375,9 +375,7 @@ static void guid_info_records_of_node(struct query *q, uint32_t node)
             if ((q->mask & BIT(GIR_BLOCK)) && q->record[2] != block)
                 continue;
             r.block = (uint8_t)block;
-            memset(&r.guids, 0, sizeof r.guids);
-            if (block == 0)
-                r.guids.guid[0] = db->fabric->ports[port].guid;
+            sa_guid_block(db, port, block, r.guids.guid);
             uint8_t encoded[CS_SA_GUID_INFO_RECORD_SIZE];
             cs_sa_guid_info_record_encode(&r, encoded);
             if (sa_components_match(guid_info_record_components, COUNT(guid_info_record_components),
@@ -403,20 +401,25 @@ static void guid_info_records(struct query *q)
 /* ---- ClassPortInfo (IBA 13.4.8.1) ---- */
 
 /* What OpenSM 3.3.23 answers, less the capabilities cloudsm lacks (no traps, multicast or
- * multipath): no optional capability bits; RespTimeValue 16; the redirect and trap fields name
- * QP1 with its well-known Q_Key. */
+ * multipath): of the optional capabilities only IsAdditionalGUIDsSupported, when the SA has an
+ * alias GUID store; RespTimeValue 16; the redirect and trap fields name QP1 with its well-known
+ * Q_Key. */
 #define CLASS_PORT_INFO_SIZE 72
 #define SA_RESP_TIME_VALUE 16
 #define QP1_QKEY 0x80010000u
-static void class_port_info(uint8_t data[CLASS_PORT_INFO_SIZE])
+#define CAP2_ADDITIONAL_GUIDS (1u << 5) /* IsAdditionalGUIDsSupported (IBA RefID 4705) */
+static void class_port_info(const struct cs_sa_db *db, uint8_t data[CLASS_PORT_INFO_SIZE])
 {
     memset(data, 0, CLASS_PORT_INFO_SIZE);
     data[0] = CS_SA_BASE_VERSION;
     data[1] = CS_SA_CLASS_VERSION;
-    cs_bits_set(data, 32, 32, SA_RESP_TIME_VALUE); /* CapabilityMask2 (27 bits) then RespTime */
-    cs_bits_set(data, 256, 32, 1);                 /* RedirectQP */
-    cs_bits_set(data, 288, 32, QP1_QKEY);          /* RedirectQ_Key */
-    cs_bits_set(data, 544, 32, QP1_QKEY);          /* TrapQ_Key */
+    /* CapabilityMask2 (27 bits), then RespTimeValue (5 bits). */
+    uint32_t cap2 = db->opt.aliases ? CAP2_ADDITIONAL_GUIDS : 0;
+    cs_bits_set(data, 32, 27, cap2);
+    cs_bits_set(data, 59, 5, SA_RESP_TIME_VALUE);
+    cs_bits_set(data, 256, 32, 1);        /* RedirectQP */
+    cs_bits_set(data, 288, 32, QP1_QKEY); /* RedirectQ_Key */
+    cs_bits_set(data, 544, 32, QP1_QKEY); /* TrapQ_Key */
 }
 
 /* ---- Framing ---- */
@@ -437,6 +440,33 @@ static size_t error_reply(const uint8_t request[CS_SA_MAD_SIZE], uint16_t status
     h.sm_key = 0;
     cs_sa_header_encode(&h, resp);
     return CS_SA_MAD_SIZE;
+}
+
+/* SubnAdmSet / SubnAdmDelete of a GUIDInfoRecord: one record back, as a GetResp (a Set) or a
+ * DeleteResp, or an error. */
+static int change_reply(const struct cs_sa_db *db, uint32_t requester, const struct cs_sa_header *h,
+                        uint8_t request[CS_SA_MAD_SIZE], uint8_t *resp, size_t *resp_len)
+{
+    bool silent;
+    uint16_t status = sa_guid_info_change(db, requester, h, request + CS_SA_HEADER_SIZE, &silent);
+    if (silent)
+        return 0;
+    if (status != 0) {
+        *resp_len = error_reply(request, status, resp);
+        return 1;
+    }
+    struct cs_sa_header out = *h;
+    out.method = h->method == CS_SA_METHOD_SET ? CS_SA_METHOD_GET_RESP : CS_SA_METHOD_DELETE_RESP;
+    out.status = 0;
+    out.sm_key = 0;
+    out.rmpp_version = out.rmpp_type = out.rmpp_resp_time = out.rmpp_flags = out.rmpp_status = 0;
+    out.rmpp_segment = out.rmpp_payload_length = 0;
+    out.attr_offset = (uint16_t)(cs_sa_record_stride(CS_SA_GUID_INFO_RECORD_SIZE) / 8);
+    memset(resp, 0, CS_SA_MAD_SIZE);
+    cs_sa_header_encode(&out, resp);
+    memcpy(resp + CS_SA_HEADER_SIZE, request + CS_SA_HEADER_SIZE, CS_SA_GUID_INFO_RECORD_SIZE);
+    *resp_len = CS_SA_MAD_SIZE;
+    return 1;
 }
 
 static bool unanswered_method(uint8_t method)
@@ -486,8 +516,17 @@ int cs_sa_answer(const struct cs_sa_db *db, uint16_t requester_lid, const uint8_
     /* C15-0.1.5: a wrong SM_Key is discarded, not answered. */
     if (h.sm_key != 0 && h.sm_key != db->opt.sm_key)
         return 0;
-    if (h.method != CS_SA_METHOD_GET && h.method != CS_SA_METHOD_GET_TABLE) {
+    bool change = db->opt.aliases && h.attr_id == CS_SA_ATTR_GUID_INFO_RECORD &&
+                  (h.method == CS_SA_METHOD_SET || h.method == CS_SA_METHOD_DELETE);
+    if (h.method != CS_SA_METHOD_GET && h.method != CS_SA_METHOD_GET_TABLE && !change) {
         *resp_len = error_reply(request, CS_SMP_STATUS_METHOD_UNSUPPORTED, resp);
+        return 1;
+    }
+    /* Like OpenSM, a Set or Delete that lacks the LID or the block is refused before the
+     * requester is looked at (IBA RefID 4704). */
+    if (change && (h.component_mask & (CS_SA_GIR_LID | CS_SA_GIR_BLOCK)) !=
+                      (CS_SA_GIR_LID | CS_SA_GIR_BLOCK)) {
+        *resp_len = error_reply(request, CS_SA_STATUS_INSUFFICIENT_COMPONENTS, resp);
         return 1;
     }
     bool get = h.method == CS_SA_METHOD_GET;
@@ -514,14 +553,17 @@ int cs_sa_answer(const struct cs_sa_db *db, uint16_t requester_lid, const uint8_
         out.method = CS_SA_METHOD_GET_RESP;
         out.attr_offset = 0;
         cs_sa_header_encode(&out, resp);
-        class_port_info(resp + CS_SA_HEADER_SIZE);
+        class_port_info(db, resp + CS_SA_HEADER_SIZE);
         *resp_len = CS_SA_MAD_SIZE;
         return 1;
     }
 
+    if (change)
+        return change_reply(db, requester, &h, request, resp, resp_len);
+
     struct sa_emit emit = {
         .base = resp + CS_SA_HEADER_SIZE,
-        .room = resp_cap - CS_SA_HEADER_SIZE,
+        .room = (resp_cap < db->max_reply ? resp_cap : db->max_reply) - CS_SA_HEADER_SIZE,
         .size = size,
         .stride = cs_sa_record_stride(size),
         .get = get,

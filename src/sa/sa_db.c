@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "core/grow.h"
+#include "route/osm_order.h"
 #include "sa/sa_internal.h"
 
 /* PortInfo:CapabilityMask bit 14, IsExtendedSpeedsSupported: only then does OpenSM read
@@ -94,14 +95,6 @@ static uint8_t port_rate(const struct cs_smp_port_info *pi, bool extended)
     default:
         return RATE_2_5;
     }
-}
-
-static uint64_t swap64(uint64_t v)
-{
-    uint64_t r = 0;
-    for (int i = 0; i < 8; i++, v >>= 8)
-        r = (r << 8) | (v & 0xff);
-    return r;
 }
 
 bool sa_port_present(const struct cs_sa_db *db, uint32_t port)
@@ -317,13 +310,13 @@ static int index_tables(struct cs_sa_db *db, struct cs_error *err)
         return -1;
     }
     for (uint32_t i = 0; i < n; i++) {
-        keys[i] = swap64(f->nodes[i].guid);
+        keys[i] = cs_osm_map_key(f->nodes[i].guid);
         items[i] = i;
     }
     db->node_order = order_by(n, keys, items, err);
     for (uint32_t i = 0; i < ports; i++) {
         uint32_t p = db->end_port_by_guid.entries[i].value;
-        keys[i] = swap64(f->ports[p].guid);
+        keys[i] = cs_osm_map_key(f->ports[p].guid);
         items[i] = p;
     }
     db->num_end_ports = ports;
@@ -356,11 +349,14 @@ static int index_ports(struct cs_sa_db *db, struct cs_error *err)
     return 0;
 }
 
-/* The largest reply of each kind, for cs_sa_response_bound. */
+/* The largest reply of each kind, for cs_sa_response_bound. PathRecords: a port answers for each
+ * of its GUIDs (its own and up to GUIDCap - 1 aliases, which may be registered after the db is
+ * built) and each of its LIDs; the table of every pair is the square of their sum. Every reply is
+ * capped by max_reply: a larger one is refused, so no buffer needs more. */
 static void compute_bound(struct cs_sa_db *db)
 {
     const struct cs_fabric *f = db->fabric;
-    uint64_t node_records = 0, port_records = 0, links = 0, guid_blocks = 0;
+    uint64_t node_records = 0, port_records = 0, links = 0, guid_blocks = 0, endpoints = 0;
     for (uint32_t p = 0; p < f->num_port_slots; p++) {
         if (!sa_port_present(db, p))
             continue;
@@ -371,27 +367,25 @@ static void compute_bound(struct cs_sa_db *db)
             links++;
         if (!sw || port->num == 0) {
             node_records++;
-            if (db->sweep->port_info_valid[p])
-                guid_blocks += (db->sweep->port_info[p].guid_cap + 7u) / 8u;
+            unsigned cap = db->sweep->port_info_valid[p] ? db->sweep->port_info[p].guid_cap : 0;
+            guid_blocks += (cap + 7u) / 8u;
+            uint64_t guids = db->opt.aliases && cap > 1 ? cap : 1;
+            endpoints += guids << (sa_port_lmc(db, p) & 7);
         }
-    }
-    for (uint32_t i = 0; i < db->num_end_ports; i++) {
-        uint32_t lids = 1u << (sa_port_lmc(db, db->end_port_order[i]) & 7);
-        db->total_lids += lids;
-        if (lids > db->max_port_lids)
-            db->max_port_lids = lids;
     }
     uint64_t most = node_records * cs_sa_record_stride(CS_SA_NODE_RECORD_SIZE);
     uint64_t candidates[] = {
         port_records * cs_sa_record_stride(CS_SA_PORT_INFO_RECORD_SIZE),
         links * cs_sa_record_stride(CS_SA_LINK_RECORD_SIZE),
         guid_blocks * cs_sa_record_stride(CS_SA_GUID_INFO_RECORD_SIZE),
-        (uint64_t)db->max_port_lids * db->total_lids * CS_SA_PATH_RECORD_SIZE,
+        endpoints * endpoints * CS_SA_PATH_RECORD_SIZE,
     };
     for (size_t i = 0; i < sizeof candidates / sizeof candidates[0]; i++)
         if (candidates[i] > most)
             most = candidates[i];
     most += CS_SA_HEADER_SIZE;
+    if (most > db->max_reply)
+        most = db->max_reply;
     db->response_bound = most < CS_SA_MAD_SIZE ? CS_SA_MAD_SIZE : (size_t)most;
 }
 
@@ -425,6 +419,9 @@ int cs_sa_db_build(const struct cs_sm_sweep *sweep, const struct cs_lfts *lfts,
         cs_sa_db_free(db);
         return -1;
     }
+    db->max_reply = db->opt.max_reply ? db->opt.max_reply : (size_t)CS_SA_DEFAULT_MAX_REPLY;
+    if (db->max_reply < CS_SA_MAD_SIZE)
+        db->max_reply = CS_SA_MAD_SIZE;
     compute_bound(db);
     *out = db;
     return 0;

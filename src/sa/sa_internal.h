@@ -44,8 +44,7 @@ struct cs_sa_db {
     bool default_only;
     uint32_t *pkey_first;
     struct sa_pkey *pkeys;
-    uint32_t max_port_lids; /* 2^LMC of the end port with the most LIDs */
-    uint64_t total_lids;    /* LIDs of all end ports */
+    size_t max_reply; /* opt.max_reply, or the default */
     size_t response_bound;
 };
 
@@ -99,6 +98,17 @@ struct sa_component {
  * in the request's record and the candidate. */
 bool sa_components_match(const struct sa_component *table, size_t count, uint64_t mask,
                          const uint8_t *request, const uint8_t *candidate);
+
+/* Alias GUIDs (sa_alias.c). The end port a GUID names (its own GUID or one of its aliases), or
+ * CS_NONE. */
+uint32_t sa_guid_port(const struct cs_sa_db *db, uint64_t guid);
+/* Block `block` of a port's GUID table as the SA shows it. */
+void sa_guid_block(const struct cs_sa_db *db, uint32_t port, unsigned block,
+                   uint64_t out[CS_ALIAS_GUIDS_PER_BLOCK]);
+/* SubnAdmSet or SubnAdmDelete of the GUIDInfoRecord `record` (the request's, changed in place to
+ * the reply's). Returns 0 or a status for the reply; *silent when nothing is to be answered. */
+uint16_t sa_guid_info_change(const struct cs_sa_db *db, uint32_t requester,
+                             const struct cs_sa_header *h, uint8_t *record, bool *silent);
 
 /* PathRecord answers (sa_path.c). Returns 0, or a status for the whole reply (REQ_INVALID for an
  * invalid MTU or rate under a selector). */

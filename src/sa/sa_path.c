@@ -15,6 +15,7 @@
  * No allocation: a route is traced into a stack array, O(hops) per LID pair. */
 #include <string.h>
 
+#include "route/osm_order.h"
 #include "sa/sa_internal.h"
 
 /* OpenSM gives up on a path through more than 64 switches (MAX_HOPS). */
@@ -174,17 +175,24 @@ static bool selected_life(const struct path_query *q, uint8_t *life)
     }
 }
 
-static void gid_of(const struct cs_sa_db *db, uint32_t port, uint8_t gid[16])
+/* One end of a path: an end port, and the GUID its GID carries (the port's own or an alias). */
+struct endpoint {
+    uint32_t port;
+    uint64_t guid;
+};
+
+static void gid_of(const struct cs_sa_db *db, uint64_t guid, uint8_t gid[16])
 {
     cs_bits_set(gid, 0, 64, db->opt.subnet_prefix);
-    cs_bits_set(gid, 64, 64, db->fabric->ports[port].guid);
+    cs_bits_set(gid, 64, 64, guid);
 }
 
 /* One LID pair of a port pair: a record, or nothing when the path does not qualify. */
-static bool lid_pair(struct path_query *q, uint32_t src, uint32_t dst, uint16_t slid, uint16_t dlid,
-                     uint8_t preference)
+static bool lid_pair(struct path_query *q, struct endpoint from, struct endpoint to, uint16_t slid,
+                     uint16_t dlid, uint8_t preference)
 {
     const struct cs_sa_db *db = q->db;
+    uint32_t src = from.port, dst = to.port;
     struct path_values forward, reverse;
     if (!walk(db, src, dst, dlid, &forward))
         return false;
@@ -250,8 +258,8 @@ static bool lid_pair(struct path_query *q, uint32_t src, uint32_t dst, uint16_t 
         r.traffic_class = q->want.traffic_class;
     if (q->mask & CS_SA_PR_QOS_CLASS)
         r.qos_class = q->want.qos_class;
-    gid_of(db, dst, r.dgid);
-    gid_of(db, src, r.sgid);
+    gid_of(db, to.guid, r.dgid);
+    gid_of(db, from.guid, r.sgid);
     uint8_t encoded[CS_SA_PATH_RECORD_SIZE];
     cs_sa_path_record_encode(&r, encoded);
     sa_emit(q->emit, encoded);
@@ -259,9 +267,10 @@ static bool lid_pair(struct path_query *q, uint32_t src, uint32_t dst, uint16_t 
 }
 
 /* Every path between two ports, best first (OpenSM's preference 0 pairs, then preference 2). */
-static void port_pair(struct path_query *q, uint32_t src, uint32_t dst)
+static void port_pair(struct path_query *q, struct endpoint from, struct endpoint to)
 {
     const struct cs_sa_db *db = q->db;
+    uint32_t src = from.port, dst = to.port;
     if (q->requester != CS_NONE &&
         (!sa_share_pkey(db, q->requester, src) || !sa_share_pkey(db, q->requester, dst)))
         return;
@@ -289,7 +298,7 @@ static void port_pair(struct path_query *q, uint32_t src, uint32_t dst)
                                                            : UINT32_MAX;
     uint32_t found = 0;
     for (uint32_t s = smin, d = dmin; found < iterations && !sa_emit_done(q->emit);) {
-        found += lid_pair(q, src, dst, (uint16_t)s, (uint16_t)d, 0);
+        found += lid_pair(q, from, to, (uint16_t)s, (uint16_t)d, 0);
         if (++s > smax || ++d > dmax)
             break;
     }
@@ -298,8 +307,96 @@ static void port_pair(struct path_query *q, uint32_t src, uint32_t dst)
         for (uint32_t dof = 0; dof <= dmax - dmin && found < iterations; dof++) {
             if (so == dof || sa_emit_done(q->emit))
                 continue;
-            found += lid_pair(q, src, dst, (uint16_t)(smin + so), (uint16_t)(dmin + dof), 2);
+            found += lid_pair(q, from, to, (uint16_t)(smin + so), (uint16_t)(dmin + dof), 2);
         }
+}
+
+/* ---- Which ports: OpenSM's endpoint rules with alias GUIDs (osm_sa_path_record.c) ----
+ *
+ * A GID names one endpoint: an end port's own GUID or an alias of one. A LID names a port, i.e.
+ * every GUID of it (its own and its aliases), in OpenSM's map order. Nothing named: every GUID of
+ * every end port, in that order. Both a GID and a LID for one end must name the same port
+ * (REQ_INVALID otherwise). The loops run as OpenSM's do: a named GUID against the other end's
+ * set; with neither end a single GUID, the source's GUIDs outside when a SLID names them, else
+ * the destination's (so the table of every pair runs destination by destination, each against
+ * every source). */
+
+/* A set of endpoints: one GUID, the GUIDs of one port, or all of them. */
+struct endpoint_set {
+    enum { ONE, PORT, ALL } kind;
+    struct endpoint one;
+    uint32_t port;
+};
+
+/* Walks a set in OpenSM's order. ALL merges the end ports' own GUIDs (db->end_port_order) with
+ * the aliases of present ports, both sorted by byte-swapped GUID. */
+struct endpoint_walk {
+    const struct cs_sa_db *db;
+    const struct endpoint_set *set;
+    uint32_t next_port, next_alias; /* ALL */
+    unsigned at, count;             /* PORT: guids[at .. count) */
+    uint64_t guids[CS_ALIAS_MAX_ENTRIES];
+};
+
+static void walk_start(struct endpoint_walk *w, const struct cs_sa_db *db,
+                       const struct endpoint_set *set)
+{
+    w->db = db;
+    w->set = set;
+    w->next_port = w->next_alias = 0;
+    w->at = w->count = 0;
+    if (set->kind == ONE) {
+        w->count = 1;
+    } else if (set->kind == PORT) {
+        uint64_t guid = db->fabric->ports[set->port].guid;
+        if (db->opt.aliases) {
+            w->count = cs_alias_guids_port_order(db->opt.aliases, guid, w->guids);
+        } else {
+            w->guids[0] = guid;
+            w->count = 1;
+        }
+    }
+}
+
+static bool walk_next(struct endpoint_walk *w, struct endpoint *out)
+{
+    const struct cs_sa_db *db = w->db;
+    if (w->set->kind == ONE) {
+        *out = w->set->one;
+        return w->at++ == 0;
+    }
+    if (w->set->kind == PORT) {
+        if (w->at >= w->count)
+            return false;
+        *out = (struct endpoint){w->set->port, w->guids[w->at++]};
+        return true;
+    }
+    const struct cs_alias_guids *a = db->opt.aliases;
+    uint32_t aliases = a ? cs_alias_guids_count(a) : 0;
+    for (;;) {
+        uint64_t alias = 0, base = 0;
+        uint32_t alias_port = CS_NONE;
+        if (w->next_alias < aliases) {
+            cs_alias_guids_at(a, w->next_alias, &alias, &base);
+            alias_port = cs_key_index_find(&db->end_port_by_guid, base);
+        }
+        if (w->next_port < db->num_end_ports) {
+            uint32_t port = db->end_port_order[w->next_port];
+            uint64_t own = db->fabric->ports[port].guid;
+            if (w->next_alias >= aliases || cs_osm_map_key(own) < cs_osm_map_key(alias)) {
+                w->next_port++;
+                *out = (struct endpoint){port, own};
+                return true;
+            }
+        } else if (w->next_alias >= aliases) {
+            return false;
+        }
+        w->next_alias++;
+        if (alias_port != CS_NONE) { /* an alias of a port this sweep has */
+            *out = (struct endpoint){alias_port, alias};
+            return true;
+        }
+    }
 }
 
 static bool gid_is_ours(const struct cs_sa_db *db, const uint8_t gid[16])
@@ -310,20 +407,34 @@ static bool gid_is_ours(const struct cs_sa_db *db, const uint8_t gid[16])
            prefix == db->opt.subnet_prefix;
 }
 
-/* The end port a GID or LID names; CS_NONE when it names none (the answer is then empty). */
-static uint32_t endpoint(const struct cs_sa_db *db, uint64_t mask, uint64_t gid_bit,
-                         uint64_t lid_bit, const uint8_t gid[16], uint16_t lid, bool *given)
+/* The set a GID and/or a LID name for one end. 0 with the set, or 1: the answer is empty (an
+ * unknown GID or LID, a GID of another subnet: cloudsm knows no routers), or REQ_INVALID. */
+static uint16_t endpoint_set(const struct cs_sa_db *db, uint64_t mask, uint64_t gid_bit,
+                             uint64_t lid_bit, const uint8_t gid[16], uint16_t lid,
+                             struct endpoint_set *set)
 {
-    *given = true;
+    set->kind = ALL;
+    uint32_t by_lid = CS_NONE;
     if (mask & gid_bit) {
-        if (!gid_is_ours(db, gid))
-            return CS_NONE; /* another subnet, and cloudsm knows no routers */
-        return cs_key_index_find(&db->end_port_by_guid, cs_bits_get(gid, 64, 64));
+        uint64_t guid = cs_bits_get(gid, 64, 64);
+        uint32_t port = gid_is_ours(db, gid) ? sa_guid_port(db, guid) : CS_NONE;
+        if (port == CS_NONE)
+            return 1;
+        set->kind = ONE;
+        set->one = (struct endpoint){port, guid};
     }
-    if (mask & lid_bit)
-        return cs_tracer_owner(&db->tracer, lid);
-    *given = false;
-    return CS_NONE;
+    if (mask & lid_bit) {
+        by_lid = cs_tracer_owner(&db->tracer, lid);
+        if (by_lid == CS_NONE)
+            return 1;
+        if (set->kind == ONE && set->one.port != by_lid)
+            return CS_SA_STATUS_REQ_INVALID;
+        if (set->kind == ALL) {
+            set->kind = PORT;
+            set->port = by_lid;
+        }
+    }
+    return 0;
 }
 
 uint16_t sa_path_records(const struct cs_sa_db *db, uint32_t requester, bool get,
@@ -340,24 +451,35 @@ uint16_t sa_path_records(const struct cs_sa_db *db, uint32_t requester, bool get
     if ((q.mask & CS_SA_PR_DGID) && q.want.dgid[0] == 0xff)
         return 0; /* a multicast group: cloudsm has none */
 
-    bool src_given, dst_given;
-    uint32_t src =
-        endpoint(db, q.mask, CS_SA_PR_SGID, CS_SA_PR_SLID, q.want.sgid, q.want.slid, &src_given);
-    uint32_t dst =
-        endpoint(db, q.mask, CS_SA_PR_DGID, CS_SA_PR_DLID, q.want.dgid, q.want.dlid, &dst_given);
-    if ((src_given && src == CS_NONE) || (dst_given && dst == CS_NONE))
+    struct endpoint_set src, dst;
+    uint16_t s =
+        endpoint_set(db, q.mask, CS_SA_PR_SGID, CS_SA_PR_SLID, q.want.sgid, q.want.slid, &src);
+    if (s == 1)
         return 0;
-    if (src_given && dst_given) {
-        port_pair(&q, src, dst);
+    uint16_t d =
+        endpoint_set(db, q.mask, CS_SA_PR_DGID, CS_SA_PR_DLID, q.want.dgid, q.want.dlid, &dst);
+    if (d == 1)
         return 0;
-    }
-    /* Half or all of the world, in OpenSM's port table order; a Get stops at the first path. */
-    for (uint32_t i = 0; i < (dst_given ? 1 : db->num_end_ports); i++) {
-        uint32_t d = dst_given ? dst : db->end_port_order[i];
-        for (uint32_t j = 0; j < (src_given ? 1 : db->num_end_ports); j++) {
+    if (s != 0 || d != 0)
+        return CS_SA_STATUS_REQ_INVALID;
+
+    /* The outer loop: the source's GUIDs when a SLID names them (or the source is one GUID and
+     * the destination is not), else the destination's. A Get stops at the first path. */
+    bool src_outer = src.kind == PORT || (src.kind == ONE && dst.kind != ONE);
+    const struct endpoint_set *outer_set = src_outer ? &src : &dst;
+    const struct endpoint_set *inner_set = src_outer ? &dst : &src;
+    struct endpoint_walk outer, inner;
+    struct endpoint o, i;
+    walk_start(&outer, db, outer_set);
+    while (walk_next(&outer, &o)) {
+        walk_start(&inner, db, inner_set);
+        while (walk_next(&inner, &i)) {
             if (sa_emit_done(e) || (get && e->count > 0))
                 return 0;
-            port_pair(&q, src_given ? src : db->end_port_order[j], d);
+            if (src_outer)
+                port_pair(&q, o, i);
+            else
+                port_pair(&q, i, o);
         }
     }
     return 0;

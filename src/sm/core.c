@@ -160,6 +160,7 @@ void cs_sm_core_free(struct cs_sm_core *c)
     cs_route_result_free(&c->routed);
     cs_sa_db_free(c->sa);
     free(c->sa_reply);
+    cs_alias_guids_destroy(c->aliases);
     cs_partition_set_free(&c->pset);
     cs_sm_files_free(&c->files);
     cs_guid2lid_free(&c->guid2lid);
@@ -271,11 +272,16 @@ static int program_sl2vl(struct cs_sm_core *c, struct cs_error *err)
 }
 
 /* The SA answers from an index of the current sweep, tables and partitions: rebuilt after
- * every sweep and re-route (the old one is dropped first: it points into what changed). */
+ * every sweep and re-route (the old one is dropped first: it points into what changed). The
+ * alias GUID store outlives it: ports the sweep no longer has lose their aliases first. */
 int cs_sm_core_rebuild_sa(struct cs_sm_core *c, struct cs_error *err)
 {
     cs_sa_db_free(c->sa);
     c->sa = NULL;
+    if (c->aliases == NULL && (c->aliases = cs_alias_guids_create(err)) == NULL)
+        return -1;
+    cs_alias_guids_set_assigned_byte(c->aliases, (uint8_t)c->cfg.sm_assigned_guid);
+    cs_alias_guids_sync(c->aliases, &c->sweep, &c->log);
     struct cs_sa_options opt = {
         .subnet_prefix = c->cfg.subnet_prefix,
         .sm_key = c->cfg.sm_key,
@@ -284,6 +290,7 @@ int cs_sm_core_rebuild_sa(struct cs_sm_core *c, struct cs_error *err)
         .node_info = c->sweep.node_info,
         .partition_sl = c->routed.partition_sl,
         .num_partition_sl = c->routed.num_partitions,
+        .aliases = c->aliases,
     };
     if (cs_sa_db_build(&c->sweep, &c->lfts, &c->pset, &opt, &c->sa, err) < 0)
         return -1;
@@ -713,6 +720,10 @@ static int sm_port_back(struct cs_sm_core *c, struct cs_error *err)
 
 int cs_sm_core_poll(struct cs_sm_core *c, struct cs_error *err)
 {
+    struct cs_sm_alias_counts alias_counts; /* logged by the call */
+    if (c->aliases != NULL &&
+        cs_sm_program_alias_guids(c->pipe, &c->sweep, c->aliases, &c->log, &alias_counts, err) < 0)
+        return -1;
     int port_back = sm_port_back(c, err);
     if (port_back < 0)
         return -1;

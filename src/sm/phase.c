@@ -30,6 +30,8 @@ static const char *attr_name(uint16_t attr)
         return "LinearForwardingTable";
     case CS_SMP_ATTR_SL2VL_TABLE:
         return "SL2VLMappingTable";
+    case CS_SMP_ATTR_GUID_INFO:
+        return "GUIDInfo";
     default:
         return "SMP";
     }
@@ -52,4 +54,14 @@ bool cs_sm_smp_failed(const struct cs_sm_sweep *s, const struct cs_log *log, uin
             cs_dr_path_format(&path, pathbuf, sizeof(pathbuf)), how,
             reply ? reply->status & CS_SMP_STATUS_CODE_MASK : 0);
     return true;
+}
+
+bool cs_sm_end_port(const struct cs_sm_sweep *s, uint32_t slot)
+{
+    const struct cs_port *port = &s->fabric.ports[slot];
+    if (port->guid == 0)
+        return false;
+    if (cs_node_is_switch(&s->fabric.nodes[port->node]))
+        return port->num == 0 && s->port_info_valid[slot];
+    return port->num != 0;
 }

@@ -23,4 +23,8 @@ bool cs_sm_smp_failed(const struct cs_sm_sweep *s, const struct cs_log *log, uin
                       enum cs_smp_result result, const struct cs_smp *req,
                       const struct cs_smp *reply);
 
+/* A port of the sweep that OpenSM's port table would hold (an end port, with a GUID of its own): a
+ * CA or router port the sweep reached, or a switch's port 0. */
+bool cs_sm_end_port(const struct cs_sm_sweep *s, uint32_t slot);
+
 #endif

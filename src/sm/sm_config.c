@@ -109,6 +109,8 @@ static const struct key keys[] = {
      "Subnet timeout exponent (4.096 us * 2^n): the SA's PathRecord PacketLifeTime"},
     {"subnet_supports_sa_path_caching", VALUE_BOOL, FIELD(sa_path_caching), 0, 0, CS_SM_CONFIG_LIVE,
      "cloudsm: raise the caching flag (bit 353) in every SA PathRecord reply"},
+    {"sm_assigned_guid", VALUE_UINT, FIELD(sm_assigned_guid), 0, 255, CS_SM_CONFIG_LIVE,
+     "Byte of the alias GUIDs the SM assigns (0x001405, this byte, a 32-bit count)"},
     {"max_wire_smps", VALUE_UINT, FIELD(smp_window), 1, CS_SMP_PIPE_MAX_WINDOW,
      CS_SM_CONFIG_RESTART, "SMPs in flight at once (OpenSM's default is 4)"},
     {"transaction_timeout", VALUE_UINT, FIELD(timeout_ms), 1, CS_SM_CONFIG_MAX_TIMEOUT_MS,

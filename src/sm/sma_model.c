@@ -40,6 +40,8 @@ struct model_port {
     uint8_t *sl2vl;               /* NULL until the first SL2VL Set: ibsim's default table; else
                                      CS_SL2VL_ENTRIES VLs per output port (a switch's input port
                                      holds one per output port 0..n, a CA port one) */
+    uint64_t *guids;              /* NULL until the first GUIDInfo Set: the port GUID at entry 0,
+                                     0 elsewhere; else GUIDCap entries rounded up to blocks */
     bool sm_answers;              /* an SM on this port answers SMInfo with sm (set_sm) */
     struct cs_smp_sm_info sm;
     unsigned sm_gets_left; /* set_sm_next: Gets (answered or refused) before next takes over */
@@ -213,6 +215,7 @@ void cs_sma_model_destroy(struct cs_sma_model *m)
         for (uint32_t i = 0; i < m->fabric.num_port_slots; i++) {
             free(m->ports[i].pkeys);
             free(m->ports[i].sl2vl);
+            free(m->ports[i].guids);
         }
     if (m->switches)
         for (uint32_t n = 0; n < m->fabric.num_nodes; n++)
@@ -335,6 +338,40 @@ uint16_t cs_sma_model_pkey(const struct cs_sma_model *m, uint32_t port, unsigned
     return t ? t[index] : (index == 0 ? 0xffff : 0);
 }
 
+/* ---- GUIDInfo ---- */
+
+uint64_t cs_sma_model_guid(const struct cs_sma_model *m, uint32_t port, unsigned index)
+{
+    if (port >= m->fabric.num_port_slots || index >= m->ports[port].info.guid_cap)
+        return 0;
+    const uint64_t *t = m->ports[port].guids;
+    return t ? t[index] : (index == 0 ? m->fabric.ports[port].guid : 0);
+}
+
+/* A port with an identity of its own (an SM, a GUID table): a CA port, or a switch's port 0.
+ * what names the caller in the error. */
+static int check_end_port(const struct cs_sma_model *m, uint32_t port, const char *what,
+                          struct cs_error *err)
+{
+    if (port >= m->fabric.num_port_slots)
+        return cs_fail(err, "%s: no port index %u", what, port);
+    const struct cs_port *p = &m->fabric.ports[port];
+    if (is_switch(m, p->node) && p->num != 0)
+        return cs_fail(err, "%s: on a switch that is port 0, not %u", what, p->num);
+    return 0;
+}
+
+int cs_sma_model_set_guid_cap(struct cs_sma_model *m, uint32_t port, uint8_t guid_cap,
+                              struct cs_error *err)
+{
+    if (check_end_port(m, port, "set_guid_cap", err) < 0)
+        return -1;
+    free(m->ports[port].guids);
+    m->ports[port].guids = NULL;
+    m->ports[port].info.guid_cap = guid_cap;
+    return 0;
+}
+
 /* ---- SL to VL mapping ---- */
 
 /* ibsim's table before any Set, as smpquery sl2vl reads it on every port: SL s -> VL s for SL
@@ -373,11 +410,8 @@ int cs_sma_model_set_sl2vl_unsupported(struct cs_sma_model *m, uint32_t node, bo
 int cs_sma_model_set_sm(struct cs_sma_model *m, uint32_t port, const struct cs_smp_sm_info *info,
                         struct cs_error *err)
 {
-    if (port >= m->fabric.num_port_slots)
-        return cs_fail(err, "set_sm: no port index %u", port);
-    const struct cs_port *p = &m->fabric.ports[port];
-    if (is_switch(m, p->node) && p->num != 0)
-        return cs_fail(err, "set_sm: an SM on a switch sits on port 0, not %u", p->num);
+    if (check_end_port(m, port, "set_sm", err) < 0)
+        return -1;
     struct model_port *mp = &m->ports[port];
     mp->info.capability_mask |= CS_SMP_PORT_CAP_IS_SM;
     mp->sm_answers = info != NULL;
@@ -760,6 +794,46 @@ static uint16_t do_sl2vl(struct cs_sma_model *m, struct at at, uint8_t method, u
     return 0;
 }
 
+/* The port whose GUIDInfo an SMP that arrived at `at` reads: a switch has one, on port 0; a CA
+ * answers for the port the SMP came in on. */
+static uint32_t guid_info_port(const struct cs_sma_model *m, struct at at)
+{
+    return is_switch(m, at.node) ? port_slot(m, at.node, 0) : at.port;
+}
+
+static uint16_t do_guid_info(struct cs_sma_model *m, struct at at, uint8_t method, uint32_t block,
+                             uint8_t data[CS_SMP_DATA_SIZE], struct cs_error *err, int *failed)
+{
+    uint32_t slot = guid_info_port(m, at);
+    struct model_port *p = &m->ports[slot];
+    unsigned cap = p->info.guid_cap;
+    if (block >= (cap + CS_GUIDS_PER_BLOCK - 1) / CS_GUIDS_PER_BLOCK)
+        return CS_SMP_STATUS_INVALID_FIELD;
+    unsigned first = block * CS_GUIDS_PER_BLOCK;
+    struct cs_smp_guid_block b;
+    if (method == CS_SMP_METHOD_SET) {
+        if (p->guids == NULL) {
+            size_t entries =
+                (cap + CS_GUIDS_PER_BLOCK - 1) / CS_GUIDS_PER_BLOCK * CS_GUIDS_PER_BLOCK;
+            p->guids = cs_calloc_array(entries, sizeof *p->guids, err);
+            if (p->guids == NULL) {
+                *failed = -1;
+                return 0;
+            }
+            p->guids[0] = m->fabric.ports[slot].guid;
+        }
+        cs_smp_guid_block_decode(data, &b);
+        /* Entry 0 is the port GUID (read-only); entries beyond GUIDCap do not exist. */
+        for (unsigned i = 0; i < CS_GUIDS_PER_BLOCK; i++)
+            if (first + i != 0 && first + i < cap)
+                p->guids[first + i] = b.guid[i];
+    }
+    for (unsigned i = 0; i < CS_GUIDS_PER_BLOCK; i++)
+        b.guid[i] = cs_sma_model_guid(m, slot, first + i);
+    cs_smp_guid_block_encode(&b, data);
+    return 0;
+}
+
 /* Run the attribute handler; the status goes into the reply. *failed becomes -1 only when the
  * model itself cannot go on (no memory). */
 static uint16_t answer(struct cs_sma_model *m, struct at at, const struct cs_smp *req,
@@ -782,6 +856,8 @@ static uint16_t answer(struct cs_sma_model *m, struct at at, const struct cs_smp
         return do_pkey_table(m, at, req->method, req->attr_mod, data, err, failed);
     case CS_SMP_ATTR_SL2VL_TABLE:
         return do_sl2vl(m, at, req->method, req->attr_mod, data, err, failed);
+    case CS_SMP_ATTR_GUID_INFO:
+        return do_guid_info(m, at, req->method, req->attr_mod, data, err, failed);
     case CS_SMP_ATTR_SM_INFO:
         return do_sm_info(m, at, req->method, data);
     default:

@@ -1,16 +1,21 @@
 /* The SA on arbitrary request bytes: a fixed small subnet (the PGFT of sm_fixtures.h as ibsim
- * shows it, routed by ftree, two partitions, the caching flag on) answers whatever arrives. No
- * crash, no leak, and every reply is sane: nothing or a response MAD echoing the request's
- * transaction id; a single MAD is CS_SA_MAD_SIZE bytes, a longer reply is a successful
- * GetTableResp of whole records marked as one RMPP transfer; a reply never exceeds the room.
+ * shows it, routed by ftree, two partitions, the caching flag on, an alias GUID store, replies up
+ * to ROOM) answers whatever arrives. No crash, no leak, and every reply is sane: nothing or a
+ * response MAD echoing the request's transaction id; a single MAD is CS_SA_MAD_SIZE bytes, a
+ * longer reply is a successful GetTableResp of whole records marked as one RMPP transfer; a reply
+ * never exceeds the room. After the requests the alias store is consistent: every alias is found
+ * where its port's table says, in OpenSM's order, and no alias is a port's own GUID.
  *
- * Input: byte 0 picks the requester LID (mod 32: the subnet's LIDs are 1..28, 0 is a local
- * caller, the rest unknown), the rest is the request MAD (any length). */
+ * Input: requests of 257 bytes each (the last may be shorter), so that Sets and Deletes change
+ * the store the requests after them read: byte 0 picks the requester LID (mod 32: the subnet's
+ * LIDs are 1..28, host k has LID k + 1, 0 is a local caller, the rest unknown), the rest is the
+ * request MAD. Every input starts from an empty store. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../unit/sa_fixtures.h"
+#include "cloudsm/alias_guids.h"
 #include "cloudsm/lid.h"
 #include "cloudsm/partitions.h"
 #include "cloudsm/route.h"
@@ -31,6 +36,7 @@ static struct {
     struct cs_lfts lfts;
     struct cs_partitions parts;
     struct cs_partition_set set;
+    struct cs_sa_options opt;
     struct cs_sa_db *db;
     uint8_t *resp;
 } subnet;
@@ -52,17 +58,53 @@ static void build_subnet(void)
         cs_partitions_resolve(&subnet.parts, &subnet.sweep.fabric, &ro, &subnet.set, &err) != 0)
         abort();
     cs_fabric_free(&f);
-    struct cs_sa_options opt = {
+    subnet.opt = (struct cs_sa_options){
         .subnet_prefix = UINT64_C(0xfe80000000000000),
         .sm_key = 0x5,
         .path_caching = true,
         .subnet_timeout = CS_SA_DEFAULT_SUBNET_TIMEOUT,
+        .max_reply = ROOM,
     };
-    if (cs_sa_db_build(&subnet.sweep, &subnet.lfts, &subnet.set, &opt, &subnet.db, &err) != 0)
-        abort();
     subnet.resp = malloc(ROOM);
-    if (!subnet.resp || cs_sa_response_bound(subnet.db) > ROOM)
+    if (!subnet.resp)
         abort();
+}
+
+/* A fresh store and a db on it. */
+static void fresh_store(void)
+{
+    struct cs_error err;
+    cs_sa_db_free(subnet.db);
+    cs_alias_guids_destroy(subnet.opt.aliases);
+    subnet.opt.aliases = cs_alias_guids_create(&err);
+    if (!subnet.opt.aliases ||
+        cs_sa_db_build(&subnet.sweep, &subnet.lfts, &subnet.set, &subnet.opt, &subnet.db, &err) !=
+            0 ||
+        cs_sa_response_bound(subnet.db) > ROOM)
+        abort();
+}
+
+/* Every alias is where its port's table says, in OpenSM's order (byte-swapped GUID ascending),
+ * and none is a port's own GUID. */
+static void check_store(void)
+{
+    const struct cs_alias_guids *a = subnet.opt.aliases;
+    uint64_t prev = 0;
+    for (uint32_t i = 0; i < cs_alias_guids_count(a); i++) {
+        uint64_t guid, port, owner, block[CS_ALIAS_GUIDS_PER_BLOCK];
+        unsigned index;
+        cs_alias_guids_at(a, i, &guid, &port);
+        uint64_t key = __builtin_bswap64(guid);
+        if ((i > 0 && key <= prev) || !cs_alias_guids_find(a, guid, &owner, &index) ||
+            owner != port || index == 0 || index >= cs_alias_guids_capacity(a, port) ||
+            !cs_alias_guids_block(a, port, index / CS_ALIAS_GUIDS_PER_BLOCK, block) ||
+            block[index % CS_ALIAS_GUIDS_PER_BLOCK] != guid)
+            abort();
+        for (uint32_t p = 0; p < subnet.sweep.fabric.num_port_slots; p++)
+            if (subnet.sweep.fabric.ports[p].guid == guid)
+                abort();
+        prev = key;
+    }
 }
 
 static size_t stride_of(uint16_t attr_id)
@@ -117,18 +159,21 @@ static void check_reply(const uint8_t *req, size_t req_len, int rc, const uint8_
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    if (!subnet.db)
+    if (!subnet.resp)
         build_subnet();
-    if (size < 1)
-        return 0;
-    uint16_t requester = data[0] % 32;
-    const uint8_t *req = data + 1;
-    size_t req_len = size - 1;
-    size_t len = 12345;
-    int rc = cs_sa_answer(subnet.db, requester, req, req_len, subnet.resp, ROOM, &len);
-    check_reply(req, req_len, rc, subnet.resp, len, ROOM);
-    /* With only one MAD of room, a table that does not fit is refused, never cut. */
-    rc = cs_sa_answer(subnet.db, requester, req, req_len, subnet.resp, CS_SA_MAD_SIZE, &len);
-    check_reply(req, req_len, rc, subnet.resp, len, CS_SA_MAD_SIZE);
+    fresh_store();
+    for (size_t at = 0; at < size; at += 1 + CS_SA_MAD_SIZE) {
+        uint16_t requester = data[at] % 32;
+        const uint8_t *req = data + at + 1;
+        size_t req_len = size - at - 1 < CS_SA_MAD_SIZE ? size - at - 1 : CS_SA_MAD_SIZE;
+        size_t len = 12345;
+        int rc = cs_sa_answer(subnet.db, requester, req, req_len, subnet.resp, ROOM, &len);
+        check_reply(req, req_len, rc, subnet.resp, len, ROOM);
+        /* With only one MAD of room, a table that does not fit is refused, never cut (a Set or
+         * Delete asked again finds what the first one left: the same reply or a refusal). */
+        rc = cs_sa_answer(subnet.db, requester, req, req_len, subnet.resp, CS_SA_MAD_SIZE, &len);
+        check_reply(req, req_len, rc, subnet.resp, len, CS_SA_MAD_SIZE);
+    }
+    check_store();
     return 0;
 }

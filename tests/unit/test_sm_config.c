@@ -98,6 +98,7 @@ static void test_every_key(void **state)
              "part_enforce out\n"
              "allow_both_pkeys TRUE\n"
              "subnet_supports_sa_path_caching TRUE\n"
+             "sm_assigned_guid 0x42\n"
              "subnet_timeout 20\n"
              "lmc 0\n"
              "max_wire_smps 4096\n"
@@ -123,6 +124,7 @@ static void test_every_key(void **state)
     assert_int_equal(c.part_enforce, 2); /* out */
     assert_true(c.allow_both_pkeys);
     assert_true(c.sa_path_caching);
+    assert_int_equal(c.sm_assigned_guid, 0x42);
     assert_int_equal(c.subnet_timeout, 20);
     assert_int_equal(c.smp_window, 4096);
     assert_int_equal(c.timeout_ms, 1000);
@@ -244,6 +246,7 @@ static void test_bad_values(void **state)
         const char *error;
     } cases[] = {
         {"sm_priority 16\n", "sm.conf:1: sm_priority: 16 is out of range 0..15"},
+        {"sm_assigned_guid 0x100\n", "sm.conf:1: sm_assigned_guid: 0x100 is out of range 0..255"},
         {"\n\nsm_priority -1\n", "sm.conf:3: sm_priority: '-1' is not a number"},
         {"sm_priority 5x\n", "sm.conf:1: sm_priority: '5x' is not a number"},
         {"sm_priority\n", "sm.conf:1: sm_priority: missing value"},
@@ -436,8 +439,9 @@ static void test_opensm_conf(void **state)
         fail_msg("%s", err.msg);
     assert_int_equal(cs_sm_config_warnings_count(&w, CS_SM_CONFIG_UNKNOWN_KEY), 0);
     assert_int_equal(cs_sm_config_warnings_count(&w, CS_SM_CONFIG_NOTE), 0);
-    /* 160 keys in the file, 21 of them cloudsm's. */
-    assert_int_equal(cs_sm_config_warnings_count(&w, CS_SM_CONFIG_OPENSM_KEY), 139);
+    /* 160 keys in the file, 22 of them cloudsm's. */
+    assert_int_equal(cs_sm_config_warnings_count(&w, CS_SM_CONFIG_OPENSM_KEY), 138);
+    assert_int_equal(c.sm_assigned_guid, 0);
     assert_false(c.reassign_lids); /* OpenSM writes FALSE */
     assert_int_equal(c.subnet_timeout, 18);
     assert_string_equal(c.partition_config_file, "/etc/opensm/partitions.conf");

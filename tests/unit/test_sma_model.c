@@ -432,6 +432,62 @@ static void test_switch_info_and_lft(void **state)
     assert_int_equal(code(&r), CS_SMP_STATUS_ATTR_UNSUPPORTED);
 }
 
+/* GUIDInfo: a CA port's table (the arrival port) and a switch's (port 0), GUIDCap entries. */
+static void test_guid_info(void **state)
+{
+    struct fixture *fx = *state;
+    struct cs_sma_model *m = fx->model;
+    struct cs_error err;
+    struct cs_smp r;
+    struct cs_smp_guid_block b;
+    uint32_t host0 = cs_fabric_port(&fx->fabric, HOST0, 1);
+    uint32_t leaf0 = cs_fabric_port(&fx->fabric, LEAF0, 0);
+    /* GUIDCap 1: block 0 holds the port GUID, block 1 does not exist. */
+    assert_int_equal(ask_dr(m, CS_SMP_METHOD_GET, CS_SMP_ATTR_GUID_INFO, 0, HERE, 0, NULL, &r), 1);
+    assert_int_equal(code(&r), 0);
+    cs_smp_guid_block_decode(r.data, &b);
+    assert_int_equal(b.guid[0], fx->fabric.ports[host0].guid);
+    assert_int_equal(b.guid[1], 0);
+    assert_int_equal(ask_dr(m, CS_SMP_METHOD_GET, CS_SMP_ATTR_GUID_INFO, 1, HERE, 0, NULL, &r), 1);
+    assert_int_equal(code(&r), CS_SMP_STATUS_INVALID_FIELD);
+
+    /* GUIDCap 12: two blocks; a Set keeps entry 0 and what lies beyond entry 11. */
+    assert_int_equal(cs_sma_model_set_guid_cap(m, host0, 12, &err), 0);
+    uint8_t data[CS_SMP_DATA_SIZE];
+    for (unsigned i = 0; i < CS_GUIDS_PER_BLOCK; i++)
+        b.guid[i] = 0xa100 + i;
+    cs_smp_guid_block_encode(&b, data);
+    assert_int_equal(ask_dr(m, CS_SMP_METHOD_SET, CS_SMP_ATTR_GUID_INFO, 0, HERE, 0, data, &r), 1);
+    assert_int_equal(code(&r), 0);
+    cs_smp_guid_block_decode(r.data, &b);
+    assert_int_equal(b.guid[0], fx->fabric.ports[host0].guid);
+    assert_int_equal(b.guid[1], 0xa101);
+    assert_int_equal(b.guid[7], 0xa107);
+    for (unsigned i = 0; i < CS_GUIDS_PER_BLOCK; i++)
+        b.guid[i] = 0xb100 + i;
+    cs_smp_guid_block_encode(&b, data);
+    assert_int_equal(ask_dr(m, CS_SMP_METHOD_SET, CS_SMP_ATTR_GUID_INFO, 1, HERE, 0, data, &r), 1);
+    cs_smp_guid_block_decode(r.data, &b);
+    assert_int_equal(b.guid[0], 0xb100);
+    assert_int_equal(b.guid[3], 0xb103);
+    assert_int_equal(b.guid[4], 0); /* entry 12: beyond GUIDCap */
+    assert_int_equal(cs_sma_model_guid(m, host0, 11), 0xb103);
+    assert_int_equal(cs_sma_model_guid(m, host0, 12), 0);
+    assert_int_equal(ask_dr(m, CS_SMP_METHOD_SET, CS_SMP_ATTR_GUID_INFO, 2, HERE, 0, data, &r), 1);
+    assert_int_equal(code(&r), CS_SMP_STATUS_INVALID_FIELD);
+
+    /* A switch answers for port 0 whatever the modifier's port: GUIDCap 1 there. */
+    assert_int_equal(ask_dr(m, CS_SMP_METHOD_SET, CS_SMP_ATTR_GUID_INFO, 0, TO_LEAF0, 1, data, &r),
+                     1);
+    assert_int_equal(code(&r), 0);
+    cs_smp_guid_block_decode(r.data, &b);
+    assert_int_equal(b.guid[0], fx->fabric.ports[leaf0].guid);
+    assert_int_equal(b.guid[1], 0);
+    /* GUIDCap sits on CA ports and switch port 0 only. */
+    assert_int_equal(cs_sma_model_set_guid_cap(m, leaf0 + 1, 8, &err), -1);
+    assert_int_equal(cs_sma_model_count(m, CS_SMP_ATTR_GUID_INFO, CS_SMP_METHOD_SET), 4);
+}
+
 static void test_pkeys_and_unsupported(void **state)
 {
     struct fixture *fx = *state;
@@ -472,8 +528,8 @@ static void test_pkeys_and_unsupported(void **state)
 
     assert_int_equal(ask_dr(m, CS_SMP_METHOD_GET, CS_SMP_ATTR_SM_INFO, 0, HERE, 0, NULL, &r), 1);
     assert_int_equal(code(&r), CS_SMP_STATUS_ATTR_UNSUPPORTED);
-    assert_int_equal(ask_dr(m, CS_SMP_METHOD_GET, CS_SMP_ATTR_GUID_INFO, 0, TO_LEAF0, 1, NULL, &r),
-                     1);
+    assert_int_equal(
+        ask_dr(m, CS_SMP_METHOD_GET, 0x0018 /* VLArbitrationTable */, 0, TO_LEAF0, 1, NULL, &r), 1);
     assert_int_equal(code(&r), CS_SMP_STATUS_ATTR_UNSUPPORTED);
     /* NodeInfo is read-only; the answer still carries it. */
     assert_int_equal(ask_dr(m, CS_SMP_METHOD_SET, CS_SMP_ATTR_NODE_INFO, 0, TO_LEAF0, 1, data, &r),
@@ -751,6 +807,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_port_info_set_rules, setup, teardown),
         cmocka_unit_test_setup_teardown(test_switch_info_and_lft, setup, teardown),
         cmocka_unit_test_setup_teardown(test_pkeys_and_unsupported, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_guid_info, setup, teardown),
         cmocka_unit_test_setup_teardown(test_lid_routing, setup, teardown),
         cmocka_unit_test_setup_teardown(test_faults, setup, teardown),
         cmocka_unit_test_setup_teardown(test_drops, setup, teardown),

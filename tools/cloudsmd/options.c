@@ -146,7 +146,7 @@ void cloudsmd_print_help(FILE *out)
             "(guid, routing_engine, sm_priority, subnet_prefix, m_key, m_key_lease_period,\n"
             "max_wire_smps, transaction_timeout, transaction_retries, root_guid_file,\n"
             "cn_guid_file, log_file, lmc, sweep_interval, partition_config_file,\n"
-            "part_enforce, ...) plus state_dir, log_level, node_order_file,\n"
+            "part_enforce, sm_assigned_guid, ...) plus state_dir, log_level, node_order_file,\n"
             "node_weights_file, vm_state_file and subnet_supports_sa_path_caching. An\n"
             "existing opensm.conf works: OpenSM keys cloudsm does not use are ignored\n"
             "(logged at debug), but its `max_wire_smps 4` does slow cloudsmd down.\n"

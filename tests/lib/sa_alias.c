@@ -1,0 +1,113 @@
+/* sa_alias: register and remove alias GUIDs (IBA: additional port GUIDs) the way an SR-IOV host
+ * driver does, with SubnAdmSet / SubnAdmDelete of a GUIDInfoRecord, and print the SA's answer.
+ *
+ *   sa_alias set LID BLOCK INDEX=GUID...   add or replace these entries of the block (GUID 0:
+ *                                          the SM assigns one)
+ *   sa_alias delete LID BLOCK INDEX...     remove these entries
+ *   sa_alias get LID BLOCK                 SubnAdmGet of the block, to read it back
+ *
+ *   --mask MASK  send this component mask instead of LID | BlockNum | the entries named (to
+ *                leave out a required component, say)
+ *
+ * INDEX is 0..7 within the block (GUIDInfoRecord components GUID0..GUID7). One line comes out,
+ * the same for any SM, so that two SMs' answers can be compared with diff:
+ *
+ *     status 0x0000 method 0x81 lid 2 block 0 guids 0x0010000000000101 0x0014050000000001 0x0 ...
+ *
+ * or "no reply" (nothing within a second). Exit status: 0 when a reply came, whatever its status;
+ * 1 when none did or the port could not be opened; 2 on bad usage.
+ * tests/integration/cloudsmd_sa_alias.sh runs the same sequence against cloudsmd and OpenSM.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sa_umad.h"
+
+#define ATTR_GUID_INFO_RECORD 0x0030
+#define METHOD_GET 0x01
+#define METHOD_SET 0x02
+#define METHOD_DELETE 0x15
+#define MASK_LID (1u << 0)
+#define MASK_BLOCK (1u << 1)
+#define MASK_GUID(i) (1u << (4 + (i)))
+
+static int usage(void)
+{
+    fprintf(stderr, "usage: sa_alias [--mask MASK] set LID BLOCK INDEX=GUID...\n"
+                    "       sa_alias [--mask MASK] delete LID BLOCK INDEX...\n"
+                    "       sa_alias get LID BLOCK\n");
+    return 2;
+}
+
+static int parse_u64(const char *text, unsigned long long max, unsigned long long *out)
+{
+    char *end;
+    *out = strtoull(text, &end, 0);
+    return *text != '\0' && *end == '\0' && *out <= max ? 0 : -1;
+}
+
+int main(int argc, char **argv)
+{
+    int arg = 1;
+    unsigned long long mask_override = 0;
+    int have_mask = 0;
+    if (arg + 1 < argc && strcmp(argv[arg], "--mask") == 0) {
+        if (parse_u64(argv[arg + 1], UINT64_MAX, &mask_override) < 0)
+            return usage();
+        have_mask = 1;
+        arg += 2;
+    }
+    if (argc - arg < 3)
+        return usage();
+    const char *verb = argv[arg];
+    uint8_t method = strcmp(verb, "set") == 0      ? METHOD_SET
+                     : strcmp(verb, "delete") == 0 ? METHOD_DELETE
+                     : strcmp(verb, "get") == 0    ? METHOD_GET
+                                                   : 0;
+    unsigned long long lid, block;
+    if (method == 0 || parse_u64(argv[arg + 1], 0xffff, &lid) < 0 ||
+        parse_u64(argv[arg + 2], 0xff, &block) < 0)
+        return usage();
+    uint64_t guids[8] = {0};
+    uint64_t mask = MASK_LID | MASK_BLOCK;
+    for (int i = arg + 3; i < argc; i++) {
+        unsigned long long index, guid = 0;
+        char *eq = strchr(argv[i], '=');
+        if (eq != NULL)
+            *eq = '\0';
+        if (method == METHOD_GET || parse_u64(argv[i], 7, &index) < 0 ||
+            (method == METHOD_SET) != (eq != NULL) ||
+            (eq != NULL && parse_u64(eq + 1, UINT64_MAX, &guid) < 0))
+            return usage();
+        guids[index] = guid;
+        mask |= MASK_GUID(index);
+    }
+    if (have_mask)
+        mask = mask_override;
+
+    struct sa_umad c;
+    if (sa_umad_open(&c, "sa_alias") < 0)
+        return 1;
+    uint8_t *mad = sa_umad_request(&c, method, ATTR_GUID_INFO_RECORD, mask);
+    uint8_t *rec = mad + SA_UMAD_DATA;
+    sa_put16(rec, (uint16_t)lid);
+    rec[2] = (uint8_t)block;
+    for (int i = 0; i < 8; i++)
+        sa_put64(rec + 8 + 8 * i, guids[i]);
+    int status = sa_umad_ask(&c, 0x5a1a5);
+    if (status < 0) {
+        printf("no reply\n");
+        sa_umad_close(&c);
+        return 1;
+    }
+    const uint8_t *reply = sa_umad_reply(&c);
+    const uint8_t *r = reply + SA_UMAD_DATA;
+    printf("status 0x%04x method 0x%02x lid %u block %u guids", (unsigned)status, reply[3],
+           sa_get16(r), r[2]);
+    for (int i = 0; i < 8; i++)
+        printf(" 0x%llx", (unsigned long long)sa_get64(r + 8 + 8 * i));
+    printf("\n");
+    sa_umad_close(&c);
+    return 0;
+}
