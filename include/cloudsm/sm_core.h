@@ -188,11 +188,13 @@ struct cs_sm_vm_result {
     uint32_t switches_updated;
     uint64_t planned_smps; /* cs_plan_total_smps: the model's count */
     /* SMPs sent, by kind. */
-    uint64_t lft_smps;         /* physical switches' LFT blocks with new entries */
-    uint64_t port255_smps;     /* invalidation blocks */
-    uint64_t port_info_smps;   /* VF LIDs set or unset */
-    uint64_t vswitch_lft_smps; /* vSwitch LFT blocks (the emulation of vSwitch hardware) */
-    uint64_t guid_info_smps;   /* vGUIDs set or unset */
+    uint64_t lft_smps;          /* physical switches' LFT blocks with new entries */
+    uint64_t port255_smps;      /* invalidation blocks */
+    uint64_t port_info_smps;    /* VF LIDs set or unset */
+    uint64_t vswitch_lft_smps;  /* vSwitch LFT blocks (the emulation of vSwitch hardware) */
+    uint64_t guid_info_smps;    /* the batch's GUIDInfo blocks for vGUIDs (the VF ports') */
+    uint64_t guid_info_refused; /* of those, refused or lost: ibsim takes no GUIDInfo Set; the
+                                   SA answers from the SM's view either way, no sweep follows */
     uint64_t total_smps;
     unsigned failures;   /* SMPs refused or lost (logged); a heavy sweep follows */
     uint32_t batch_size; /* operations of the batch it ran in */

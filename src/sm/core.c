@@ -282,6 +282,8 @@ int cs_sm_core_rebuild_sa(struct cs_sm_core *c, struct cs_error *err)
         return -1;
     cs_alias_guids_set_assigned_byte(c->aliases, (uint8_t)c->cfg.sm_assigned_guid);
     cs_alias_guids_sync(c->aliases, &c->sweep, &c->log);
+    if (cs_sm_core_vms_register_vguids(c, err) < 0)
+        return -1;
     struct cs_sa_options opt = {
         .subnet_prefix = c->cfg.subnet_prefix,
         .sm_key = c->cfg.sm_key,

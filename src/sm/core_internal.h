@@ -40,6 +40,10 @@ int cs_sm_core_vms_forget_live_routes(struct cs_sm_core *c, struct cs_error *err
 int cs_sm_core_keep_held_routes(struct cs_sm_core *c, const uint16_t *lids, uint32_t count,
                                 bool *kept, struct cs_error *err);
 
+/* Every VM's vGUID registered as an alias GUID of its VF's port (after a sweep: the alias store
+ * dropped the tables of ports that are gone); the blocks that change go out on the next turn. */
+int cs_sm_core_vms_register_vguids(struct cs_sm_core *c, struct cs_error *err);
+
 /* The SA's view, rebuilt from the current sweep and tables (core.c). */
 int cs_sm_core_rebuild_sa(struct cs_sm_core *c, struct cs_error *err);
 

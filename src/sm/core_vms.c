@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cloudsm/alias_guids.h"
 #include "cloudsm/clock.h"
 #include "core/grow.h"
 #include "sm/core_internal.h"
@@ -244,6 +245,64 @@ void cs_sm_core_vms_free(struct cs_sm_core *c)
     cs_hypervisors_free(&c->hyps);
 }
 
+/* ---- vGUIDs: a VM's virtual port GUID is an alias GUID of its VF's port (alias_guids.h) ---- */
+
+/* Register vguid on the VF port p (its entry 1, or the first free one): wherever it was
+ * registered before (the VF the VM left), it is removed there first. 0 when the port's GUIDCap
+ * leaves no room for it (logged), -1 with err on no memory. The GUIDInfo blocks that change go
+ * out with cs_sm_program_alias_guids. */
+static int vguid_register(struct cs_sm_core *c, uint32_t p, uint64_t vguid, struct cs_error *err)
+{
+    struct cs_alias_guids *a = c->aliases;
+    const struct cs_fabric *f = &c->sweep.fabric;
+    uint64_t port_guid = f->ports[p].guid, at;
+    unsigned index;
+    if (cs_alias_guids_find(a, vguid, &at, &index)) {
+        if (at == port_guid)
+            return 0;
+        cs_alias_guids_remove(a, at, index);
+    }
+    unsigned cap = c->sweep.port_info_valid[p] ? c->sweep.port_info[p].guid_cap : 0;
+    if (cap < 2) {
+        cs_logf(&c->log, CS_LOG_WARN,
+                "vms: port 0x%016" PRIx64 " has GUIDCap %u: no room for vGUID 0x%016" PRIx64
+                " (the SA does not resolve it)",
+                port_guid, cap, vguid);
+        return 0;
+    }
+    if (cs_alias_guids_open(a, port_guid, cap, err) < 0)
+        return -1;
+    uint64_t block[CS_ALIAS_GUIDS_PER_BLOCK];
+    for (unsigned i = 1; i < cap; i++) {
+        cs_alias_guids_block(a, port_guid, i / CS_ALIAS_GUIDS_PER_BLOCK, block);
+        if (block[i % CS_ALIAS_GUIDS_PER_BLOCK] == 0)
+            return cs_alias_guids_put(a, port_guid, i, vguid, err);
+    }
+    cs_logf(&c->log, CS_LOG_WARN,
+            "vms: port 0x%016" PRIx64 " has no free GUIDInfo entry for vGUID 0x%016" PRIx64,
+            port_guid, vguid);
+    return 0;
+}
+
+static void vguid_unregister(struct cs_sm_core *c, uint64_t vguid)
+{
+    uint64_t at;
+    unsigned index;
+    if (cs_alias_guids_find(c->aliases, vguid, &at, &index))
+        cs_alias_guids_remove(c->aliases, at, index);
+}
+
+int cs_sm_core_vms_register_vguids(struct cs_sm_core *c, struct cs_error *err)
+{
+    const struct cs_vm_state *s = state_of(c);
+    for (uint32_t i = 0; i < s->count; i++) {
+        uint32_t p = vm_port(c, &s->vms[i]);
+        if (p != CS_NONE && vguid_register(c, p, s->vms[i].vguid, err) < 0)
+            return -1;
+    }
+    return 0;
+}
+
 /* ---- Live operations ------------------------------------------------------------------------ */
 
 /* The VF a create or migration goes to, chosen here rather than by the planner: the lowest free
@@ -372,6 +431,8 @@ struct stage_work {
     uint32_t num_ports, cap_ports;
     uint8_t *contents; /* port-255 blocks: 64 bytes each, in writes order */
     uint32_t num_contents, cap_contents;
+    uint32_t vguid_changes;              /* vGUIDs registered or removed: GUIDInfo blocks to send */
+    struct cs_sm_alias_counts guid_info; /* what sending them did */
 };
 
 /* Queue a write of a block: with want's content (slot -1), or contents' block slot. */
@@ -487,6 +548,11 @@ static int send_stage(struct cs_sm_core *c, struct stage_work *w, struct cs_erro
             return -1;
         failures += (unsigned)pf;
     }
+    /* vGUIDs: the GUIDInfo blocks of the VF ports. An agent that refuses GUIDInfo Sets (ibsim
+     * takes none) is no reason to sweep again: the SA answers from the SM's view either way. */
+    if (w->vguid_changes &&
+        cs_sm_program_alias_guids(c->pipe, &c->sweep, c->aliases, &c->log, &w->guid_info, err) < 0)
+        return -1;
     return (int)failures;
 }
 
@@ -528,9 +594,18 @@ static int build_stage(struct cs_sm_core *c, struct cs_sm_vm_job *jobs, const st
                 r->port_info_smps += w->num_ports - ports_before;
                 break;
             }
-            case CS_PLAN_SMP_VGUID_SET:
+            case CS_PLAN_SMP_VGUID_SET: {
+                uint32_t hyp = c->hyps.of_node[smp->node];
+                if (vguid_register(c, cs_hypervisor_vf_port(&c->hyps, hyp, smp->vf), smp->vguid,
+                                   err) < 0)
+                    return -1;
+                w->vguid_changes++;
+                break;
+            }
             case CS_PLAN_SMP_VGUID_UNSET:
-                break; /* the vGUID is the SM's to answer for (see vguid_note) */
+                vguid_unregister(c, smp->vguid);
+                w->vguid_changes++;
+                break;
             }
         }
     }
@@ -698,12 +773,15 @@ int cs_sm_core_vm_run(struct cs_sm_core *c, struct cs_sm_vm_job *jobs, uint32_t 
         c->sa = NULL;
         t0 = cs_clock_ms();
         unsigned failures = 0;
+        struct cs_sm_alias_counts guid_info = {0};
         for (int st = 0; rc == 0 && st < STAGES; st++) {
             struct stage_work w = {0};
             int sf = build_stage(c, jobs, plans, planned, count, (enum stage)st, lids, num_lids, &w,
                                  err);
             if (sf == 0)
                 sf = send_stage(c, &w, err);
+            guid_info.blocks_sent += w.guid_info.blocks_sent;
+            guid_info.failures += w.guid_info.failures;
             stage_work_free(&w);
             if (sf < 0)
                 rc = -1;
@@ -719,20 +797,24 @@ int cs_sm_core_vm_run(struct cs_sm_core *c, struct cs_sm_vm_job *jobs, uint32_t 
             struct cs_sm_vm_result *r = &jobs[j].result;
             r->commit_ms = commit_ms;
             r->program_ms = program_ms;
+            r->guid_info_smps = guid_info.blocks_sent;
+            r->guid_info_refused = guid_info.failures;
             r->failures = failures;
             r->batch_size = batch;
             r->total_smps = r->lft_smps + r->port255_smps + r->port_info_smps +
                             r->vswitch_lft_smps + r->guid_info_smps;
             cs_logf(&c->log, failures ? CS_LOG_WARN : CS_LOG_INFO,
                     "vm %s %s: LID %u, %" PRIu64 " SMPs (%" PRIu64 " LFT, %" PRIu64
-                    " port-255, %" PRIu64 " PortInfo, %" PRIu64 " vSwitch LFT), plan %.2f ms, "
+                    " port-255, %" PRIu64 " PortInfo, %" PRIu64 " vSwitch LFT, %" PRIu64
+                    " GUIDInfo, %" PRIu64 " of them refused), plan %.2f ms, "
                     "commit %.2f ms, program %.2f ms, batch of %u%s",
                     jobs[j].req.op == CS_VM_CREATE    ? "create"
                     : jobs[j].req.op == CS_VM_DESTROY ? "destroy"
                                                       : "migrate",
                     jobs[j].name, r->lid, r->total_smps, r->lft_smps, r->port255_smps,
-                    r->port_info_smps, r->vswitch_lft_smps, r->plan_ms, r->commit_ms, r->program_ms,
-                    batch, failures ? " (with failures: a heavy sweep follows)" : "");
+                    r->port_info_smps, r->vswitch_lft_smps, r->guid_info_smps, r->guid_info_refused,
+                    r->plan_ms, r->commit_ms, r->program_ms, batch,
+                    failures ? " (with failures: a heavy sweep follows)" : "");
         }
         c->vm_ops += batch;
         c->vm_batches++;

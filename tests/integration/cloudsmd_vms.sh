@@ -104,6 +104,21 @@ run_case() {
   sim smpquery -G nodeinfo "$(vf_guid 6 1)" >"$d/reach.txt" 2>&1
   check "$policy: a LID-routed SMP reaches the VM at its new place" \
     grep -q "^PortGuid:\.*0x0030000000060101$" "$d/reach.txt"
+  # The vGUID moved with it: an alias GUID of the destination VF's port in the SA's
+  # GUIDInfoRecords (ibsim's SMA refuses GUIDInfo Sets, so smpquery guids cannot show it), and a
+  # PathRecord to the VM's GID (prefix + vGUID) leads to its LID.
+  # (One LID at a time: under umad2sim a client gets only the first MAD of a long reply.)
+  sim saquery GIR "$lid_a" >"$d/gir.txt" 2>&1 || fail "$policy: saquery GIR $lid_a"
+  check "$policy: the VM's LID lists its vGUID (GUIDInfoRecord)" \
+    grep -qE "GUID 1\.+0x0200000000000001$" "$d/gir.txt"
+  sim saquery GIR "$(disc_lid "$d/roots.disc" "$(vf_guid 2 2)")" >"$d/gir-src.txt" 2>&1
+  if [[ $policy == prepopulated ]]; then
+    check "$policy: the VF it left does not" test -s "$d/gir-src.txt" -a \
+      "$(grep -c 0x0200000000000001 "$d/gir-src.txt")" -eq 0
+  fi
+  sim saquery -p --sgid-to-dgid fe80::10:0:0:701-fe80::200:0:0:1 >"$d/path.txt" 2>&1
+  check "$policy: a PathRecord to the VM's GID (its vGUID) has its LID" \
+    grep -qE "dlid\.+$lid_a$" "$d/path.txt"
 
   # Refusals change nothing (the VM state and the tables stay).
   cp "$d/state/vms" "$d/vms.before"

@@ -83,6 +83,7 @@ static int write_answer(void *arg, const struct cs_sm_request *req, FILE *out, s
         json_u64(&j, "port_info_smps", r->port_info_smps);
         json_u64(&j, "vswitch_lft_smps", r->vswitch_lft_smps);
         json_u64(&j, "guid_info_smps", r->guid_info_smps);
+        json_u64(&j, "guid_info_refused", r->guid_info_refused);
         json_u64(&j, "total_smps", r->total_smps);
         json_u64(&j, "failures", r->failures);
         json_u64(&j, "batch_size", r->batch_size);
@@ -105,6 +106,11 @@ static int write_answer(void *arg, const struct cs_sm_request *req, FILE *out, s
             r->guid_info_smps, r->planned_smps);
     fprintf(out, "time          plan %.2f ms, commit %.2f ms, program %.2f ms (batch of %u)\n",
             r->plan_ms, r->commit_ms, r->program_ms, r->batch_size);
+    if (r->guid_info_refused)
+        fprintf(out,
+                "vGUIDs        %" PRIu64 " GUIDInfo Sets refused (the SA answers for the vGUID "
+                "all the same)\n",
+                r->guid_info_refused);
     if (r->failures)
         fprintf(out, "failures      %u SMPs refused or lost: a heavy sweep mends them\n",
                 r->failures);
