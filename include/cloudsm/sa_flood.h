@@ -106,8 +106,12 @@ unsigned cs_saflood_instances(const struct cs_saflood *f);
 /* Drive the client (through its transport's recv) until its clock reaches until_us
  * (cs_sa_client_now_us), every completion starting the instance's next query. */
 int cs_saflood_run_until(struct cs_saflood *f, uint64_t until_us, struct cs_error *err);
-/* With a limit: until every query has been sent and completed. */
-int cs_saflood_run_to_limit(struct cs_saflood *f, struct cs_error *err);
+/* Start no more queries: every instance stops when its query in flight completes. */
+void cs_saflood_stop(struct cs_saflood *f);
+/* Until no query is in flight: with a limit, every query has been sent and has completed; after
+ * cs_saflood_stop, every instance has stopped (at most one timeout later). A flooder drains
+ * before its port closes, so that no reply arrives at a port being torn down. */
+int cs_saflood_drain(struct cs_saflood *f, struct cs_error *err);
 
 /* A collection window: counts and response times from begin to end. */
 void cs_saflood_window_begin(struct cs_saflood *f);

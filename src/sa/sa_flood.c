@@ -67,7 +67,8 @@ struct cs_saflood {
     struct cs_saflood_target *targets;
     struct cs_rng rng;
     unsigned instances;
-    unsigned idle; /* instances that stopped at the limit */
+    unsigned idle; /* instances that stopped at the limit or after cs_saflood_stop */
+    bool stopped;  /* cs_saflood_stop: start no more queries */
     bool failed;   /* a submit failed inside a callback */
     struct cs_error failure;
     struct cs_saflood_counts totals;
@@ -126,7 +127,7 @@ static void instance_done(void *arg, const struct cs_sa_path_reply *reply);
 /* One instance's next query. */
 static int ask(struct cs_saflood *f, struct cs_error *err)
 {
-    if (f->opt.limit && f->totals.sent >= f->opt.limit) {
+    if (f->stopped || (f->opt.limit && f->totals.sent >= f->opt.limit)) {
         f->idle++;
         return 0;
     }
@@ -216,10 +217,15 @@ int cs_saflood_run_until(struct cs_saflood *f, uint64_t until_us, struct cs_erro
     }
 }
 
-int cs_saflood_run_to_limit(struct cs_saflood *f, struct cs_error *err)
+void cs_saflood_stop(struct cs_saflood *f)
 {
-    if (!f->opt.limit)
-        return cs_fail(err, "SA flooder: no query limit to run to");
+    f->stopped = true;
+}
+
+int cs_saflood_drain(struct cs_saflood *f, struct cs_error *err)
+{
+    if (!f->opt.limit && !f->stopped)
+        return cs_fail(err, "SA flooder: no query limit, and not stopped: it would run forever");
     while (cs_sa_client_outstanding(f->sa) > 0)
         if (step(f, 1000, err) < 0)
             return -1;

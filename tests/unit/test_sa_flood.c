@@ -162,6 +162,16 @@ static void test_flooder_rate_and_response_time(void **state)
     assert_int_equal(cs_saflood_window_end(r.flood, &w, &err), 0);
     assert_int_equal(w.counts.answered, 5000);
     assert_true(fabs(w.latency.median_ms - 1.6) < 1e-9);
+
+    /* Stopped: the 16 queries in flight complete, no instance starts another. */
+    tot = cs_saflood_totals(r.flood);
+    assert_int_equal(cs_sa_client_outstanding(r.sa), 16);
+    cs_saflood_stop(r.flood);
+    assert_int_equal(cs_saflood_drain(r.flood, &err), 0);
+    assert_int_equal(cs_sa_client_outstanding(r.sa), 0);
+    assert_int_equal(cs_saflood_totals(r.flood).sent, tot.sent);
+    assert_int_equal(cs_saflood_totals(r.flood).answered, tot.answered + 16);
+    assert_int_equal(r.loop.requests, tot.sent);
     rig_close(&r);
 }
 
@@ -187,6 +197,9 @@ static void test_flooder_timeouts(void **state)
     struct cs_sa_header h;
     cs_sa_header_decode(r.loop.last_request, &h);
     assert_true(h.component_mask == (CS_SA_PR_DLID | CS_SA_PR_SLID));
+    /* Neither a limit nor a stop: draining would never end. */
+    assert_int_equal(cs_saflood_drain(r.flood, &err), -1);
+    assert_non_null(strstr(err.msg, "would run forever"));
     rig_close(&r);
 }
 
@@ -204,7 +217,7 @@ static void test_flooder_limit_and_refusals(void **state)
         .targets = r.targets, .num_targets = 12, .random_source = true, .seed = 3, .limit = 1000};
     assert_int_equal(cs_saflood_create(r.sa, &opt, &r.flood, &err), 0);
     assert_int_equal(cs_saflood_add_instances(r.flood, 16, &err), 0);
-    assert_int_equal(cs_saflood_run_to_limit(r.flood, &err), 0);
+    assert_int_equal(cs_saflood_drain(r.flood, &err), 0);
     struct cs_saflood_counts tot = cs_saflood_totals(r.flood);
     assert_int_equal(tot.sent, 1000);
     assert_int_equal(tot.answered + tot.refused, 1000);
