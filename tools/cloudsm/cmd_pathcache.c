@@ -771,8 +771,8 @@ static int pathcache(int argc, char **argv)
         {"verbose", no_argument, NULL, 'v'},
         {NULL, 0, NULL, 0},
     };
-    int opt;
-    while ((opt = getopt_long(argc, argv, "C:P:o:v", options, NULL)) != -1) {
+    int opt, li = 0;
+    while ((opt = getopt_long(argc, argv, "C:P:o:v", options, &li)) != -1) {
         switch (opt) {
         case 'C':
             o.ca = optarg;
@@ -799,8 +799,8 @@ static int pathcache(int argc, char **argv)
                            : opt == OPT_SA_TIMEOUT    ? &o.sa_timeout_ms
                                                       : &o.backoff_max_ms;
             if (!parse_ms(optarg, 1, at))
-                return cli_usage(who, "%s is a time in milliseconds, 1 to 3600000, not '%s'",
-                                 argv[optind - 1], optarg);
+                return cli_usage(who, "--%s is a time in milliseconds, 1 to 3600000, not '%s'",
+                                 options[li].name, optarg);
             break;
         }
         case OPT_POLL:
@@ -811,7 +811,7 @@ static int pathcache(int argc, char **argv)
         case OPT_SA_RETRIES:
             if (!cli_parse_uint(optarg, 0, 100,
                                 opt == OPT_SA_RETRIES ? &o.sa_retries : &o.probe_retries))
-                return cli_usage(who, "%s is a count 0..100, not '%s'", argv[optind - 1], optarg);
+                return cli_usage(who, "--%s is a count 0..100, not '%s'", options[li].name, optarg);
             break;
         case OPT_DURATION:
             if (!cli_parse_seconds(optarg, &o.duration_s))
