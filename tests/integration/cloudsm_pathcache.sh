@@ -78,8 +78,25 @@ expect_eq "one-shot: the record's DLID is P1's LID" \
   "$(($(awk -v g=$P1 '$1 == g {print $2}' state/guid2lid)))" "$(peer once 0 dlid)"
 expect_eq "one-shot: Paper I's entry size reported" 71 "$(jq .cache.paper_entry_bytes once.json)"
 
+# The report on SIGUSR1 and at exit, on standard output without -o.
+SIM_HOST=$CLIENT LD_PRELOAD="$UMAD2SIM" "$CLOUDSM" pathcache "$P5" --json >usr1.out 2>usr1.err &
+usr1=$!
+SIM_PIDS+=("$usr1")
+sleep 1
+kill -USR1 "$usr1"
+sleep 0.5
+expect_eq "SIGUSR1: a report on standard output, the peer connected" 1 \
+  "$(jq -s '.[0].totals.connected' usr1.out)"
+kill "$usr1"; wait "$usr1"
+expect_eq "SIGTERM: exit 0 (every peer connected)" 0 $?
+expect_eq "SIGTERM: the final report follows" 2 "$(jq -s length usr1.out)"
+
 before=$(sa_requests)
 client cached "$P1" "$P5"
+seconds=$(jq .seconds cached.json)
+kill -USR1 "$client_pid"
+sleep 0.3
+check "SIGUSR1: the report file rewritten" test "$(jq ".seconds > $seconds" cached.json)" == true
 silence 1.5
 stop_client
 attempts=$(peer cached 0 attempts)
@@ -166,13 +183,7 @@ stop_ibsim
 
 # ---- OpenSM 3.3.23 ----
 IBSIM_CONSOLE=1 start_ibsim tree.topo
-mkdir -p osm
-OSM_CACHE_DIR=$WORK/osm OSM_TMP_DIR=$WORK/osm LD_PRELOAD="$UMAD2SIM" opensm -f "$WORK/osm/osm.log" \
-  >osm.out 2>&1 &
-SIM_PIDS+=($!)
-for _ in $(seq 1 150); do grep -q "Entering MASTER state" osm.out 2>/dev/null && break; sleep 0.1; done
-check "OpenSM is up" grep -q "Entering MASTER state" osm.out
-sleep 1
+start_opensm_daemon "$WORK/osm"
 client osm "$P1" "$P5"
 silence 1.5
 stop_client

@@ -78,13 +78,7 @@ stop_ibsim
 
 # ---- OpenSM ----
 start_ibsim tree.topo
-mkdir -p osm
-OSM_CACHE_DIR=$WORK/osm OSM_TMP_DIR=$WORK/osm LD_PRELOAD="$UMAD2SIM" opensm -f "$WORK/osm/osm.log" \
-  >osm.out 2>&1 &
-SIM_PIDS+=($!)
-for _ in $(seq 1 150); do grep -q "Entering MASTER state" osm.out 2>/dev/null && break; sleep 0.1; done
-check "OpenSM is up" grep -q "Entering MASTER state" osm.out
-sleep 1
+start_opensm_daemon "$WORK/osm"
 grep '^0x0010' osm/guid2lid >hosts
 flood opensm
 stop_ibsim

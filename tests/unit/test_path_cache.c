@@ -173,6 +173,21 @@ static void test_entry_memory(void **state)
     /* The 64-byte wire record decodes into no more than the paper's packed struct needs. */
     assert_true(cs_path_cache_entry_bytes() >= CS_SA_PATH_RECORD_SIZE);
     assert_true(cs_path_cache_entry_bytes() <= CS_PATH_CACHE_PAPER_ENTRY_BYTES + 1);
+
+    /* The paper's worst case held for real: 49150 peers in a table kept at most 3/4 full, 65536
+     * slots of a record and a used flag. */
+    struct cs_path_cache *c;
+    struct cs_error err;
+    assert_int_equal(cs_path_cache_create(NULL, &c, &err), 0);
+    for (uint32_t i = 0; i < CS_PATH_CACHE_MAX_PEERS; i++) {
+        struct cs_sa_path_record r =
+            record_to(UINT64_C(0x0010000000000001) + (uint64_t)i * 0x100, (uint16_t)(i + 1), true);
+        assert_int_equal(cs_path_cache_learn(c, &r, &err), 1);
+    }
+    struct cs_path_cache_stats st = cs_path_cache_stats(c);
+    assert_int_equal(st.entries, CS_PATH_CACHE_MAX_PEERS);
+    assert_int_equal(st.table_bytes, 65536 * (cs_path_cache_entry_bytes() + sizeof(bool)));
+    cs_path_cache_destroy(c);
 }
 
 /* ---- A client side: connections over the library's SA ---- */
@@ -203,6 +218,28 @@ static void side_close(struct side *s)
     cs_path_cache_destroy(s->cache);
     cs_sa_client_destroy(s->sa);
     sa_loop_free(&s->loop);
+}
+
+/* The PGFT brought up with an SA (the caching flag on or off) and a client side on host 3. */
+struct world {
+    struct cs_fabric f;
+    struct sa_fabric x;
+    struct side client;
+};
+
+static void world_up(struct world *w, bool caching, bool with_cache,
+                     const struct cs_path_cache_options *opt)
+{
+    gen_pgft(&w->f);
+    sa_fabric_up(&w->x, &w->f, caching);
+    side_open(&w->client, &w->x, FX_HOST_PORT_GUID(3), with_cache, opt);
+}
+
+static void world_down(struct world *w)
+{
+    side_close(&w->client);
+    sa_fabric_down(&w->x);
+    cs_fabric_free(&w->f);
 }
 
 struct resolved {
@@ -248,23 +285,21 @@ static bool connect_once(struct side *s, struct sa_fabric *x, uint64_t peer, boo
 static void test_one_query_per_side_per_peer(void **state)
 {
     (void)state;
-    struct cs_fabric f;
-    gen_pgft(&f);
-    struct sa_fabric x;
-    sa_fabric_up(&x, &f, true);
-    struct side client, server;
-    side_open(&client, &x, FX_HOST_PORT_GUID(3), true, NULL);
-    side_open(&server, &x, FX_HOST_PORT_GUID(9), true, NULL);
+    struct world w;
+    world_up(&w, true, true, NULL);
+    struct sa_fabric *x = &w.x;
+    struct side *client = &w.client, server;
+    side_open(&server, x, FX_HOST_PORT_GUID(9), true, NULL);
     for (int i = 0; i < 20; i++) {
         bool cached;
-        assert_true(connect_once(&client, &x, server.guid, &cached));
+        assert_true(connect_once(client, x, server.guid, &cached));
         assert_int_equal(cached, i > 0);
-        assert_true(connect_once(&server, &x, client.guid, &cached));
+        assert_true(connect_once(&server, x, client->guid, &cached));
         assert_int_equal(cached, i > 0);
     }
-    assert_int_equal(client.loop.requests, 1);
+    assert_int_equal(client->loop.requests, 1);
     assert_int_equal(server.loop.requests, 1);
-    struct cs_path_cache_stats cst = cs_path_cache_stats(client.cache),
+    struct cs_path_cache_stats cst = cs_path_cache_stats(client->cache),
                                sst = cs_path_cache_stats(server.cache);
     assert_int_equal(cst.hits, 19);
     assert_int_equal(sst.hits, 19);
@@ -274,21 +309,19 @@ static void test_one_query_per_side_per_peer(void **state)
     /* More peers: one more query each, never more. */
     for (int i = 0; i < 5; i++)
         for (unsigned h = 4; h < 8; h++)
-            assert_true(connect_once(&client, &x, FX_HOST_PORT_GUID(h), NULL));
-    assert_int_equal(client.loop.requests, 1 + 4);
-    assert_int_equal(cs_path_cache_stats(client.cache).entries, 5);
+            assert_true(connect_once(client, x, FX_HOST_PORT_GUID(h), NULL));
+    assert_int_equal(client->loop.requests, 1 + 4);
+    assert_int_equal(cs_path_cache_stats(client->cache).entries, 5);
 
     /* A migration that keeps the addresses (LIDtracker): the SM re-sweeps and restarts, the
      * cached records still reach the peers, no query. */
-    sa_fabric_route(&x);
-    sa_fabric_set_caching(&x, true);
+    sa_fabric_route(x);
+    sa_fabric_set_caching(x, true);
     for (int i = 0; i < 5; i++)
-        assert_true(connect_once(&client, &x, server.guid, NULL));
-    assert_int_equal(client.loop.requests, 5);
-    side_close(&client);
+        assert_true(connect_once(client, x, server.guid, NULL));
+    assert_int_equal(client->loop.requests, 5);
     side_close(&server);
-    sa_fabric_down(&x);
-    cs_fabric_free(&f);
+    world_down(&w);
 }
 
 /* F17, caching off: an SM without the flag leaves the cache off, and the client behaves exactly
@@ -296,33 +329,29 @@ static void test_one_query_per_side_per_peer(void **state)
 static void test_cache_off_is_the_original(void **state)
 {
     (void)state;
-    struct cs_fabric f;
-    gen_pgft(&f);
-    struct sa_fabric x;
-    sa_fabric_up(&x, &f, false);
-    struct side patched, original;
-    side_open(&patched, &x, FX_HOST_PORT_GUID(3), true, NULL);
-    side_open(&original, &x, FX_HOST_PORT_GUID(3), false, NULL);
+    struct world w;
+    world_up(&w, false, true, NULL);
+    struct sa_fabric *x = &w.x;
+    struct side *patched = &w.client, original;
+    side_open(&original, x, FX_HOST_PORT_GUID(3), false, NULL);
     for (int i = 0; i < 10; i++) {
         bool cached;
-        assert_true(connect_once(&patched, &x, FX_HOST_PORT_GUID(9), &cached));
+        assert_true(connect_once(patched, x, FX_HOST_PORT_GUID(9), &cached));
         assert_false(cached);
-        assert_true(connect_once(&original, &x, FX_HOST_PORT_GUID(9), &cached));
+        assert_true(connect_once(&original, x, FX_HOST_PORT_GUID(9), &cached));
         assert_false(cached);
     }
-    assert_int_equal(patched.loop.requests, 10);
+    assert_int_equal(patched->loop.requests, 10);
     assert_int_equal(original.loop.requests, 10);
-    assert_memory_equal(patched.loop.last_request, original.loop.last_request, CS_SA_MAD_SIZE);
-    struct cs_path_cache_stats st = cs_path_cache_stats(patched.cache);
+    assert_memory_equal(patched->loop.last_request, original.loop.last_request, CS_SA_MAD_SIZE);
+    struct cs_path_cache_stats st = cs_path_cache_stats(patched->cache);
     assert_false(st.enabled);
     assert_int_equal(st.entries, 0);
     assert_int_equal(st.lookups, 0);
     assert_int_equal(st.responses, 10);
     assert_int_equal(st.flagged, 0);
-    side_close(&patched);
     side_close(&original);
-    sa_fabric_down(&x);
-    cs_fabric_free(&f);
+    world_down(&w);
 }
 
 /* F17, caching on without LIDtracker: the server moves (its LID swaps with host 10's), the
@@ -333,28 +362,26 @@ static void test_stale_cache_without_lidtracker(void **state)
 {
     (void)state;
     for (int extra = 0; extra < 2; extra++) {
-        struct cs_fabric f;
-        gen_pgft(&f);
-        struct sa_fabric x;
-        sa_fabric_up(&x, &f, true);
         struct cs_path_cache_options opt = {.invalidate_on_failure = extra};
-        struct side client;
-        side_open(&client, &x, FX_HOST_PORT_GUID(3), true, &opt);
+        struct world w;
+        world_up(&w, true, true, &opt);
+        struct sa_fabric *x = &w.x;
+        struct side *client = &w.client;
         uint64_t server = FX_HOST_PORT_GUID(9);
         for (int i = 0; i < 3; i++)
-            assert_true(connect_once(&client, &x, server, NULL));
-        assert_int_equal(client.loop.requests, 1);
+            assert_true(connect_once(client, x, server, NULL));
+        assert_int_equal(client->loop.requests, 1);
 
-        uint16_t before = sa_fabric_lid(&x, server);
-        sa_fabric_swap_lids(&x, server, FX_HOST_PORT_GUID(10));
-        assert_int_not_equal(sa_fabric_lid(&x, server), before);
-        assert_true(sa_fabric_probe(&x, before) == FX_HOST_PORT_GUID(10));
+        uint16_t before = sa_fabric_lid(x, server);
+        sa_fabric_swap_lids(x, server, FX_HOST_PORT_GUID(10));
+        assert_int_not_equal(sa_fabric_lid(x, server), before);
+        assert_true(sa_fabric_probe(x, before) == FX_HOST_PORT_GUID(10));
 
         int failures = 0;
         bool up = false;
         for (int i = 0; i < 10 && !up; i++) {
             bool cached;
-            up = connect_once(&client, &x, server, &cached);
+            up = connect_once(client, x, server, &cached);
             failures += !up;
             if (!up)
                 assert_true(cached); /* stale, from the cache */
@@ -362,22 +389,20 @@ static void test_stale_cache_without_lidtracker(void **state)
         if (extra) {
             assert_true(up);
             assert_int_equal(failures, 1);
-            assert_int_equal(client.loop.requests, 2);
-            assert_int_equal(cs_path_cache_stats(client.cache).invalidated, 1);
+            assert_int_equal(client->loop.requests, 2);
+            assert_int_equal(cs_path_cache_stats(client->cache).invalidated, 1);
         } else {
             assert_false(up);
             assert_int_equal(failures, 10);
-            assert_int_equal(client.loop.requests, 1);
+            assert_int_equal(client->loop.requests, 1);
         }
         /* Without the cache the same move costs one query and works at once. */
         struct side plain;
-        side_open(&plain, &x, FX_HOST_PORT_GUID(4), false, NULL);
-        assert_true(connect_once(&plain, &x, server, NULL));
+        side_open(&plain, x, FX_HOST_PORT_GUID(4), false, NULL);
+        assert_true(connect_once(&plain, x, server, NULL));
         assert_int_equal(plain.loop.requests, 1);
         side_close(&plain);
-        side_close(&client);
-        sa_fabric_down(&x);
-        cs_fabric_free(&f);
+        world_down(&w);
     }
 }
 
@@ -389,37 +414,33 @@ static void test_sticky_across_sm_restart(void **state)
 {
     (void)state;
     for (int extra = 0; extra < 2; extra++) {
-        struct cs_fabric f;
-        gen_pgft(&f);
-        struct sa_fabric x;
-        sa_fabric_up(&x, &f, true);
         struct cs_path_cache_options opt = {.flush_on_sm_change = extra};
-        struct side client;
-        side_open(&client, &x, FX_HOST_PORT_GUID(3), true, &opt);
-        assert_true(connect_once(&client, &x, FX_HOST_PORT_GUID(9), NULL));
-        assert_int_equal(client.loop.requests, 1);
+        struct world w;
+        world_up(&w, true, true, &opt);
+        struct sa_fabric *x = &w.x;
+        struct side *client = &w.client;
+        assert_true(connect_once(client, x, FX_HOST_PORT_GUID(9), NULL));
+        assert_int_equal(client->loop.requests, 1);
 
-        sa_fabric_set_caching(&x, false);
-        cs_path_cache_sm_changed(client.cache);
+        sa_fabric_set_caching(x, false);
+        cs_path_cache_sm_changed(client->cache);
         bool cached;
-        assert_true(connect_once(&client, &x, FX_HOST_PORT_GUID(9), &cached));
-        assert_true(connect_once(&client, &x, FX_HOST_PORT_GUID(6), NULL));
-        assert_true(connect_once(&client, &x, FX_HOST_PORT_GUID(6), NULL));
-        struct cs_path_cache_stats st = cs_path_cache_stats(client.cache);
+        assert_true(connect_once(client, x, FX_HOST_PORT_GUID(9), &cached));
+        assert_true(connect_once(client, x, FX_HOST_PORT_GUID(6), NULL));
+        assert_true(connect_once(client, x, FX_HOST_PORT_GUID(6), NULL));
+        struct cs_path_cache_stats st = cs_path_cache_stats(client->cache);
         if (extra) {
             assert_false(cached);
             assert_false(st.enabled);
             assert_int_equal(st.entries, 0);
-            assert_int_equal(client.loop.requests, 4);
+            assert_int_equal(client->loop.requests, 4);
         } else {
             assert_true(cached);
             assert_true(st.enabled);
             assert_int_equal(st.entries, 1);
-            assert_int_equal(client.loop.requests, 3);
+            assert_int_equal(client->loop.requests, 3);
         }
-        side_close(&client);
-        sa_fabric_down(&x);
-        cs_fabric_free(&f);
+        world_down(&w);
     }
 }
 
@@ -428,38 +449,34 @@ static void test_sticky_across_sm_restart(void **state)
 static void test_resolve_by_lid_then_gid(void **state)
 {
     (void)state;
-    struct cs_fabric f;
-    gen_pgft(&f);
-    struct sa_fabric x;
-    sa_fabric_up(&x, &f, true);
-    struct side client;
-    side_open(&client, &x, FX_HOST_PORT_GUID(3), true, NULL);
+    struct world w;
+    world_up(&w, true, true, NULL);
+    struct sa_fabric *x = &w.x;
+    struct side *client = &w.client;
     struct cs_error err;
     struct cs_sa_path_query q = {.method = CS_SA_METHOD_GET,
                                  .component_mask = CS_SA_PR_DLID | CS_SA_PR_SLID};
-    q.record.dlid = sa_fabric_lid(&x, FX_HOST_PORT_GUID(7));
-    q.record.slid = sa_fabric_lid(&x, FX_HOST_PORT_GUID(3));
+    q.record.dlid = sa_fabric_lid(x, FX_HOST_PORT_GUID(7));
+    q.record.slid = sa_fabric_lid(x, FX_HOST_PORT_GUID(3));
     struct resolved got = {0};
-    assert_int_equal(cs_path_resolve(client.cache, client.sa, &q, on_resolved, &got, &err), 0);
-    assert_int_equal(cs_sa_client_run(client.sa, &err), 0);
+    assert_int_equal(cs_path_resolve(client->cache, client->sa, &q, on_resolved, &got, &err), 0);
+    assert_int_equal(cs_sa_client_run(client->sa, &err), 0);
     assert_int_equal(got.r.source, CS_PATH_FROM_SA);
     assert_true(got.r.inserted);
     assert_true(cs_gid_guid(got.r.record.dgid) == FX_HOST_PORT_GUID(7));
     /* By LID again: still no key, still a query. */
     memset(&got, 0, sizeof got);
-    assert_int_equal(cs_path_resolve(client.cache, client.sa, &q, on_resolved, &got, &err), 0);
-    assert_int_equal(cs_sa_client_run(client.sa, &err), 0);
+    assert_int_equal(cs_path_resolve(client->cache, client->sa, &q, on_resolved, &got, &err), 0);
+    assert_int_equal(cs_sa_client_run(client->sa, &err), 0);
     assert_int_equal(got.r.source, CS_PATH_FROM_SA);
     assert_false(got.r.inserted); /* held already */
-    assert_int_equal(client.loop.requests, 2);
+    assert_int_equal(client->loop.requests, 2);
     /* By the DGID learned: a hit. */
     bool cached;
-    assert_true(connect_once(&client, &x, FX_HOST_PORT_GUID(7), &cached));
+    assert_true(connect_once(client, x, FX_HOST_PORT_GUID(7), &cached));
     assert_true(cached);
-    assert_int_equal(client.loop.requests, 2);
-    side_close(&client);
-    sa_fabric_down(&x);
-    cs_fabric_free(&f);
+    assert_int_equal(client->loop.requests, 2);
+    world_down(&w);
 }
 
 int main(void)
