@@ -59,20 +59,6 @@ static int ask(struct umad_client *port, uint8_t *mad, uint32_t tid)
     return -1;
 }
 
-static void request(uint8_t method, uint16_t attr, uint64_t mask, uint8_t mad[CS_SA_MAD_SIZE])
-{
-    struct cs_sa_header h = {
-        .base_version = CS_SA_BASE_VERSION,
-        .mgmt_class = CS_SA_CLASS,
-        .class_version = CS_SA_CLASS_VERSION,
-        .method = method,
-        .attr_id = attr,
-        .component_mask = mask,
-    };
-    memset(mad, 0, CS_SA_MAD_SIZE);
-    cs_sa_header_encode(&h, mad);
-}
-
 static int send_malformed(struct umad_client *port, unsigned long n,
                           const struct cs_saflood_target *lids, uint32_t num_lids, uint64_t seed)
 {
@@ -81,21 +67,24 @@ static int send_malformed(struct umad_client *port, unsigned long n,
     unsigned long answered = 0, error_status = 0;
     uint8_t mad[CS_SA_MAD_SIZE];
     for (unsigned long i = 0; i < n; i++) {
+        struct cs_sa_path_query q = {.method = CS_SA_METHOD_GET};
         switch (i % 4) {
         case 0: /* MTU "exactly 0": no such MTU (ibsim drops bad versions before any SM) */
-            request(CS_SA_METHOD_GET, CS_SA_ATTR_PATH_RECORD, CS_SA_PR_MTU_SELECTOR | CS_SA_PR_MTU,
-                    mad);
-            cs_bits_set(mad + CS_SA_HEADER_SIZE, 432, 2, CS_SA_SELECTOR_EXACTLY);
+            q.component_mask = CS_SA_PR_MTU_SELECTOR | CS_SA_PR_MTU;
+            q.record.mtu_selector = CS_SA_SELECTOR_EXACTLY;
+            cs_sa_path_request_encode(&q, 0, 0, mad);
             break;
         case 1:
-            request(CS_SA_METHOD_GET, 0x1234, 0, mad); /* no such attribute */
+            cs_sa_path_request_encode(&q, 0, 0, mad);
+            cs_bits_set(mad, 16 * 8, 16, 0x1234); /* no such attribute */
             break;
         case 2:
-            request(CS_SA_METHOD_SET, CS_SA_ATTR_PATH_RECORD, 0, mad);
+            q.method = CS_SA_METHOD_SET;
+            cs_sa_path_request_encode(&q, 0, 0, mad);
             break;
         default: /* a Get whose SA header and record are noise, SM_Key 0 (a key the SA does not
                     know is dropped, not answered) */
-            request(CS_SA_METHOD_GET, CS_SA_ATTR_PATH_RECORD, 0, mad);
+            cs_sa_path_request_encode(&q, 0, 0, mad);
             for (unsigned b = CS_SA_SA_OFFSET; b < CS_SA_MAD_SIZE; b++)
                 mad[b] = (uint8_t)cs_rng_next(&rng);
             cs_bits_set(mad, CS_SA_SA_OFFSET * 8, 64, 0);
