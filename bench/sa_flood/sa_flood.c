@@ -1,129 +1,111 @@
 /* sa_flood: SA PathRecord load generator for bench/sa_vs_opensm.
  *
- *   sa_flood --queries N --outstanding W --lids FILE [--seed S]
- *   sa_flood --malformed N --lids FILE
+ *   sa_flood --queries N --outstanding W --lids GUID2LID [--seed S]
+ *   sa_flood --malformed N --lids GUID2LID
  *
- * Sends N SubnAdmGet(PathRecord) queries (SLID/DLID form, pairs drawn from the LIDs in FILE, one
- * per line, decimal or 0x hex; a guid2lid file works) to the SM named in the local port's
- * PortInfo, with at most W in flight, and prints one line:
+ * Sends N SubnAdmGet(PathRecord) queries (SLID/DLID form, pairs drawn from the LIDs of the
+ * guid2lid file) to the SM named in the local port's PortInfo, with W in flight, and prints one
+ * line:
  *
- *     queries 20000 answered 20000 errors 0 timeouts 0 seconds 1.234 qps 16207 median_us 210 p99_us
- * 950
+ *     queries 20000 answered 20000 errors 0 timeouts 0 seconds 1.234 qps 16207 median_us 210
+ *     p99_us 950
+ *
+ * W in flight are W synchronous SA Flooder instances of Paper I (each sends its next query when
+ * its reply comes), multiplexed on one port by the library's flooder (include/cloudsm/sa_flood.h)
+ * over the CLI's libibumad client port (tools/cloudsm/umad_client.c): the same code as
+ * `cloudsm saflood`, run to a query count instead of by rounds. Latency is per query, from send
+ * to its reply.
  *
  * --malformed sends N broken requests one at a time (an MTU that does not exist, an unknown
  * attribute, a Set of a PathRecord, a Get whose record is random bytes, in turn), then one good
  * query, and prints how many were answered and how many of those carried an error status:
  *
  *     malformed 40 answered 40 error_status 30 then_good 1
- *
- * Like Paper I's SA Flooder (docs/references.md) but asynchronous: W > 1 keeps the
- * SA busy the way many synchronous flooder instances do. Latency is per query, from umad_send
- * to its reply. Talks libibumad directly, so it runs on hardware and under umad2sim alike.
  */
-#include <errno.h>
 #include <getopt.h>
-#include <stdbool.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <infiniband/umad.h>
+#include "cloudsm/clock.h"
+#include "cloudsm/lid.h"
+#include "cloudsm/rng.h"
+#include "cloudsm/sa.h"
+#include "cloudsm/sa_client.h"
+#include "cloudsm/sa_flood.h"
+#include "umad_client.h"
 
-#include "sa_umad.h"
-
-#define ATTR_PATH_RECORD 0x0035
-#define SA_DATA SA_UMAD_DATA
-#define TIMEOUT_MS SA_UMAD_TIMEOUT_MS
+#define TIMEOUT_MS 1000
 #define MAX_OUTSTANDING 1024
 
-static int cmp_double(const void *a, const void *b)
+/* One request and its reply (or none within TIMEOUT_MS): the reply's status, -1 if none. */
+static int ask(struct umad_client *port, uint8_t *mad, uint32_t tid)
 {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* LIDs from a file: the second column of a guid2lid line, or the only one of a plain list. */
-static unsigned read_lids(const char *path, uint16_t **out)
-{
-    FILE *f = fopen(path, "r");
-    if (f == NULL) {
-        fprintf(stderr, "sa_flood: %s: %s\n", path, strerror(errno));
-        exit(1);
-    }
-    unsigned n = 0, cap = 0;
-    uint16_t *lids = NULL;
-    char line[256];
-    while (fgets(line, sizeof(line), f)) {
-        char *tok = strtok(line, " \t\n");
-        if (tok == NULL || tok[0] == '#')
+    struct cs_error err;
+    cs_bits_set(mad, 12 * 8, 32, tid);
+    if (umad_client_send_sa(port, mad, CS_SA_MAD_SIZE, &err) < 0)
+        return -1;
+    double until = cs_clock_ms() + TIMEOUT_MS;
+    while (cs_clock_ms() < until) {
+        const uint8_t *reply;
+        size_t len;
+        if (umad_client_recv(port, &reply, &len, NULL, 50, &err) <= 0 || len < CS_SA_HEADER_SIZE)
             continue;
-        char *second = strtok(NULL, " \t\n");
-        unsigned long lid = strtoul(second ? second : tok, NULL, 0);
-        if (lid == 0 || lid > 0xbfff)
-            continue;
-        if (n == cap) {
-            cap = cap ? 2 * cap : 1024;
-            lids = realloc(lids, cap * sizeof(*lids));
-            if (lids == NULL)
-                exit(1);
-        }
-        lids[n++] = (uint16_t)lid;
+        struct cs_sa_header h;
+        cs_sa_header_decode(reply, &h);
+        if ((uint32_t)h.transaction_id == tid)
+            return h.status;
     }
-    fclose(f);
-    *out = lids;
-    return n;
+    return -1;
 }
 
-struct slot {
-    uint32_t tid;
-    double sent_us;
-    bool busy;
-};
-
-static uint64_t next_rand(uint64_t *rng)
+static int send_malformed(struct umad_client *port, unsigned long n,
+                          const struct cs_saflood_target *lids, uint32_t num_lids, uint64_t seed)
 {
-    *rng ^= *rng << 13, *rng ^= *rng >> 7, *rng ^= *rng << 17;
-    return *rng;
-}
-
-static int send_malformed(struct sa_umad *c, unsigned long n, const uint16_t *lids,
-                          unsigned num_lids, uint64_t *rng)
-{
+    struct cs_rng rng;
+    cs_rng_seed(&rng, seed);
     unsigned long answered = 0, error_status = 0;
+    uint8_t mad[CS_SA_MAD_SIZE];
     for (unsigned long i = 0; i < n; i++) {
-        uint8_t *mad = sa_umad_request(c, 0x01, ATTR_PATH_RECORD, 0);
+        struct cs_sa_path_query q = {.method = CS_SA_METHOD_GET};
         switch (i % 4) {
         case 0: /* MTU "exactly 0": no such MTU (ibsim drops bad versions before any SM) */
-            sa_put64(mad + 48, (1u << 16) | (1u << 17));
-            mad[SA_DATA + 54] = 2 << 6;
+            q.component_mask = CS_SA_PR_MTU_SELECTOR | CS_SA_PR_MTU;
+            q.record.mtu_selector = CS_SA_SELECTOR_EXACTLY;
+            cs_sa_path_request_encode(&q, 0, 0, mad);
             break;
         case 1:
-            sa_put16(mad + 16, 0x1234); /* no such attribute */
+            cs_sa_path_request_encode(&q, 0, 0, mad);
+            cs_bits_set(mad, 16 * 8, 16, 0x1234); /* no such attribute */
             break;
         case 2:
-            mad[3] = 0x02; /* Set of a PathRecord */
+            q.method = CS_SA_METHOD_SET;
+            cs_sa_path_request_encode(&q, 0, 0, mad);
             break;
-        default: /* a Get whose SA header and record are noise */
-            for (unsigned b = 36; b < SA_UMAD_MAD_SIZE; b++)
-                mad[b] = (uint8_t)next_rand(rng);
-            sa_put64(mad + 36, 0); /* SM_Key 0: a key the SA does not know is dropped */
+        default: /* a Get whose SA header and record are noise, SM_Key 0 (a key the SA does not
+                    know is dropped, not answered) */
+            cs_sa_path_request_encode(&q, 0, 0, mad);
+            for (unsigned b = CS_SA_SA_OFFSET; b < CS_SA_MAD_SIZE; b++)
+                mad[b] = (uint8_t)cs_rng_next(&rng);
+            cs_bits_set(mad, CS_SA_SA_OFFSET * 8, 64, 0);
             break;
         }
-        int status = sa_umad_ask(c, (uint32_t)(0x1000 + i));
+        int status = ask(port, mad, (uint32_t)(0x1000 + i));
         if (getenv("SA_FLOOD_VERBOSE"))
             fprintf(stderr, "malformed %lu (kind %lu): status %d\n", i, i % 4, status);
         answered += status >= 0;
         error_status += status > 0;
     }
     /* And the SA still answers a good query. */
-    uint8_t *mad = sa_umad_request(c, 0x01, ATTR_PATH_RECORD, (1u << 4) | (1u << 5));
-    sa_put16(mad + SA_DATA + 40, lids[num_lids - 1]);
-    sa_put16(mad + SA_DATA + 42, lids[0]);
-    int good = sa_umad_ask(c, 0x9999) == 0;
+    struct cs_sa_path_query good = {.method = CS_SA_METHOD_GET,
+                                    .component_mask = CS_SA_PR_DLID | CS_SA_PR_SLID};
+    good.record.dlid = lids[num_lids - 1].lid;
+    good.record.slid = lids[0].lid;
+    cs_sa_path_request_encode(&good, 0, 0, mad);
+    int ok = ask(port, mad, 0x9999) == 0;
     printf("malformed %lu answered %lu error_status %lu then_good %d\n", n, answered, error_status,
-           good);
-    return good ? 0 : 1;
+           ok);
+    return ok ? 0 : 1;
 }
 
 int main(int argc, char **argv)
@@ -134,105 +116,88 @@ int main(int argc, char **argv)
         {"queries", required_argument, NULL, 'n'},   {"outstanding", required_argument, NULL, 'w'},
         {"lids", required_argument, NULL, 'l'},      {"seed", required_argument, NULL, 's'},
         {"malformed", required_argument, NULL, 'm'}, {NULL, 0, NULL, 0}};
-    int opt;
-    while ((opt = getopt_long(argc, argv, "", options, NULL)) != -1) {
-        if (opt == 'n')
+    int c;
+    while ((c = getopt_long(argc, argv, "", options, NULL)) != -1) {
+        if (c == 'n')
             queries = strtoul(optarg, NULL, 0);
-        else if (opt == 'w')
+        else if (c == 'w')
             outstanding = strtoul(optarg, NULL, 0);
-        else if (opt == 'l')
+        else if (c == 'l')
             lid_file = optarg;
-        else if (opt == 's')
+        else if (c == 's')
             seed = strtoul(optarg, NULL, 0);
-        else if (opt == 'm')
+        else if (c == 'm')
             malformed = strtoul(optarg, NULL, 0);
         else
             return 2;
     }
     if (lid_file == NULL || outstanding == 0 || outstanding > MAX_OUTSTANDING || queries == 0) {
-        fprintf(stderr, "usage: sa_flood --queries N --outstanding W(1..%d) --lids FILE\n",
+        fprintf(stderr, "usage: sa_flood --queries N --outstanding W(1..%d) --lids GUID2LID\n",
                 MAX_OUTSTANDING);
         return 2;
     }
-    uint16_t *lids;
-    unsigned num_lids = read_lids(lid_file, &lids);
-    if (num_lids < 2) {
+    struct cs_error err;
+    struct cs_guid2lid g = {0};
+    if (cs_guid2lid_read(&g, lid_file, &err) < 0) {
+        fprintf(stderr, "sa_flood: %s\n", err.msg);
+        return 1;
+    }
+    if (g.count < 2) {
         fprintf(stderr, "sa_flood: %s: fewer than 2 LIDs\n", lid_file);
         return 1;
     }
-    struct sa_umad c;
-    if (sa_umad_open(&c, "sa_flood") < 0)
+    struct cs_saflood_target *lids = calloc(g.count, sizeof *lids);
+    if (!lids)
         return 1;
-    double *latency = calloc(queries, sizeof(double));
-    struct slot *slots = calloc(outstanding, sizeof(*slots));
-    if (!latency || !slots)
+    for (uint32_t i = 0; i < g.count; i++)
+        lids[i] = (struct cs_saflood_target){g.entries[i].guid, g.entries[i].min_lid};
+    uint32_t num_lids = g.count;
+    cs_guid2lid_free(&g);
+
+    struct umad_client port;
+    if (umad_client_open(&port, NULL, 0, 0, TIMEOUT_MS, &err) < 0) {
+        fprintf(stderr, "sa_flood: %s\n", err.msg);
         return 1;
-    uint64_t rng = seed * 0x9e3779b97f4a7c15ull + 1;
+    }
+    if (port.sm_lid == 0) {
+        fprintf(stderr, "sa_flood: the port knows no SM (SM LID 0)\n");
+        return 1;
+    }
+    int rc = 1;
     if (malformed > 0) {
-        int rc = send_malformed(&c, malformed, lids, num_lids, &rng);
-        free(latency), free(slots), free(lids);
-        sa_umad_close(&c);
-        return rc;
+        rc = send_malformed(&port, malformed, lids, num_lids, seed);
+        goto out;
     }
-    unsigned long sent = 0, answered = 0, errors = 0, timeouts = 0, in_flight = 0;
-    uint32_t next_tid = 1;
-    double start = sa_now_us();
-    while (answered + errors + timeouts < queries) {
-        for (unsigned i = 0; i < outstanding && sent < queries; i++) {
-            if (slots[i].busy)
-                continue;
-            rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
-            uint16_t slid = lids[rng % num_lids], dlid = lids[(rng >> 20) % num_lids];
-            /* Get, component mask DLID and SLID */
-            uint8_t *mad = sa_umad_request(&c, 0x01, ATTR_PATH_RECORD, (1u << 4) | (1u << 5));
-            uint32_t tid = next_tid++;
-            sa_put64(mad + 8, (uint64_t)tid << 8 | i); /* low byte: slot, for the reply */
-            sa_put16(mad + SA_DATA + 40, dlid);
-            sa_put16(mad + SA_DATA + 42, slid);
-            umad_set_addr(c.send_buf, (int)c.sm_lid, 1, 0, (int)SA_UMAD_QP1_QKEY);
-            slots[i] = (struct slot){tid, sa_now_us(), true};
-            if (umad_send(c.portid, c.agent, c.send_buf, SA_UMAD_MAD_SIZE, 0, 0) < 0) {
-                fprintf(stderr, "sa_flood: umad_send failed\n");
-                return 1;
-            }
-            sent++;
-            in_flight++;
-        }
-        int len = SA_UMAD_RECV_MAX;
-        int rc = umad_recv(c.portid, c.recv_buf, &len, 10);
-        double t = sa_now_us();
-        if (rc >= 0 && umad_status(c.recv_buf) == 0) {
-            const uint8_t *mad = sa_umad_reply(&c);
-            uint64_t tid = sa_get64(mad + 8) & 0xffffffffull; /* bits 32..47 are the agent's */
-            unsigned i = (unsigned)(tid & 0xff);
-            if (i < outstanding && slots[i].busy && slots[i].tid == (uint32_t)(tid >> 8)) {
-                slots[i].busy = false;
-                in_flight--;
-                if (sa_get16(mad + 4) == 0) {
-                    latency[answered++] = t - slots[i].sent_us;
-                } else {
-                    if (getenv("SA_FLOOD_VERBOSE") && errors < 10)
-                        fprintf(stderr, "status 0x%04x for SLID %u DLID %u\n", sa_get16(mad + 4),
-                                sa_get16(mad + SA_DATA + 42), sa_get16(mad + SA_DATA + 40));
-                    errors++;
-                }
-            }
-        }
-        for (unsigned i = 0; i < outstanding; i++)
-            if (slots[i].busy && t - slots[i].sent_us > TIMEOUT_MS * 1000.0) {
-                slots[i].busy = false;
-                in_flight--;
-                timeouts++;
-            }
+    struct cs_gmp_transport t = umad_client_sa_transport(&port);
+    struct cs_sa_client_options so = {.timeout_ms = TIMEOUT_MS, .retries = 0};
+    struct cs_saflood_options fo = {.targets = lids,
+                                    .num_targets = num_lids,
+                                    .random_source = true,
+                                    .seed = seed,
+                                    .limit = queries};
+    struct cs_sa_client *sa = NULL;
+    struct cs_saflood *flood = NULL;
+    struct cs_saflood_window w;
+    if (cs_sa_client_create(&t, &so, &sa, &err) < 0 ||
+        cs_saflood_create(sa, &fo, &flood, &err) < 0 || (cs_saflood_window_begin(flood), 0) ||
+        cs_saflood_add_instances(flood, (unsigned)outstanding, &err) < 0 ||
+        cs_saflood_drain(flood, &err) < 0 || cs_saflood_window_end(flood, &w, &err) < 0) {
+        fprintf(stderr, "sa_flood: %s\n", err.msg);
+    } else {
+        if (getenv("SA_FLOOD_VERBOSE") && w.counts.refused)
+            fprintf(stderr, "%llu queries refused with an error status\n",
+                    (unsigned long long)w.counts.refused);
+        printf("queries %lu answered %llu errors %llu timeouts %llu seconds %.3f qps %.0f "
+               "median_us %.0f p99_us %.0f\n",
+               queries, (unsigned long long)w.counts.answered, (unsigned long long)w.counts.refused,
+               (unsigned long long)w.counts.timeouts, w.seconds, w.qps, w.latency.median_ms * 1000,
+               w.latency.p99_ms * 1000);
+        rc = w.counts.timeouts == queries ? 1 : 0;
     }
-    double seconds = (sa_now_us() - start) / 1e6;
-    qsort(latency, answered, sizeof(double), cmp_double);
-    double median = answered ? latency[answered / 2] : 0;
-    double p99 = answered ? latency[(size_t)((answered - 1) * 0.99)] : 0;
-    printf("queries %lu answered %lu errors %lu timeouts %lu seconds %.3f qps %.0f median_us %.0f "
-           "p99_us %.0f\n",
-           queries, answered, errors, timeouts, seconds, answered / seconds, median, p99);
-    free(latency), free(slots), free(lids);
-    sa_umad_close(&c);
-    return timeouts == queries ? 1 : 0;
+    cs_saflood_destroy(flood);
+    cs_sa_client_destroy(sa);
+out:
+    umad_client_close(&port);
+    free(lids);
+    return rc;
 }

@@ -143,6 +143,20 @@ saquery_first_records() {
   awk '/PathRecord dump/ { n++ } n <= 2 || (n == 3 && /dump|service_id|gid/)'
 }
 
+# start_opensm_daemon DIR [opensm options]: OpenSM as the master SM of the current ibsim, its
+# cache (guid2lid) and log in DIR; checks that it became master within 15 s (its standard output
+# says so at once, its log file is buffered) and leaves it a second to bring the subnet up.
+start_opensm_daemon() {
+  local dir=$1; shift
+  mkdir -p "$dir"
+  OSM_CACHE_DIR=$dir OSM_TMP_DIR=$dir LD_PRELOAD="$UMAD2SIM" opensm -f "$dir/osm.log" "$@" \
+    >"$dir/opensm.out" 2>&1 &
+  SIM_PIDS+=($!)
+  wait_log "$dir/opensm.out" "Entering MASTER state" 1 15
+  check "OpenSM is up ($dir)" grep -q "Entering MASTER state" "$dir/opensm.out"
+  sleep 1
+}
+
 # sim CMD...: run an infiniband client (or OpenSM) against the current ibsim.
 sim() {
   LD_PRELOAD=$UMAD2SIM "$@"

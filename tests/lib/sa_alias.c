@@ -22,15 +22,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sa_umad.h"
+#include "cloudsm/clock.h"
+#include "cloudsm/sa.h"
+#include "umad_client.h"
 
-#define ATTR_GUID_INFO_RECORD 0x0030
-#define METHOD_GET 0x01
-#define METHOD_SET 0x02
-#define METHOD_DELETE 0x15
 #define MASK_LID (1u << 0)
 #define MASK_BLOCK (1u << 1)
 #define MASK_GUID(i) (1u << (4 + (i)))
+#define TIMEOUT_MS 1000
+#define TID 0x5a1a5u
 
 static int usage(void)
 {
@@ -47,6 +47,29 @@ static int parse_u64(const char *text, unsigned long long max, unsigned long lon
     return *text != '\0' && *end == '\0' && *out <= max ? 0 : -1;
 }
 
+/* Send the request and wait up to TIMEOUT_MS for the reply with its transaction id: 1 with the
+ * reply, 0 when none came, -1 on a port failure. */
+static int ask(struct umad_client *c, const uint8_t *request, const uint8_t **reply,
+               struct cs_error *err)
+{
+    if (umad_client_send_sa(c, request, CS_SA_MAD_SIZE, err) < 0)
+        return -1;
+    double end = cs_clock_ms() + TIMEOUT_MS;
+    for (double now = cs_clock_ms(); now < end; now = cs_clock_ms()) {
+        size_t len;
+        int got = umad_client_recv(c, reply, &len, NULL, (int)(end - now) + 1, err);
+        if (got < 0)
+            return -1;
+        struct cs_sa_header h;
+        if (got == 1 && len >= CS_SA_HEADER_SIZE) {
+            cs_sa_header_decode(*reply, &h);
+            if ((h.method & CS_SA_METHOD_RESPONSE) && (uint32_t)h.transaction_id == TID)
+                return 1;
+        }
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     int arg = 1;
@@ -61,53 +84,65 @@ int main(int argc, char **argv)
     if (argc - arg < 3)
         return usage();
     const char *verb = argv[arg];
-    uint8_t method = strcmp(verb, "set") == 0      ? METHOD_SET
-                     : strcmp(verb, "delete") == 0 ? METHOD_DELETE
-                     : strcmp(verb, "get") == 0    ? METHOD_GET
+    uint8_t method = strcmp(verb, "set") == 0      ? CS_SA_METHOD_SET
+                     : strcmp(verb, "delete") == 0 ? CS_SA_METHOD_DELETE
+                     : strcmp(verb, "get") == 0    ? CS_SA_METHOD_GET
                                                    : 0;
     unsigned long long lid, block;
     if (method == 0 || parse_u64(argv[arg + 1], 0xffff, &lid) < 0 ||
         parse_u64(argv[arg + 2], 0xff, &block) < 0)
         return usage();
-    uint64_t guids[8] = {0};
+    struct cs_sa_guid_info_record rec = {.lid = (uint16_t)lid, .block = (uint8_t)block};
     uint64_t mask = MASK_LID | MASK_BLOCK;
     for (int i = arg + 3; i < argc; i++) {
         unsigned long long index, guid = 0;
         char *eq = strchr(argv[i], '=');
         if (eq != NULL)
             *eq = '\0';
-        if (method == METHOD_GET || parse_u64(argv[i], 7, &index) < 0 ||
-            (method == METHOD_SET) != (eq != NULL) ||
+        if (method == CS_SA_METHOD_GET || parse_u64(argv[i], 7, &index) < 0 ||
+            (method == CS_SA_METHOD_SET) != (eq != NULL) ||
             (eq != NULL && parse_u64(eq + 1, UINT64_MAX, &guid) < 0))
             return usage();
-        guids[index] = guid;
+        rec.guids.guid[index] = guid;
         mask |= MASK_GUID(index);
     }
     if (have_mask)
         mask = mask_override;
 
-    struct sa_umad c;
-    if (sa_umad_open(&c, "sa_alias") < 0)
-        return 1;
-    uint8_t *mad = sa_umad_request(&c, method, ATTR_GUID_INFO_RECORD, mask);
-    uint8_t *rec = mad + SA_UMAD_DATA;
-    sa_put16(rec, (uint16_t)lid);
-    rec[2] = (uint8_t)block;
-    for (int i = 0; i < 8; i++)
-        sa_put64(rec + 8 + 8 * i, guids[i]);
-    int status = sa_umad_ask(&c, 0x5a1a5);
-    if (status < 0) {
-        printf("no reply\n");
-        sa_umad_close(&c);
+    struct cs_error err;
+    struct umad_client c;
+    if (umad_client_open(&c, NULL, 0, 0, TIMEOUT_MS, &err) < 0) {
+        fprintf(stderr, "sa_alias: %s\n", err.msg);
         return 1;
     }
-    const uint8_t *reply = sa_umad_reply(&c);
-    const uint8_t *r = reply + SA_UMAD_DATA;
-    printf("status 0x%04x method 0x%02x lid %u block %u guids", (unsigned)status, reply[3],
-           sa_get16(r), r[2]);
+    uint8_t request[CS_SA_MAD_SIZE] = {0};
+    struct cs_sa_header h = {.base_version = CS_SA_BASE_VERSION,
+                             .mgmt_class = CS_SA_CLASS,
+                             .class_version = CS_SA_CLASS_VERSION,
+                             .method = method,
+                             .transaction_id = TID,
+                             .attr_id = CS_SA_ATTR_GUID_INFO_RECORD,
+                             .component_mask = mask};
+    cs_sa_header_encode(&h, request);
+    cs_sa_guid_info_record_encode(&rec, request + CS_SA_HEADER_SIZE);
+    const uint8_t *reply;
+    int got = ask(&c, request, &reply, &err);
+    if (got <= 0) {
+        if (got < 0)
+            fprintf(stderr, "sa_alias: %s\n", err.msg);
+        printf("no reply\n");
+        umad_client_close(&c);
+        return 1;
+    }
+    struct cs_sa_header rh;
+    cs_sa_header_decode(reply, &rh);
+    struct cs_sa_guid_info_record r;
+    cs_sa_guid_info_record_decode(reply + CS_SA_HEADER_SIZE, &r);
+    printf("status 0x%04x method 0x%02x lid %u block %u guids", rh.status, rh.method, r.lid,
+           r.block);
     for (int i = 0; i < 8; i++)
-        printf(" 0x%llx", (unsigned long long)sa_get64(r + 8 + 8 * i));
+        printf(" 0x%llx", (unsigned long long)r.guids.guid[i]);
     printf("\n");
-    sa_umad_close(&c);
+    umad_client_close(&c);
     return 0;
 }

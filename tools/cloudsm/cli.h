@@ -27,6 +27,8 @@ extern const struct cli_command cli_delay_commands[];
 extern const struct cli_command cli_sm_commands[];
 extern const struct cli_command cli_weights_commands[];
 extern const struct cli_command cli_vm_commands[];
+extern const struct cli_command cli_pathcache_commands[];
+extern const struct cli_command cli_saflood_commands[];
 /* cloudsm vm sim (cmd_vm_sim.c), listed with the vm commands. */
 extern const char cli_vm_sim_help[];
 int cli_vm_sim(int argc, char **argv);
@@ -43,6 +45,8 @@ int cli_usage(const char *who, const char *fmt, ...) CS_PRINTF(2, 3);
 bool cli_parse_uint(const char *text, unsigned min, unsigned max, unsigned *out);
 /* A 64-bit whole number, 0x hex or decimal, no sign, no overflow (seeds, GUIDs). */
 bool cli_parse_u64(const char *text, uint64_t *out);
+/* A positive, finite number (seconds, a duration). */
+bool cli_parse_seconds(const char *text, double *out);
 /* Print a command's help text; a line "@ENGINES@" becomes the routing engines with their
  * summaries and "@ENGINE_NAMES@" their names ("ftree, noftree, ..."), from the registry; a line
  * "@PRESETS@" becomes the topology presets (cs_topo_presets) with their summaries. */

@@ -88,16 +88,6 @@ static void print_json(const struct cs_node_weights *w, const uint64_t *received
     json_finish(&j);
 }
 
-static bool parse_seconds(const char *text, double *out)
-{
-    char *end;
-    double v = strtod(text, &end);
-    if (end == text || *end || !isfinite(v) || v <= 0)
-        return false;
-    *out = v;
-    return true;
-}
-
 static int weights_learn(int argc, char **argv)
 {
     const char *who = argv[0];
@@ -122,7 +112,7 @@ static int weights_learn(int argc, char **argv)
                                  CS_WEIGHT_MAX, optarg);
             break;
         case 's':
-            if (!parse_seconds(optarg, &seconds))
+            if (!cli_parse_seconds(optarg, &seconds))
                 return cli_usage(who, "--seconds is a positive number, not '%s'", optarg);
             break;
         case 'g':

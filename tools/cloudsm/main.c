@@ -1,6 +1,7 @@
 /* cloudsm: one binary, git-style subcommands ("cloudsm topo gen ..."). */
 #include <errno.h>
 #include <getopt.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,8 +16,9 @@
 #define CLOUDSM_VERSION "0.1.0"
 
 static const struct cli_command *const groups[] = {
-    cli_topo_commands,  cli_route_commands, cli_lft_commands,     cli_analyze_commands,
-    cli_delay_commands, cli_sm_commands,    cli_weights_commands, cli_vm_commands};
+    cli_topo_commands,      cli_route_commands,  cli_lft_commands,     cli_analyze_commands,
+    cli_delay_commands,     cli_sm_commands,     cli_weights_commands, cli_vm_commands,
+    cli_pathcache_commands, cli_saflood_commands};
 
 int cli_fail(const char *who, const struct cs_error *err)
 {
@@ -56,6 +58,17 @@ bool cli_parse_u64(const char *text, uint64_t *out)
     errno = 0;
     unsigned long long v = strtoull(text, &end, 0);
     if (errno || *end)
+        return false;
+    *out = v;
+    return true;
+}
+
+bool cli_parse_seconds(const char *text, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(text, &end);
+    if (end == text || *end || errno || !isfinite(v) || v <= 0)
         return false;
     *out = v;
     return true;
