@@ -107,6 +107,12 @@ int cs_tracer_init(struct cs_tracer *t, const struct cs_fabric *f, const struct 
                    struct cs_error *err);
 void cs_tracer_free(struct cs_tracer *t);
 
+/* The LIDs of ports[0..count) changed in the fabric (VFs taking or giving up LIDs, LMC 0, a
+ * swap included): the owner table follows without a rebuild. -1 when a new LID is beyond the
+ * LIDs the tracer was built for, or a port outside the list owns it: the table is then half
+ * updated; build the tracer again. */
+int cs_tracer_ports_lids_changed(struct cs_tracer *t, const uint32_t *ports, uint32_t count);
+
 /* Port index that owns lid, or CS_NONE. */
 static inline uint32_t cs_tracer_owner(const struct cs_tracer *t, uint32_t lid)
 {

@@ -288,6 +288,11 @@ struct cs_sa_db;
 int cs_sa_db_build(const struct cs_sm_sweep *sweep, const struct cs_lfts *lfts,
                    const struct cs_partition_set *partitions, const struct cs_sa_options *opt,
                    struct cs_sa_db **out, struct cs_error *err);
+/* The LIDs of ports[0..count) changed in the sweep's fabric since the db was built (VFs taking
+ * or giving up LIDs in a live VM operation): the db follows without a rebuild. -1 when it cannot
+ * (a LID beyond those it was built for, or one a port not listed still owns): rebuild it. */
+int cs_sa_db_ports_lids_changed(struct cs_sa_db *db, const uint32_t *ports, uint32_t count);
+
 void cs_sa_db_free(struct cs_sa_db *db);
 
 /* Bytes the largest reply can take (the PathRecord table of every pair, counting every alias GUID

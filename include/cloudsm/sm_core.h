@@ -86,6 +86,7 @@ struct cs_sm_core {
     struct cs_switch_tree tree; /* of the current sweep and lfts: what VM plans read */
     bool tree_ready;
     char vm_state_path[CS_SM_CONFIG_PATH_MAX + 8];
+    bool guid2lid_stale; /* VM operations moved LIDs that guid2lid does not have yet */
     uint64_t vm_ops;     /* VM operations done since start */
     uint64_t vm_batches; /* batches they ran in (operations in one batch run in parallel) */
     bool left_tables;    /* the first sweep found the digest of the tables a clean stop left */
@@ -225,6 +226,10 @@ struct cs_sm_vm_job {
  * master, no sweep yet, a state file that cannot be written). */
 int cs_sm_core_vm_run(struct cs_sm_core *c, struct cs_sm_vm_job *jobs, uint32_t count,
                       struct cs_error *err);
+
+/* After the clients of a batch are answered: guid2lid gets the LIDs the batch moved (written
+ * after the SMPs, off the operations' path; a sweep writes it too). */
+int cs_sm_core_vm_settle(struct cs_sm_core *c, struct cs_error *err);
 
 /* The VMs the SM runs (empty until the first operation, or the state file). */
 const struct cs_vm_state *cs_sm_core_vms(const struct cs_sm_core *c);

@@ -46,6 +46,25 @@ static int fill_lid_owners(struct cs_tracer *t, const struct cs_fabric *f, struc
     return 0;
 }
 
+int cs_tracer_ports_lids_changed(struct cs_tracer *t, const uint32_t *ports, uint32_t count)
+{
+    /* Every listed port gives up what it owned first, then takes its LID: in a swap the two
+     * ports' LIDs cross. */
+    for (uint32_t l = 0; l < t->lid_limit; l++)
+        for (uint32_t i = 0; i < count && t->lid_owner[l] != CS_NONE; i++)
+            if (t->lid_owner[l] == ports[i])
+                t->lid_owner[l] = CS_NONE;
+    for (uint32_t i = 0; i < count; i++) {
+        const struct cs_port *p = &t->fabric->ports[ports[i]];
+        if (p->lid == 0)
+            continue;
+        if (p->lmc != 0 || p->lid >= t->lid_limit || t->lid_owner[p->lid] != CS_NONE)
+            return -1;
+        t->lid_owner[p->lid] = ports[i];
+    }
+    return 0;
+}
+
 static int match_tables(struct cs_tracer *t, const struct cs_fabric *f, const struct cs_lfts *lfts,
                         struct cs_error *err)
 {

@@ -447,3 +447,10 @@ size_t cs_sa_response_bound(const struct cs_sa_db *db)
 {
     return db->response_bound;
 }
+
+int cs_sa_db_ports_lids_changed(struct cs_sa_db *db, const uint32_t *ports, uint32_t count)
+{
+    /* The LID -> port table is the only part of the db that reads the ports' LIDs; records read
+     * them from the fabric when they are built. */
+    return cs_tracer_ports_lids_changed(&db->tracer, ports, count);
+}

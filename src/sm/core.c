@@ -554,6 +554,7 @@ static int assign_lids(struct cs_sm_core *c, bool first, struct cs_error *err)
     cs_sm_core_vms_drop_vguids(c, &kept);
     cs_guid2lid_free(&c->guid2lid);
     c->guid2lid = kept;
+    c->guid2lid_stale = false;
     if (cs_guid2lid_write_file(c->guid2lid_path, &c->guid2lid, err) < 0)
         return -1;
     const struct cs_fabric *f = &c->sweep.fabric;

@@ -7,6 +7,7 @@
 
 #include "cloudsm/alias_guids.h"
 #include "cloudsm/clock.h"
+#include "cloudsm/key_index.h"
 #include "core/grow.h"
 #include "sm/core_internal.h"
 
@@ -77,19 +78,23 @@ int cs_sm_core_vms_before_lids(struct cs_sm_core *c, struct cs_guid2lid *pinned,
             rc = add_entry(pinned, vm->vguid, vm->lid, vm->lid, err);
         }
     }
+    /* The stored entries, but for VFs that run a VM (pinned above) and LIDs a VM has (a VF's
+     * stored LID that a VM took elsewhere: a crash between the VM state and guid2lid). */
+    struct cs_key_index vm_ports;
+    cs_key_index_init(&vm_ports);
+    for (uint32_t p = 0; rc == 0 && p < f->num_port_slots; p++)
+        if (has_vm[p])
+            rc = cs_key_index_add(&vm_ports, f->ports[p].guid, p, err);
+    cs_key_index_sort(&vm_ports);
     for (uint32_t i = 0; rc == 0 && i < c->guid2lid.count; i++) {
         const struct cs_guid2lid_entry *e = &c->guid2lid.entries[i];
-        bool taken = false;
+        bool taken = cs_key_index_find(&vm_ports, e->guid) != CS_NONE;
         for (uint32_t lid = e->min_lid; lid <= e->max_lid && lid < LID_SPACE; lid++)
             taken |= vm_lid[lid] != 0;
-        bool vm_vf = false;
-        for (uint32_t v = 0; v < s->count && !vm_vf; v++)
-            vm_vf = s->vms[v].vguid == e->guid;
-        if (!taken && !vm_vf)
+        if (!taken)
             rc = add_entry(pinned, e->guid, e->min_lid, e->max_lid, err);
     }
-    /* A VF's stored LID that a VM now has elsewhere (a crash between the state and guid2lid)
-     * was dropped above; so was the stored entry of a VF that runs a VM (pinned first). */
+    cs_key_index_free(&vm_ports);
     free(c->sweep.lid_withheld);
     c->sweep.lid_withheld = NULL;
     if (rc == 0 && cs_sm_core_vm_policy(c) == CS_LID_DYNAMIC && c->hyps.num_vfs) {
@@ -642,20 +647,51 @@ static int mark_live_routes(struct cs_sm_core *c, const struct cs_plan *plan,
     return 0;
 }
 
-/* Write the VM state and guid2lid as they are after the batch's plans. */
+/* Write the VM state as it is after the batch's plans (before any SMP: the commit point). The
+ * ports' LIDs go to guid2lid after the SMPs (cs_sm_core_vm_settle): a crash in between leaves
+ * the VM state pinning the VMs' LIDs and a stale guid2lid for VFs without a VM, which a restart
+ * numbers consistently (a swapped VF keeps the LID its port holds, or gets a free one). */
 static int commit(struct cs_sm_core *c, struct cs_error *err)
 {
     if (cs_vm_state_write_file(c->vm_state_path, state_of(c), err) < 0)
         return -1;
-    if (cs_sm_files_note_written(&c->files, CS_SM_FILE_VM_STATE, c->vm_state_path, err) < 0)
-        return -1;
+    c->guid2lid_stale = true;
+    return cs_sm_files_note_written(&c->files, CS_SM_FILE_VM_STATE, c->vm_state_path, err);
+}
+
+int cs_sm_core_vm_settle(struct cs_sm_core *c, struct cs_error *err)
+{
+    if (!c->guid2lid_stale)
+        return 0;
     struct cs_guid2lid kept;
     if (cs_sm_guid2lid_update(&c->sweep, &c->guid2lid, &kept, err) < 0)
         return -1;
     cs_sm_core_vms_drop_vguids(c, &kept);
     cs_guid2lid_free(&c->guid2lid);
     c->guid2lid = kept;
+    c->guid2lid_stale = false;
     return cs_guid2lid_write_file(c->guid2lid_path, &c->guid2lid, err);
+}
+
+/* The VF ports whose LIDs the plans change (their LID SMPs), for the SA's view. */
+static int moved_ports(const struct cs_sm_core *c, const struct cs_plan *plans, const bool *planned,
+                       uint32_t count, uint32_t **out, uint32_t *n, struct cs_error *err)
+{
+    uint32_t cap = 0;
+    *out = NULL;
+    *n = 0;
+    for (uint32_t j = 0; j < count; j++)
+        for (uint32_t i = 0; planned[j] && i < plans[j].count; i++) {
+            const struct cs_plan_smp *smp = &plans[j].smps[i];
+            if (smp->kind != CS_PLAN_SMP_LID_SET && smp->kind != CS_PLAN_SMP_LID_UNSET)
+                continue;
+            uint32_t port =
+                cs_hypervisor_vf_port(&c->hyps, c->hyps.of_node[smp->node], smp->vf);
+            if (cs_grow((void **)out, &cap, (uint64_t)*n + 1, sizeof **out, err) < 0)
+                return -1;
+            (*out)[(*n)++] = port;
+        }
+    return 0;
 }
 
 static void result_of_plan(const struct cs_sm_core *c, const struct cs_plan *plan,
@@ -769,8 +805,17 @@ int cs_sm_core_vm_run(struct cs_sm_core *c, struct cs_sm_vm_job *jobs, uint32_t 
         if (rc == 0 && commit(c, err) < 0)
             rc = -1;
         double commit_ms = cs_clock_ms() - t0;
-        cs_sa_db_free(c->sa); /* it indexes LIDs that move now */
-        c->sa = NULL;
+        /* The SA's view follows the LIDs that move (no rebuild: the VF ports' LIDs are the only
+         * part of it that changes), before the SMPs go: a PathRecord answered meanwhile has the
+         * new place of the VMs. */
+        uint32_t *ports = NULL, num_ports = 0;
+        if (rc == 0 && moved_ports(c, plans, planned, count, &ports, &num_ports, err) < 0)
+            rc = -1;
+        if (rc == 0 && c->sa && cs_sa_db_ports_lids_changed(c->sa, ports, num_ports) < 0) {
+            cs_sa_db_free(c->sa); /* rebuilt below */
+            c->sa = NULL;
+        }
+        free(ports);
         t0 = cs_clock_ms();
         unsigned failures = 0;
         struct cs_sm_alias_counts guid_info = {0};
@@ -819,7 +864,7 @@ int cs_sm_core_vm_run(struct cs_sm_core *c, struct cs_sm_vm_job *jobs, uint32_t 
         c->vm_ops += batch;
         c->vm_batches++;
         struct cs_error sa_err;
-        if (cs_sm_core_rebuild_sa(c, &sa_err) < 0 && rc == 0) {
+        if (c->sa == NULL && cs_sm_core_rebuild_sa(c, &sa_err) < 0 && rc == 0) {
             *err = sa_err;
             rc = -1;
         }

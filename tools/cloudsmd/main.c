@@ -317,7 +317,7 @@ static void reload(struct run *r)
 static int save_tables(struct run *r)
 {
     struct cs_error err;
-    if (cs_sm_core_save_tables(&r->core, &err) < 0)
+    if (cs_sm_core_vm_settle(&r->core, &err) < 0 || cs_sm_core_save_tables(&r->core, &err) < 0)
         return fail_run(r, &err);
     return EXIT_OK;
 }
