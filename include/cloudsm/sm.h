@@ -20,6 +20,7 @@
 
 #include "cloudsm/error.h"
 #include "cloudsm/fabric.h"
+#include "cloudsm/key_index.h"
 #include "cloudsm/lft.h"
 #include "cloudsm/lid.h"
 #include "cloudsm/log.h"
@@ -58,10 +59,18 @@ struct cs_sm_sweep {
     double ms;                     /* wall time of the sweep */
     bool *lid_withheld; /* [port slot] ports cs_sm_assign_lids leaves without a LID (idle VFs
                            under dynamic VM LIDs); NULL: none. Set by the caller, freed here */
+    struct cs_key_index end_ports; /* end port GUID -> port slot (cs_sm_sweep_end_port_by_guid),
+                                      built by cs_sm_discover */
+    bool end_ports_indexed;
 };
 
 void cs_sm_sweep_init(struct cs_sm_sweep *s);
 void cs_sm_sweep_free(struct cs_sm_sweep *s);
+
+/* The port slot of the end port (cs_sm_end_port: a CA or router port the sweep reached, a
+ * switch's port 0) with this port GUID, or CS_NONE: a binary search in the index cs_sm_discover
+ * builds (a sweep made otherwise is scanned). */
+uint32_t cs_sm_sweep_end_port_by_guid(const struct cs_sm_sweep *s, uint64_t guid);
 
 /* Heavy sweep. Nodes that do not answer (after the pipe's retries) are left out and logged as
  * WARN with their DR path; answers that contradict each other (a GUID seen with two node types

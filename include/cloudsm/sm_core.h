@@ -87,6 +87,7 @@ struct cs_sm_core {
     bool tree_ready;
     char vm_state_path[CS_SM_CONFIG_PATH_MAX + 8];
     bool guid2lid_stale; /* VM operations moved LIDs that guid2lid does not have yet */
+    double last_vm_op_ms; /* when the last batch of VM operations ended (cs_clock_ms) */
     uint64_t vm_ops;     /* VM operations done since start */
     uint64_t vm_batches; /* batches they ran in (operations in one batch run in parallel) */
     bool left_tables;    /* the first sweep found the digest of the tables a clean stop left */
@@ -131,7 +132,8 @@ int cs_sm_core_reroute(struct cs_sm_core *c, const char *engine, struct cs_sm_lf
  * itself raised, and schedule the first light sweep. */
 int cs_sm_core_serve_begin(struct cs_sm_core *c, struct cs_error *err);
 
-/* One turn of a serving SM, called between waits for requests: send the GUIDInfo blocks that SA
+/* One turn of a serving SM, called between waits for requests: write guid2lid when VM
+ * operations moved LIDs and then paused (cs_sm_core_vm_settle); send the GUIDInfo blocks that SA
  * requests changed since the last turn (cs_sm_program_alias_guids); poll the SM port while it is
  * down; when a light sweep is due, elect and light-sweep, and heavy-sweep on a change, a trap,
  * the port back or a failed last sweep. Returns 1 if a heavy sweep ran, 0 if not, -1 with err
@@ -227,8 +229,10 @@ struct cs_sm_vm_job {
 int cs_sm_core_vm_run(struct cs_sm_core *c, struct cs_sm_vm_job *jobs, uint32_t count,
                       struct cs_error *err);
 
-/* After the clients of a batch are answered: guid2lid gets the LIDs the batch moved (written
- * after the SMPs, off the operations' path; a sweep writes it too). */
+/* guid2lid gets the LIDs VM operations moved: off the operations' path, by cs_sm_core_poll once
+ * no operation came for CS_SM_CORE_VM_SETTLE_MS (a burst of migrations writes it once), by a
+ * sweep, and at a clean stop. */
+#define CS_SM_CORE_VM_SETTLE_MS 200
 int cs_sm_core_vm_settle(struct cs_sm_core *c, struct cs_error *err);
 
 /* The VMs the SM runs (empty until the first operation, or the state file). */

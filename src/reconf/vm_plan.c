@@ -244,14 +244,18 @@ static int migrate(struct cs_fabric *f, const struct cs_hypervisors *h, struct c
     if (update_lfts(tr, t, (enum cs_plan_method)opt->method, &ends, &u, opt->port255, hyp + 1, 2,
                     hyp, 1, plan, err) < 0)
         return -1;
+    /* Only the two ends' vSwitch tables change: every other vSwitch sends both LIDs to its
+     * uplink before the move and after it. */
     if (u.kind == CS_LID_SWAP) {
         set_owner(f, t, u.other, src.port);
-        vswitch_entries(f, h, tr, t, u.other, src.port);
+        vswitch_entry(f, h, tr, t, src.hyp, u.other, src.port);
+        vswitch_entry(f, h, tr, t, dst.hyp, u.other, src.port);
     } else {
         f->ports[src.port].lid = 0;
     }
     set_owner(f, t, vm->lid, dst.port);
-    vswitch_entries(f, h, tr, t, vm->lid, dst.port);
+    vswitch_entry(f, h, tr, t, src.hyp, vm->lid, dst.port);
+    vswitch_entry(f, h, tr, t, dst.hyp, vm->lid, dst.port);
     vm->hypervisor = req->hypervisor;
     vm->vf = dst.vf;
     return 0;

@@ -343,26 +343,12 @@ static void table_drop(struct cs_alias_guids *a, struct alias_port *p)
 uint32_t cs_alias_guids_sync(struct cs_alias_guids *a, const struct cs_sm_sweep *s,
                              const struct cs_log *log)
 {
-    const struct cs_fabric *f = &s->fabric;
-    struct cs_key_index ports;
-    struct cs_error err;
-    cs_key_index_init(&ports);
-    if (cs_key_index_reserve(&ports, f->num_port_slots, &err) < 0) {
-        /* Without the index nothing can be told apart: keep everything until the next sweep. */
-        cs_logf(log, CS_LOG_WARN, "alias GUIDs not checked against the sweep: %s", err.msg);
-        return 0;
-    }
-    for (uint32_t p = 0; p < f->num_port_slots; p++)
-        if (cs_sm_end_port(s, p))
-            cs_key_index_add(&ports, f->ports[p].guid, p, &err);
-    cs_key_index_sort(&ports);
-
     uint32_t dropped = 0;
     for (uint32_t i = 0; i < a->num_ports; i++) {
         struct alias_port *p = &a->ports[i];
         if (p->capacity == 0)
             continue;
-        uint32_t slot = cs_key_index_find(&ports, p->guid);
+        uint32_t slot = cs_sm_sweep_end_port_by_guid(s, p->guid);
         uint32_t n = 0;
         if (slot == CS_NONE) {
             n = drop_entries(a, p, 1);
@@ -390,7 +376,7 @@ uint32_t cs_alias_guids_sync(struct cs_alias_guids *a, const struct cs_sm_sweep 
     /* An alias that a port of this sweep has as its own GUID: the port wins. */
     for (uint32_t i = 0; i < a->num_aliases;) {
         uint64_t guid = cs_osm_map_key(a->aliases[i].key);
-        if (cs_key_index_find(&ports, guid) == CS_NONE) {
+        if (cs_sm_sweep_end_port_by_guid(s, guid) == CS_NONE) {
             i++;
             continue;
         }
@@ -412,6 +398,5 @@ uint32_t cs_alias_guids_sync(struct cs_alias_guids *a, const struct cs_sm_sweep 
         a->ports[kept++] = a->ports[i];
     }
     a->num_ports = kept;
-    cs_key_index_free(&ports);
     return dropped;
 }

@@ -723,6 +723,9 @@ static int sm_port_back(struct cs_sm_core *c, struct cs_error *err)
 
 int cs_sm_core_poll(struct cs_sm_core *c, struct cs_error *err)
 {
+    if (c->guid2lid_stale && cs_clock_ms() - c->last_vm_op_ms >= CS_SM_CORE_VM_SETTLE_MS &&
+        cs_sm_core_vm_settle(c, err) < 0)
+        return -1;
     struct cs_sm_alias_counts alias_counts; /* logged by the call */
     if (c->aliases != NULL &&
         cs_sm_program_alias_guids(c->pipe, &c->sweep, c->aliases, &c->log, &alias_counts, err) < 0)

@@ -387,10 +387,10 @@ static bool claim(uint8_t *claimed, bool *everything_claimed, bool *anything_cla
                   const struct footprint *fp)
 {
     bool conflict = *everything_claimed || (fp->everything && *anything_claimed);
-    for (uint32_t i = 0; i < fp->count; i++) {
-        conflict |= claimed[fp->nodes[i]] != 0;
+    for (uint32_t i = 0; i < fp->count; i++) /* all checked before any is marked: a node may */
+        conflict |= claimed[fp->nodes[i]] != 0; /* be listed twice (a move within a hypervisor) */
+    for (uint32_t i = 0; i < fp->count; i++)
         claimed[fp->nodes[i]] = 1;
-    }
     *everything_claimed |= fp->everything;
     *anything_claimed |= fp->everything || fp->count > 0;
     return conflict;
@@ -616,6 +616,14 @@ static int build_stage(struct cs_sm_core *c, struct cs_sm_vm_job *jobs, const st
     }
     if (st != STAGE_VSWITCHES)
         return 0;
+    /* A migration leaves every other vSwitch forwarding its LIDs to the uplink, as before; only a
+     * LID new to the subnet (a create under dynamic LIDs) may find a table that never had it. */
+    bool new_lids = false;
+    for (uint32_t j = 0; j < count; j++)
+        new_lids |= planned[j] && jobs[j].req.op == CS_VM_CREATE &&
+                    state_of(c)->lid_policy == CS_LID_DYNAMIC;
+    if (!new_lids)
+        return 0;
     /* Every vSwitch: a table that does not forward the batch's LIDs as planned (one that never
      * got an entry for a LID new to the subnet) is mended; the first job of the batch pays. */
     uint32_t first = 0;
@@ -663,6 +671,7 @@ int cs_sm_core_vm_settle(struct cs_sm_core *c, struct cs_error *err)
 {
     if (!c->guid2lid_stale)
         return 0;
+    cs_logf(&c->log, CS_LOG_DEBUG, "vms: guid2lid written (LIDs the VM operations moved)");
     struct cs_guid2lid kept;
     if (cs_sm_guid2lid_update(&c->sweep, &c->guid2lid, &kept, err) < 0)
         return -1;
@@ -863,6 +872,7 @@ int cs_sm_core_vm_run(struct cs_sm_core *c, struct cs_sm_vm_job *jobs, uint32_t 
         }
         c->vm_ops += batch;
         c->vm_batches++;
+        c->last_vm_op_ms = cs_clock_ms();
         struct cs_error sa_err;
         if (c->sa == NULL && cs_sm_core_rebuild_sa(c, &sa_err) < 0 && rc == 0) {
             *err = sa_err;

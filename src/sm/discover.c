@@ -31,6 +31,7 @@
 
 #include "cloudsm/clock.h"
 #include "cloudsm/key_index.h"
+#include "sm/phase.h"
 #include "cloudsm/sm.h"
 #include "core/grow.h"
 
@@ -53,6 +54,7 @@ void cs_sm_sweep_free(struct cs_sm_sweep *s)
     free(s->node_info);
     free(s->path);
     free(s->lid_withheld);
+    cs_key_index_free(&s->end_ports);
     cs_sm_sweep_init(s);
 }
 
@@ -660,6 +662,14 @@ int cs_sm_discover(struct cs_smp_pipe *pipe, const struct cs_log *log, struct cs
     }
     out->smps = cs_smp_pipe_stats_since(&now, &before);
     out->ms = cs_clock_ms() - t0;
+    for (uint32_t p = 0; p < out->fabric.num_port_slots; p++)
+        if (cs_sm_end_port(out, p) && cs_key_index_add(&out->end_ports, out->fabric.ports[p].guid,
+                                                       p, err) < 0) {
+            cs_sm_sweep_free(out);
+            return -1;
+        }
+    cs_key_index_sort(&out->end_ports);
+    out->end_ports_indexed = true;
 
     uint32_t switches = 0, links = 0;
     for (uint32_t n = 0; n < out->fabric.num_nodes; n++)
@@ -677,4 +687,14 @@ int cs_sm_discover(struct cs_smp_pipe *pipe, const struct cs_log *log, struct cs
 bool cs_sm_sweep_lost_fabric(const struct cs_sm_sweep *fresh, const struct cs_sm_sweep *previous)
 {
     return (fresh->sm_port_down || fresh->fabric.num_nodes <= 1) && previous->fabric.num_nodes > 1;
+}
+
+uint32_t cs_sm_sweep_end_port_by_guid(const struct cs_sm_sweep *s, uint64_t guid)
+{
+    if (s->end_ports_indexed)
+        return cs_key_index_find(&s->end_ports, guid);
+    for (uint32_t p = 0; p < s->fabric.num_port_slots; p++)
+        if (s->fabric.ports[p].guid == guid && cs_sm_end_port(s, p))
+            return p;
+    return CS_NONE;
 }

@@ -11,7 +11,6 @@
 #include <stdlib.h>
 
 #include "cloudsm/alias_guids.h"
-#include "cloudsm/key_index.h"
 #include "cloudsm/sm.h"
 #include "core/grow.h"
 #include "sm/phase.h"
@@ -57,14 +56,6 @@ int cs_sm_program_alias_guids(struct cs_smp_pipe *pipe, const struct cs_sm_sweep
     *counts = (struct cs_sm_alias_counts){0};
     if (!cs_alias_guids_pending(aliases))
         return 0;
-    struct cs_key_index ports;
-    cs_key_index_init(&ports);
-    if (cs_key_index_reserve(&ports, s->fabric.num_port_slots, err) < 0)
-        return -1;
-    for (uint32_t p = 0; p < s->fabric.num_port_slots; p++)
-        if (cs_sm_end_port(s, p))
-            cs_key_index_add(&ports, s->fabric.ports[p].guid, p, err);
-    cs_key_index_sort(&ports);
     struct guid_job *jobs = NULL;
     uint32_t num_jobs = 0, cap_jobs = 0;
     uint64_t port_guid;
@@ -74,7 +65,7 @@ int cs_sm_program_alias_guids(struct cs_smp_pipe *pipe, const struct cs_sm_sweep
     /* Take every changed block first: a Set or Delete answered while these are in flight marks
      * its block again, for the next call. */
     while (rc == 0 && cs_alias_guids_take(aliases, &port_guid, &block, guids)) {
-        uint32_t p = cs_key_index_find(&ports, port_guid);
+        uint32_t p = cs_sm_sweep_end_port_by_guid(s, port_guid);
         if (p == CS_NONE) {
             counts->skipped++; /* gone since: cs_alias_guids_sync drops its table */
             continue;
@@ -109,7 +100,6 @@ int cs_sm_program_alias_guids(struct cs_smp_pipe *pipe, const struct cs_sm_sweep
     if (rc == 0)
         rc = cs_smp_pipe_run(pipe, err);
     free(jobs);
-    cs_key_index_free(&ports);
     if (rc < 0)
         return -1;
     cs_logf(log, counts->failures ? CS_LOG_WARN : CS_LOG_INFO,

@@ -134,6 +134,8 @@ run_case() {
     fail "$policy fill hypervisor 5 (VF $k)"; done
   vmc migrate --vm a --to "$(hyp 5)" 2>"$d/e4"; expect_eq "$policy full hypervisor: exit" 1 $?
   check "$policy full hypervisor: says so" grep -q "has no free VF" "$d/e4"
+  vmc migrate --vm a --to "$(hyp 6)" --vf 1 2>"$d/e6"; expect_eq "$policy where it runs: exit" 1 $?
+  check "$policy where it runs: says so" grep -q "runs on hypervisor $(hyp 6) already" "$d/e6"
   vmc create --vm a --to "$(hyp 3)" --vguid 0x99 2>"$d/e5"; expect_eq "$policy existing name: exit" 1 $?
   check "$policy existing name: says so" grep -q "VM 'a' exists already" "$d/e5"
   for k in 1 2 3 4; do vmc destroy --vm "f$k" >/dev/null || fail "$policy destroy f$k"; done

@@ -146,8 +146,6 @@ void cloudsmd_vm_queue_run(struct cloudsmd_vm_queue *q, struct cs_sm_core *c,
             return;
         }
         answer_done(q, control);
-        if (cs_sm_core_vm_settle(c, &err) < 0)
-            cs_logf(&c->log, CS_LOG_ERROR, "vms: %s", err.msg);
         if (done == 0) { /* cannot happen: the first job never waits for another */
             cloudsmd_vm_queue_abort(q, control, "no VM request could run");
             return;
