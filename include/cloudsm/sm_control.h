@@ -164,7 +164,7 @@ struct cs_sm_control {
 /* Create the listening socket at path (at most CS_SM_CONTROL_PATH_MAX - 1 bytes), mode 0600,
  * non-blocking. A socket file left by an earlier run is replaced; a path that is anything else
  * is refused, and so is a socket another process still listens on (a second cloudsmd). The
- * mode is set before listen() and the file is created under umask 077, so no one else can
+ * file is created under umask 0177, so it is 0600 from its first moment and no one else can
  * connect at any moment; umask is process-wide, so call this while no other thread creates
  * files. */
 int cs_sm_control_open(struct cs_sm_control *c, const char *path, struct cs_error *err);

@@ -86,12 +86,12 @@ struct cs_sm_core {
     struct cs_switch_tree tree; /* of the current sweep and lfts: what VM plans read */
     bool tree_ready;
     char vm_state_path[CS_SM_CONFIG_PATH_MAX + 8];
-    bool guid2lid_stale; /* VM operations moved LIDs that guid2lid does not have yet */
+    bool guid2lid_stale;  /* VM operations moved LIDs that guid2lid does not have yet */
     double last_vm_op_ms; /* when the last batch of VM operations ended (cs_clock_ms) */
-    uint64_t vm_ops;     /* VM operations done since start */
-    uint64_t vm_batches; /* batches they ran in (operations in one batch run in parallel) */
-    bool left_tables;    /* the first sweep found the digest of the tables a clean stop left */
-    uint64_t left;       /* that digest */
+    uint64_t vm_ops;      /* VM operations done since start */
+    uint64_t vm_batches;  /* batches they ran in (operations in one batch run in parallel) */
+    bool left_tables;     /* the first sweep found the digest of the tables a clean stop left */
+    uint64_t left;        /* that digest */
     /* The serving loop's state (cs_sm_core_poll). */
     volatile bool trap_seen; /* set from the pipe's unsolicited handler */
     bool retry;              /* the last heavy sweep had failures: sweep again when due */
@@ -173,14 +173,14 @@ int cs_sm_core_on_request(void *arg, const struct cs_smp *mad, struct cs_smp *an
 /* ---- VMs (src/sm/core_vms.c, docs/sm/vms.md) ------------------------------------------------
  *
  * A VM operation is planned by the offline planner (vm_plan.h) on the SM's own fabric, tables
- * and VM state, committed (the VM state file and guid2lid written, atomically each) and then
- * sent: port-255 invalidations (if asked), the destination hypervisor's SMPs, the LFT blocks of
- * the switches ItRC or FTreeMinRC picks, the source hypervisor's SMPs. On ibsim and on the SMA
- * model a vSwitch is a switch: a VF taking or giving up a LID is a PortInfo Set on the VF's port
- * and the vSwitch's LFT blocks for that LID (the emulation of what vSwitch hardware does by
- * itself), counted apart as hypervisor SMPs. A crash at any point leaves a state on disk that the
- * next start applies: the VM where the file says, its LIDs pinned on its VF, and every VM
- * route the switches hold that does not lead there replaced by the engine's. */
+ * and VM state, committed (the VM state file written, atomically) and then sent: port-255
+ * invalidations (if asked), the destination hypervisor's SMPs, the LFT blocks of the switches ItRC
+ * or FTreeMinRC picks, the source hypervisor's SMPs. On ibsim and on the SMA model a vSwitch is a
+ * switch: a VF taking or giving up a LID is a PortInfo Set on the VF's port and the vSwitch's LFT
+ * blocks for that LID (the emulation of what vSwitch hardware does by itself), counted apart as
+ * hypervisor SMPs. A crash at any point leaves a state on disk that the next start applies: the VM
+ * where the file says, its LIDs pinned on its VF, and every VM route the switches hold that does
+ * not lead there replaced by the engine's. */
 
 /* What one operation did. */
 struct cs_sm_vm_result {
@@ -202,7 +202,7 @@ struct cs_sm_vm_result {
     unsigned failures;   /* SMPs refused or lost (logged); a heavy sweep follows */
     uint32_t batch_size; /* operations of the batch it ran in */
     double plan_ms;      /* planning */
-    double commit_ms;    /* writing the VM state and guid2lid (the batch's) */
+    double commit_ms;    /* writing the VM state (the batch's), fsync included */
     double program_ms;   /* the batch's SMPs, first sent to last answered */
 };
 

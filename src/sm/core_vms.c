@@ -387,7 +387,7 @@ static bool claim(uint8_t *claimed, bool *everything_claimed, bool *anything_cla
                   const struct footprint *fp)
 {
     bool conflict = *everything_claimed || (fp->everything && *anything_claimed);
-    for (uint32_t i = 0; i < fp->count; i++) /* all checked before any is marked: a node may */
+    for (uint32_t i = 0; i < fp->count; i++)    /* all checked before any is marked: a node may */
         conflict |= claimed[fp->nodes[i]] != 0; /* be listed twice (a move within a hypervisor) */
     for (uint32_t i = 0; i < fp->count; i++)
         claimed[fp->nodes[i]] = 1;
@@ -694,8 +694,7 @@ static int moved_ports(const struct cs_sm_core *c, const struct cs_plan *plans, 
             const struct cs_plan_smp *smp = &plans[j].smps[i];
             if (smp->kind != CS_PLAN_SMP_LID_SET && smp->kind != CS_PLAN_SMP_LID_UNSET)
                 continue;
-            uint32_t port =
-                cs_hypervisor_vf_port(&c->hyps, c->hyps.of_node[smp->node], smp->vf);
+            uint32_t port = cs_hypervisor_vf_port(&c->hyps, c->hyps.of_node[smp->node], smp->vf);
             if (cs_grow((void **)out, &cap, (uint64_t)*n + 1, sizeof **out, err) < 0)
                 return -1;
             (*out)[(*n)++] = port;

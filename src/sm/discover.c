@@ -31,9 +31,9 @@
 
 #include "cloudsm/clock.h"
 #include "cloudsm/key_index.h"
-#include "sm/phase.h"
 #include "cloudsm/sm.h"
 #include "core/grow.h"
+#include "sm/phase.h"
 
 #define PATH_TEXT_MAX (4 * CS_SMP_PATH_SIZE)
 
@@ -663,8 +663,8 @@ int cs_sm_discover(struct cs_smp_pipe *pipe, const struct cs_log *log, struct cs
     out->smps = cs_smp_pipe_stats_since(&now, &before);
     out->ms = cs_clock_ms() - t0;
     for (uint32_t p = 0; p < out->fabric.num_port_slots; p++)
-        if (cs_sm_end_port(out, p) && cs_key_index_add(&out->end_ports, out->fabric.ports[p].guid,
-                                                       p, err) < 0) {
+        if (cs_sm_end_port(out, p) &&
+            cs_key_index_add(&out->end_ports, out->fabric.ports[p].guid, p, err) < 0) {
             cs_sm_sweep_free(out);
             return -1;
         }

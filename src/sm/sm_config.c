@@ -84,7 +84,8 @@ static const struct key keys[] = {
     {"node_weights_file", VALUE_PATH, FIELD(node_weights_file), 0, 0, CS_SM_CONFIG_REROUTE,
      "wftree's node weights: port GUID and weight per line; (null) = every node weighs 1"},
     {"vm_state_file", VALUE_PATH, FIELD(vm_state_file), 0, 0, CS_SM_CONFIG_REROUTE,
-     "vftree's VMs (cloudsm VM state); (null) = one on every VF with a LID"},
+     "The VMs, kept by cloudsmd (cloudsm VM state); (null) = STATE_DIR/vms; none yet: vftree "
+     "routes a VM on every VF with a LID"},
     {"vm_lid_policy", VALUE_CHOICE, FIELD(vm_lid_policy), 0, 0, CS_SM_CONFIG_RESTART,
      "cloudsm: VM LIDs on vSwitch VFs: prepopulated (every VF one at boot) or dynamic (taken at "
      "VM create); a VM state with VMs keeps its own"},

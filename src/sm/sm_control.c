@@ -446,9 +446,10 @@ int cs_sm_control_open(struct cs_sm_control *c, const char *path, struct cs_erro
     int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (fd < 0)
         return cs_fail_errno(err, "socket");
-    /* bind() creates the file with 0777 less the umask: 077 makes it 0600 from its first
-     * moment; the chmod below makes it exactly 0600 whatever the caller's umask was. */
-    mode_t old_mask = umask(077);
+    /* bind() creates the file with 0777 less the umask: 0177 makes it 0600 from its first
+     * moment (no one else may connect, and a client that finds the file sees its final mode);
+     * the chmod below keeps it 0600 should bind ever ignore the umask. */
+    mode_t old_mask = umask(0177);
     int rc = bind(fd, (const struct sockaddr *)&addr, sizeof addr);
     int saved = errno;
     umask(old_mask);

@@ -6,7 +6,8 @@
 #    (`cloudsm sm lfts`, its VM state): the live operation sends exactly the planned physical
 #    LFT SMPs, and afterwards dump_fts (every switch, vSwitches too) equals the planned tables;
 #  - the VM's LID is on its destination VF and not on its source (ibnetdiscover reads every
-#    port's PortInfo), a LID-routed smpquery reaches it by its new place, `lft check` passes;
+#    port's PortInfo; `smpquery portinfo` by directed route reads the two VFs'), a LID-routed
+#    smpquery reaches it by its new place, `lft check` passes;
 #  - a leaf-local migration is 1 LFT SMP under copy; a dynamic create 1 per physical switch;
 #  - refused requests (unknown VM, full hypervisor, the SM's own VF, no such hypervisor) change
 #    nothing; a restart keeps every VM's LID and sends no LFT block.
@@ -101,6 +102,12 @@ run_case() {
   else
     check "prepopulated: the source VF took the swapped LID" test "$src_lid" -ne "$lid_a" -a "$src_lid" -ne 0
   fi
+  # smpquery portinfo by directed route from the SM's host: host-7 -> sw-L1-3 port 1 -> hyp-6
+  # port 2 (VF 1); and over the roots to hyp-2 port 3 (VF 2, where a ran before).
+  expect_eq "$policy: smpquery portinfo: the destination VF has the VM's LID" "$lid_a" \
+    "$(sim smpquery -D portinfo 0,1,1,2 1 2>/dev/null | sed -nE 's/^Lid:\.*([0-9]+)$/\1/p')"
+  expect_eq "$policy: smpquery portinfo: the source VF has what ibnetdiscover found" "$src_lid" \
+    "$(sim smpquery -D portinfo 0,1,3,3,1,2,1,3 1 2>/dev/null | sed -nE 's/^Lid:\.*([0-9]+)$/\1/p')"
   sim smpquery -G nodeinfo "$(vf_guid 6 1)" >"$d/reach.txt" 2>&1
   check "$policy: a LID-routed SMP reaches the VM at its new place" \
     grep -q "^PortGuid:\.*0x0030000000060101$" "$d/reach.txt"

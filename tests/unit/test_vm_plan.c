@@ -566,6 +566,40 @@ static void test_vm_dynamic_lifecycle(void **state)
     free_vfab(&v);
 }
 
+/* Dynamic LIDs run out at 49151 (0xBFFF): with every unicast LID a target of the tables, a
+ * create is refused with a message that says so, and the state, the tables and the plan stay
+ * as they were. */
+static void test_vm_dynamic_no_free_lid(void **state)
+{
+    (void)state;
+    struct cs_error err = {{0}};
+    struct vfab v;
+    build_vfab(&v, 2, 2, true);
+    assert_int_equal(cs_lfts_grow(&v.t, CS_LID_UCAST_MAX, &err), 0);
+    for (uint32_t lid = 1; lid <= CS_LID_UCAST_MAX; lid++)
+        if (!v.t.targets[lid].type)
+            v.t.targets[lid].type = CS_NODE_CA; /* another subnet's worth of ports */
+    struct cs_lfts before;
+    copy_lfts(&before, &v.t);
+    struct cs_vm_state s;
+    cs_vm_state_init(&s);
+    s.lid_policy = CS_LID_DYNAMIC;
+    struct cs_vm_request req = {
+        .op = CS_VM_CREATE, .name = "a", .vguid = 0xa1, .hypervisor = hyp_guid(&v, 0)};
+    struct cs_vm_plan_options opt = {.method = CS_PLAN_FTREEMINRC};
+    struct cs_plan plan;
+    cs_plan_init(&plan);
+    assert_int_equal(cs_vm_plan_run(&v.f, &v.h, &v.tr, &v.t, &s, &req, &opt, &plan, &err), -1);
+    assert_non_null(strstr(err.msg, "no free unicast LID: all 49151 are taken"));
+    assert_int_equal(s.count, 0);
+    assert_int_equal(plan.count, 0);
+    assert_int_equal(memcmp(before.ports, v.t.ports, (size_t)v.t.num_switches * v.t.capacity), 0);
+    cs_plan_free(&plan);
+    cs_lfts_free(&before);
+    cs_vm_state_free(&s);
+    free_vfab(&v);
+}
+
 /* Shared port, for contrast (Paper II, thesis lines 3288-3293 and 3323-3335): on a plain fat
  * tree, VMs on HCAs share their LIDs; a create and a destroy are one vGUID SMP each, a migration
  * two and no LFT SMP, the tables stay byte for byte, and the VM's LID becomes the destination's
@@ -807,6 +841,7 @@ int main(void)
         cmocka_unit_test(test_transition_credit_loop),
         cmocka_unit_test(test_vm_migrate_prepopulated),
         cmocka_unit_test(test_vm_dynamic_lifecycle),
+        cmocka_unit_test(test_vm_dynamic_no_free_lid),
         cmocka_unit_test(test_vm_shared_port),
         cmocka_unit_test(test_table1_324),
         cmocka_unit_test(test_table1_648),

@@ -9,8 +9,8 @@
 
 #define VM_LIVE_INTRO                                                                              \
     "The running cloudsmd plans the operation as `cloudsm vm plan` does, on the fabric, tables\n"  \
-    "and VM state it holds, writes the new VM state (STATE_DIR/vms, or vm_state_file) and\n"       \
-    "guid2lid, and sends the SMPs: port-255 invalidations if asked, the destination\n"             \
+    "and VM state it holds, writes the new VM state (STATE_DIR/vms, or vm_state_file),\n"          \
+    "and sends the SMPs: port-255 invalidations if asked, the destination\n"                       \
     "hypervisor's (its VF takes the LID: a PortInfo Set, and the vSwitch's LFT block), the\n"      \
     "physical switches' LFT blocks, the source hypervisor's. The answer comes when they are\n"     \
     "sent, with the SMPs by kind and the time. Operations that arrive together run together,\n"    \
