@@ -12,14 +12,12 @@
 #  - refused requests (unknown VM, full hypervisor, the SM's own VF, no such hypervisor) change
 #    nothing; a restart keeps every VM's LID and sends no LFT block.
 source "$(dirname "$0")/../lib/common.sh"
+source "$(dirname "$0")/../lib/vswitch_guids.sh" # hyp I, vf_guid I K
 require_oracles ibsim dump_fts ibnetdiscover smpquery
 CLOUDSMD=${CLOUDSM_BUILD_DIR:?}/cloudsmd
 cd "$WORK" || exit 1 # umad2sim writes its sysfs copy into the current directory
 
 "$CLOUDSM" topo gen kary 2 3 --vswitch 4 --plain-hosts 1 -o v.topo || fail "topo gen"
-# Hypervisor i (vSwitch node GUID) and the port GUID of its VF k.
-hyp() { printf '0x%016x' $((0x0010000000000000 + ($1 << 8))); }
-vf_guid() { printf '0x%016x' $((0x0030000000000001 + ($1 << 16) + ($2 << 8))); }
 # The SM runs on host 7, a plain CA (ibsim attaches clients to the CA node SIM_HOST names).
 export SIM_HOST=H-0010000000000700
 

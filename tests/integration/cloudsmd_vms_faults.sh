@@ -11,13 +11,12 @@
 #     it there, and `lft check` finds every pair delivered, on the tables the switches hold.
 #     Once killed right after the request too.
 source "$(dirname "$0")/../lib/common.sh"
+source "$(dirname "$0")/../lib/vswitch_guids.sh" # hyp I, vf_guid I K
 require_oracles ibsim dump_fts ibnetdiscover smpquery
 CLOUDSMD=${CLOUDSM_BUILD_DIR:?}/cloudsmd
 cd "$WORK" || exit 1 # umad2sim writes its sysfs copy into the current directory
 
 "$CLOUDSM" topo gen kary 2 3 --vswitch 4 --plain-hosts 1 -o v.topo || fail "topo gen"
-hyp() { printf '0x%016x' $((0x0010000000000000 + ($1 << 8))); }
-vf_guid() { printf '0x%016x' $((0x0030000000000001 + ($1 << 16) + ($2 << 8))); }
 export SIM_HOST=H-0010000000000700
 vmc() { "$CLOUDSM" vm "$1" --state-dir state "${@:2}"; }
 json() { jq -r ".$2" "$1"; }
