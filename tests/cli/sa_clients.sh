@@ -38,10 +38,34 @@ run 2 "$CLOUDSM" pathcache 0x0010000000000101 --port 1
 check "--port without --ca" grep -q -- "--port needs --ca" err
 run 1 "$CLOUDSM" pathcache 0x0010000000000101 -o no-such-dir/report.json
 check "report in a missing directory: refused before any work" grep -q "no-such-dir" err
+# pathcache --peers: the file's errors (file:line, exit 1), and not with PEERs on the command line.
+printf 'fe80::200:0:0:1 vm-1\n' >peers
+run 2 "$CLOUDSM" pathcache --peers peers 0x0010000000000101
+check "--peers and PEERs: refused" grep -q "on the command line or with --peers, not both" err
+printf '# the VM\nfe80::200:0:0:1 vm-1\nlid:0 lb\n' >bad.peers
+run 1 "$CLOUDSM" pathcache --peers bad.peers
+check "a bad peers line: file:line and the address" \
+  grep -q "bad.peers:3: peer address \"lid:0\": a LID is 1 to 49151" err
+printf 'fe80::200:0:0:1 vm\n0x0010000000000101 vm\n' >twice.peers
+run 1 "$CLOUDSM" pathcache --peers twice.peers
+check "a name twice: both lines" grep -q "twice.peers:2: peer name 'vm' is used twice (line 1)" err
+printf 'fe80::200:0:0:1\n' >noname.peers
+run 1 "$CLOUDSM" pathcache --peers noname.peers
+check "no name: says what a line holds" grep -q "noname.peers:1: expected a name after the address" err
+printf '# nobody\n' >empty.peers
+run 1 "$CLOUDSM" pathcache --peers empty.peers
+check "no peers in the file: says so" grep -q "empty.peers: no peers in it" err
+run 1 "$CLOUDSM" pathcache --peers missing.peers
+check "a missing peers file: named" grep -q "missing.peers" err
+run 2 "$CLOUDSM" pathcache "$(printf 'fe80::%.0s' {1..20})"
+check "a peer address too long: cut and named" grep -q "an address has at most 63 characters" err
+
 # No port here: one clear line, exit 1.
 run 1 "$CLOUDSM" pathcache 0x0010000000000101 --duration 1
 expect_eq "no port: one line on stderr" 1 "$(wc -l <err)"
 check "no port: says so" grep -qi "InfiniBand port" err
+run 1 "$CLOUDSM" pathcache --peers peers --trust-dlid --duration 1
+check "no port, with --peers: says so" grep -qi "InfiniBand port" err
 
 # saflood: usage errors and input files.
 printf '0x0010000000000101 0x0003 0x0003\n0x0010000000000201 0x0004 0x0004\n' >hosts

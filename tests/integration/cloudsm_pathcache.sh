@@ -11,6 +11,8 @@
 #   the peer's LID changes (cloudsmd restarted with a guid2lid that swaps two hosts' LIDs, as a
 #     migration without LIDtracker): the paper's cache keeps reconnecting to the stale LID and
 #     never asks the SA (F17); --invalidate-on-failure asks once and reconnects
+#   --peers FILE and SIGHUP: a bad file or other names change nothing; a new address is used from
+#     the next attempt, once the connection to the old one drops
 #   the SM moves to another host (its LID changes): --flush-on-sm-change drops the cache
 #   OpenSM 3.3.23, which never sets the flag: the cache stays off, a query per attempt
 source "$(dirname "$0")/../lib/common.sh"
@@ -118,6 +120,42 @@ check "--no-cache: P1 reconnected after several attempts ($attempts)" \
 expect_eq "--no-cache: a query per attempt" "$attempts" "$(peer nocache 0 sa_queries)"
 expect_eq "--no-cache: no cache hit" 0 "$(peer nocache 0 cache_hits)"
 expect_eq "--no-cache: the SM counted them" "$attempts" $(($(sa_requests) - before))
+
+# ---- --peers: SIGHUP reads the file again (IPoIB's ARP telling RDS a new GID) ----
+printf '# the peers by name\n%s db\n' "$P1" >peers
+SIM_HOST=$CLIENT LD_PRELOAD="$UMAD2SIM" "$CLOUDSM" pathcache --peers peers --json -o reload.json \
+  "${FAST[@]}" 2>reload.err &
+reload_pid=$!
+SIM_PIDS+=("$reload_pid")
+for _ in $(seq 1 50); do [[ $(jq .totals.connected reload.json 2>/dev/null) == 1 ]] && break; sleep 0.1; done
+expect_eq "--peers: the peer by its name" db "$(peer reload 0 name)"
+expect_eq "--peers: connected to P1's port" "$P1" "$(peer reload 0 port_guid)"
+printf 'nonsense db\n' >peers
+kill -HUP "$reload_pid"
+sleep 0.5
+expect_eq "SIGHUP, a bad file: counted" 1 "$(jq .reload_failures reload.json)"
+check "SIGHUP, a bad file: file:line on standard error" \
+  grep -q "SIGHUP: peers:1: peer address \"nonsense\"" reload.err
+expect_eq "SIGHUP, a bad file: the address kept" "$P1" "$(peer reload 0 peer)"
+printf '%s web\n' "$P5" >peers
+kill -HUP "$reload_pid"
+sleep 0.5
+expect_eq "SIGHUP, another name: refused" 2 "$(jq .reload_failures reload.json)"
+check "SIGHUP, another name: says which" grep -q "peer 'db' is missing" reload.err
+printf '%s db\n' "$P5" >peers
+kill -HUP "$reload_pid"
+sleep 0.5
+expect_eq "SIGHUP: db has a new address" 1 "$(peer reload 0 address_changes)"
+expect_eq "SIGHUP: read three times" 3 "$(jq .reloads reload.json)"
+expect_eq "SIGHUP: the connection to P1 stays while its probes find P1" "up $P1" \
+  "$(peer reload 0 state) $(peer reload 0 port_guid)"
+silence 1.5
+kill "$reload_pid"; wait "$reload_pid" 2>/dev/null
+expect_eq "after P1 dropped: db reconnected at its new address, P5's port" "up $P5" \
+  "$(peer reload 0 state) $(peer reload 0 port_guid)"
+expect_eq "after P1 dropped: P5's LID" "$(($(awk -v g=$P5 '$1 == g {print $2}' state/guid2lid)))" \
+  "$(peer reload 0 dlid)"
+expect_eq "after P1 dropped: one SA query for the new address (cache on)" 2 "$(peer reload 0 sa_queries)"
 
 # ---- The peer's LID changes (no LIDtracker): stale cache vs invalidation ----
 client paper "$P1"

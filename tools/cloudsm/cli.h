@@ -47,6 +47,9 @@ bool cli_parse_uint(const char *text, unsigned min, unsigned max, unsigned *out)
 bool cli_parse_u64(const char *text, uint64_t *out);
 /* A positive, finite number (seconds, a duration). */
 bool cli_parse_seconds(const char *text, double *out);
+/* The wall clock in seconds since the epoch (date +%s.%N), for times other processes compare
+ * with; durations use the monotonic cs_clock_ms. */
+double cli_wall_clock_s(void);
 /* Print a command's help text; a line "@ENGINES@" becomes the routing engines with their
  * summaries and "@ENGINE_NAMES@" their names ("ftree, noftree, ..."), from the registry; a line
  * "@PRESETS@" becomes the topology presets (cs_topo_presets) with their summaries. */

@@ -16,6 +16,7 @@
 #include "cloudsm/atomic_file.h"
 #include "cloudsm/clock.h"
 #include "cloudsm/path_cache.h"
+#include "cloudsm/peer_list.h"
 #include "cloudsm/rng.h"
 #include "cloudsm/sa_client.h"
 #include "cloudsm/smp.h"
@@ -24,14 +25,16 @@
 
 static const char pathcache_help[] =
     "usage: cloudsm pathcache [options] PEER...\n"
+    "       cloudsm pathcache [options] --peers FILE\n"
     "\n"
     "Keep a connection to each PEER the way RDS does, with Paper I's client-side SA PathRecord\n"
     "cache (docs/sa-path-cache.md). A connection attempt resolves the path (Algorithm 2: the\n"
     "cached record if caching is enabled and the peer's DGID is held, else one SubnAdmGet\n"
     "PathRecord to the SA) and connects: a LID-routed SMP NodeInfo Get along the record's DLID,\n"
-    "which only the peer's port answers with its GUID. A connected peer is probed every\n"
-    "--probe-interval; a probe that fails (no answer, or another port answers: its LID moved)\n"
-    "drops the connection, and the client reconnects: at once after a drop, then after a random\n"
+    "which only the peer's port answers with its GUID (or lists it in GUIDInfo: a VM's vGUID).\n"
+    "The connection is to that port: it is probed every --probe-interval, and a probe that\n"
+    "fails (no answer, or another port answers: the LID, or the VM behind it, moved) drops the\n"
+    "connection. The client reconnects: at once after a drop, then after a random\n"
     "delay below a ceiling that doubles from 1 ms to --backoff-max (RDS's rule). Per peer it\n"
     "counts SA queries, cache hits (SA queries saved), reconnects and failures.\n"
     "\n"
@@ -42,6 +45,10 @@ static const char pathcache_help[] =
     "\n"
     "PEER: a GID (fe80::10:0:0:101), a port GUID (0x0010000000000101, with the local port's\n"
     "subnet prefix), or a LID (lid:12, or 12; its GID is learned from the first record).\n"
+    "With --peers FILE the peers are FILE's lines, ADDRESS NAME (# comments); on SIGHUP the\n"
+    "file is read again and each NAME's next attempt goes to its address there, the way IPoIB's\n"
+    "ARP tells RDS a new GID behind an IP address (a file that does not parse, or names other\n"
+    "peers, changes nothing and is reported on standard error).\n"
     "\n"
     "  -C, --ca NAME            the local CA (default: the first active port)\n"
     "  -P, --port N             the local port number\n"
@@ -49,6 +56,12 @@ static const char pathcache_help[] =
     "  --invalidate-on-failure  extra: a failed connection over a cached record drops it\n"
     "  --flush-on-sm-change     extra: when the SM LID changes, drop every cached record and\n"
     "                           forget the flag\n"
+    "  --peers FILE             the peers from FILE (ADDRESS NAME lines), read again on SIGHUP\n"
+    "  --trust-dlid             take the port that answers at the record's DLID for the peer\n"
+    "                           even if it shows neither the peer's GUID nor the alias in\n"
+    "                           GUIDInfo: for SMAs that hold no alias GUIDs (ibsim's refuses\n"
+    "                           the SM's GUIDInfo Sets), where a VM's vGUID lives only in the\n"
+    "                           SA (identity \"trusted\" in the report)\n"
     "  --probe-interval MS      probe connected peers this often (default 200)\n"
     "  --probe-timeout MS       wait this long for a probe's answer (default 250)\n"
     "  --probe-retries N        resend an unanswered probe N times before failing (default 1)\n"
@@ -63,9 +76,11 @@ static const char pathcache_help[] =
     "  -o, --report FILE        write the report to FILE (atomically) at start, on every\n"
     "                           connect and drop, on SIGUSR1 and at exit, instead of printing\n"
     "                           it at exit and on SIGUSR1\n"
-    "  --json                   the report as JSON: port, cache, sa, per peer {peer, gid, dlid,\n"
-    "                           state, attempts, sa_queries, cache_hits, connects, drops,\n"
-    "                           reconnects, connect_failures, probes, probe_failures}, totals\n"
+    "  --json                   the report as JSON: unix_ms, reloads, port, cache, sa, per\n"
+    "                           peer {name, peer, gid, dlid, state, port_guid, identity,\n"
+    "                           connected_unix_ms, dropped_unix_ms, attempts, sa_queries,\n"
+    "                           cache_hits, connects, drops, reconnects, connect_failures,\n"
+    "                           probes, probe_failures, address_changes}, totals\n"
     "  -v, --verbose            one line per event on standard error\n"
     "\n"
     "Exit status: 0, or 1 if a peer never connected by the end (or the port failed).\n"
@@ -75,6 +90,8 @@ static const char pathcache_help[] =
     "  cloudsm pathcache fe80::10:0:0:101 --json --until-connected\n"
     "  cloudsm pathcache 0x0010000000000101 -o peer.json --json &   # a background peer\n"
     "  kill -USR1 $!; jq .totals.sa_queries peer.json; kill $!\n"
+    "  echo 'fe80::200:0:0:1 vm-1' > peers; cloudsm pathcache --peers peers -o p.json --json &\n"
+    "  echo 'fe80::200:0:0:2 vm-1' > peers.new; mv peers.new peers; kill -HUP $!   # re-ARP\n"
     "  LD_PRELOAD=/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so SIM_HOST=H-0010000000000300 "
     "\\\n"
     "      cloudsm pathcache 0x0010000000000101 --duration 5   # on ibsim\n";
@@ -85,6 +102,8 @@ struct options {
     const char *ca;
     unsigned port;
     bool cache, invalidate_on_failure, flush_on_sm_change;
+    bool trust_dlid;        /* a port at the DLID that does not show the peer's GUID is the peer */
+    const char *peers_file; /* --peers: the peers, read again on SIGHUP */
     unsigned probe_interval_ms, probe_timeout_ms, probe_retries;
     unsigned sa_timeout_ms, sa_retries, backoff_max_ms, port_poll_ms;
     double duration_s; /* 0: until a signal */
@@ -107,8 +126,13 @@ static const char *const state_names[] = {"waiting", "resolving", "connecting", 
 
 enum probe_stage { PROBE_NONE, PROBE_NODE_INFO, PROBE_GUID_INFO };
 
+/* How the port at the DLID was taken for the peer when the connection was made. */
+enum identity { IDENTITY_NONE, IDENTITY_PORT, IDENTITY_ALIAS, IDENTITY_TRUSTED };
+static const char *const identity_names[] = {"", "port", "alias", "trusted"};
+
 struct peer {
-    const char *text;
+    char name[CS_PEER_NAME_MAX];
+    char text[CS_PEER_TEXT_MAX]; /* its address as given */
     uint8_t dgid[16];
     bool have_dgid;        /* false for a LID peer until its first record */
     bool prefix_from_port; /* given as a port GUID: the GID takes the local subnet prefix */
@@ -116,8 +140,15 @@ struct peer {
     enum peer_state state;
     struct cs_sa_path_record path; /* the record of the current/last attempt */
     bool path_from_cache;
-    double next_ms;    /* waiting: next attempt; up: next probe */
-    double backoff_ms; /* RDS's c_reconnect_jiffies: 0 right after a connect/start */
+    uint64_t want_guid; /* the GUID the current attempt looks for at the DLID */
+    /* The connection is to this port (the one that answered when it was made): a probe that
+     * another port answers means the LID, or the VM behind it, moved. */
+    uint64_t port_guid;
+    enum identity identity;
+    uint64_t answered_guid;          /* the port GUID NodeInfo gave, while its GUIDInfo is asked */
+    double connected_ms, dropped_ms; /* the last connect and drop (cs_clock_ms), 0: none */
+    double next_ms;                  /* waiting: next attempt; up: next probe */
+    double backoff_ms;               /* RDS's c_reconnect_jiffies: 0 right after a connect/start */
     bool ever_up;
     /* The probe in flight. */
     enum probe_stage probe;
@@ -126,20 +157,23 @@ struct peer {
     unsigned probe_attempts;
     /* Counts. */
     uint64_t attempts, sa_queries, cache_hits, connects, drops, reconnects, connect_failures;
-    uint64_t probes, probe_failures;
+    uint64_t probes, probe_failures, address_changes;
     uint16_t last_sa_status;
     const char *last_failure;
 };
 
 struct run {
+    const char *who;
     struct options o;
     struct umad_client port;
     struct cs_sa_client *sa;
     struct cs_path_cache *cache; /* NULL with --no-cache */
     struct peer *peers;
     unsigned num_peers;
+    struct cs_peer_list list; /* --peers: the file as last read, in the order of peers */
+    uint64_t reloads, reload_failures;
     struct cs_rng rng;
-    double start_ms, next_poll_ms, poll_deadline_ms;
+    double start_ms, start_wall_s, next_poll_ms, poll_deadline_ms;
     uint32_t poll_tid;
     bool poll_pending;
     uint64_t sm_changes;
@@ -148,7 +182,7 @@ struct run {
     struct cs_error error;
 };
 
-static volatile sig_atomic_t stop_requested, report_requested;
+static volatile sig_atomic_t stop_requested, report_requested, reload_requested;
 
 static void on_stop(int sig)
 {
@@ -162,9 +196,22 @@ static void on_report(int sig)
     report_requested = 1;
 }
 
+static void on_reload(int sig)
+{
+    (void)sig;
+    reload_requested = 1;
+}
+
 static double elapsed_s(const struct run *r)
 {
     return (cs_clock_ms() - r->start_ms) / 1000.0;
+}
+
+/* A moment of the run (cs_clock_ms) on the wall clock in milliseconds since the epoch (date
+ * +%s%3N), for scripts that compare it with their own; 0 stays 0 (never happened). */
+static uint64_t wall_ms(const struct run *r, double ms)
+{
+    return ms ? (uint64_t)llround(r->start_wall_s * 1000 + (ms - r->start_ms)) : 0;
 }
 
 static void event(const struct run *r, const struct peer *p, const char *fmt, ...) CS_PRINTF(3, 4);
@@ -174,7 +221,7 @@ static void event(const struct run *r, const struct peer *p, const char *fmt, ..
         return;
     va_list ap;
     va_start(ap, fmt);
-    fprintf(stderr, "%9.3f %s: ", elapsed_s(r), p ? p->text : "port");
+    fprintf(stderr, "%9.3f %s: ", elapsed_s(r), p ? p->name : "port");
     vfprintf(stderr, fmt, ap);
     fputc('\n', stderr);
     va_end(ap);
@@ -188,6 +235,11 @@ static void write_json(FILE *out, const struct run *r)
     json_init(&j, out);
     json_object_begin(&j, NULL);
     json_double(&j, "seconds", elapsed_s(r));
+    json_u64(&j, "unix_ms", wall_ms(r, cs_clock_ms()));
+    json_str(&j, "peers_file", r->o.peers_file ? r->o.peers_file : "");
+    json_u64(&j, "reloads", r->reloads);
+    json_u64(&j, "reload_failures", r->reload_failures);
+    json_bool(&j, "trust_dlid", r->o.trust_dlid);
     json_object_begin(&j, "port");
     json_str(&j, "ca", r->port.ca_name);
     json_u64(&j, "port", (uint64_t)r->port.port_num);
@@ -234,11 +286,17 @@ static void write_json(FILE *out, const struct run *r)
     for (unsigned i = 0; i < r->num_peers; i++) {
         const struct peer *p = &r->peers[i];
         json_object_begin(&j, NULL);
+        json_str(&j, "name", p->name);
         json_str(&j, "peer", p->text);
         json_str(&j, "gid", p->have_dgid ? cs_gid_format(p->dgid, gid) : "");
         json_u64(&j, "dlid", p->path.dlid);
         json_str(&j, "state", state_names[p->state]);
         json_bool(&j, "connected", p->state == PEER_UP);
+        json_guid(&j, "port_guid", p->port_guid);
+        json_str(&j, "identity", identity_names[p->identity]);
+        json_u64(&j, "connected_unix_ms", wall_ms(r, p->connected_ms));
+        json_u64(&j, "dropped_unix_ms", wall_ms(r, p->dropped_ms));
+        json_u64(&j, "address_changes", p->address_changes);
         json_u64(&j, "attempts", p->attempts);
         json_u64(&j, "sa_queries", p->sa_queries);
         json_u64(&j, "cache_hits", p->cache_hits);
@@ -294,7 +352,7 @@ static void write_text(FILE *out, const struct run *r)
         fprintf(out,
                 "%-24s %-10s %6u %9" PRIu64 " %10" PRIu64 " %8" PRIu64 " %6" PRIu64 " %10" PRIu64
                 " %8" PRIu64 "\n",
-                p->text, state_names[p->state], p->path.dlid, p->sa_queries, p->cache_hits,
+                p->name, state_names[p->state], p->path.dlid, p->sa_queries, p->cache_hits,
                 p->connects, p->drops, p->reconnects, p->connect_failures);
     }
 }
@@ -330,6 +388,67 @@ static void changed(struct run *r)
 {
     if (r->o.report)
         report(r);
+}
+
+/* ---- Addresses ---- */
+
+/* Give the peer an address (at start, or when a reload changes it). A port GUID takes the local
+ * subnet prefix once the port is open (prefix: 0 before). */
+static void set_address(struct peer *p, const char *text, const struct cs_peer_address *a,
+                        uint64_t prefix)
+{
+    snprintf(p->text, sizeof p->text, "%s", text);
+    memset(p->dgid, 0, sizeof p->dgid);
+    p->have_dgid = a->kind != CS_PEER_LID;
+    p->prefix_from_port = a->kind == CS_PEER_GUID;
+    p->lid = a->kind == CS_PEER_LID ? a->lid : 0;
+    if (a->kind == CS_PEER_GID)
+        memcpy(p->dgid, a->gid, 16);
+    else if (a->kind == CS_PEER_GUID)
+        cs_gid_make(p->dgid, prefix, a->guid);
+}
+
+/* SIGHUP with --peers: read the file again; a peer whose address changed goes there from its
+ * next attempt (an attempt in flight finishes with the old one; a connection stays as long as
+ * its probes find its port), as RDS learns a new GID from IPoIB's ARP. A file that does not
+ * parse, or names other peers, changes nothing. */
+static void reload(struct run *r)
+{
+    struct cs_peer_list next;
+    struct cs_error err;
+    r->reloads++;
+    uint32_t *at = malloc(r->num_peers * sizeof *at);
+    if (!at) {
+        r->failed = true;
+        r->error = (struct cs_error){"out of memory"};
+        return;
+    }
+    if (cs_peer_list_read(&next, r->o.peers_file, &err) < 0 ||
+        cs_peer_list_match(&r->list, &next, r->o.peers_file, at, &err) < 0) {
+        r->reload_failures++;
+        fprintf(stderr, "cloudsm %s: SIGHUP: %s (every peer keeps its address)\n", r->who, err.msg);
+        cs_peer_list_free(&next);
+        free(at);
+        changed(r);
+        return;
+    }
+    unsigned moved = 0;
+    for (unsigned i = 0; i < r->num_peers; i++) {
+        const struct cs_peer *now = &next.peers[at[i]];
+        struct peer *p = &r->peers[i];
+        if (!cs_peer_address_equal(&r->list.peers[i].address, &now->address)) {
+            set_address(p, now->text, &now->address, r->port.subnet_prefix);
+            p->address_changes++;
+            moved++;
+            event(r, p, "address now %s", p->text);
+        }
+    }
+    for (unsigned i = 0; i < r->num_peers; i++) /* kept in the peers' order */
+        r->list.peers[i] = next.peers[at[i]];
+    cs_peer_list_free(&next);
+    free(at);
+    event(r, NULL, "SIGHUP: %s read again, %u peers at a new address", r->o.peers_file, moved);
+    changed(r);
 }
 
 /* ---- Connections ---- */
@@ -370,6 +489,7 @@ static void attempt_failed(struct run *r, struct peer *p, const char *why)
 static void dropped(struct run *r, struct peer *p, const char *why)
 {
     p->drops++;
+    p->dropped_ms = cs_clock_ms();
     p->last_failure = why;
     event(r, p, "connection dropped: %s", why);
     forget_path(r, p);
@@ -416,9 +536,11 @@ static void probe_done(struct run *r, struct peer *p, bool reached, const char *
             p->reconnects++;
         p->ever_up = true;
         p->backoff_ms = 0;
-        p->next_ms = cs_clock_ms() + r->o.probe_interval_ms;
-        event(r, p, "connected to LID %u (%s)", p->path.dlid,
-              p->path_from_cache ? "cached record" : "record from the SA");
+        p->connected_ms = cs_clock_ms();
+        p->next_ms = p->connected_ms + r->o.probe_interval_ms;
+        event(r, p, "connected to LID %u, port 0x%016" PRIx64 " (%s; %s)", p->path.dlid,
+              p->port_guid, p->path_from_cache ? "cached record" : "record from the SA",
+              identity_names[p->identity]);
         changed(r);
         return;
     }
@@ -458,6 +580,8 @@ static void resolved(void *arg, const struct cs_path_resolution *res)
         memcpy(p->dgid, res->record.dgid, 16);
         p->have_dgid = true;
     }
+    if (!p->want_guid) /* a LID peer's attempt: the GUID its record names */
+        p->want_guid = cs_gid_guid(res->record.dgid);
     if (r->stopping) {
         p->state = PEER_WAITING;
         return;
@@ -470,6 +594,8 @@ static void attempt(struct run *r, struct peer *p, struct resolve_arg *arg)
 {
     p->attempts++;
     p->state = PEER_RESOLVING;
+    /* Kept for the attempt's probes: a reload may give the peer another address meanwhile. */
+    p->want_guid = p->have_dgid ? cs_gid_guid(p->dgid) : 0;
     struct cs_sa_path_query q = {.method = CS_SA_METHOD_GET};
     if (p->have_dgid) {
         q.component_mask = CS_SA_PR_DGID | CS_SA_PR_SGID | CS_SA_PR_REVERSIBLE | CS_SA_PR_NUMB_PATH;
@@ -488,6 +614,15 @@ static void attempt(struct run *r, struct peer *p, struct resolve_arg *arg)
     arg->p = p;
     if (cs_path_resolve(r->cache, r->sa, &q, resolved, arg, &r->error) < 0)
         r->failed = true;
+}
+
+/* The first probe found a port that is (or, with --trust-dlid, is taken for) the peer: the
+ * connection is to that port. */
+static void accept_port(struct run *r, struct peer *p, uint64_t port_guid, enum identity how)
+{
+    p->port_guid = port_guid;
+    p->identity = how;
+    probe_done(r, p, true, NULL);
 }
 
 /* A MAD for the SMP side: a probe's answer, or our own PortInfo. */
@@ -522,7 +657,6 @@ static void smp_reply(struct run *r, const uint8_t *mad, size_t len)
         struct peer *p = &r->peers[i];
         if (p->probe == PROBE_NONE || p->probe_tid != tid)
             continue;
-        uint64_t want = cs_gid_guid(p->dgid);
         if (smp.status & 0x7fff) {
             probe_done(r, p, false, "the probe was refused");
             return;
@@ -530,22 +664,30 @@ static void smp_reply(struct run *r, const uint8_t *mad, size_t len)
         if (p->probe == PROBE_NODE_INFO) {
             struct cs_smp_node_info ni;
             cs_smp_node_info_decode(smp.data, &ni);
-            if (ni.port_guid == want) {
-                probe_done(r, p, true, NULL);
+            if (p->state == PEER_UP) { /* a connection: to the port that accepted it */
+                probe_done(r, p, ni.port_guid == p->port_guid, "another port answers at the DLID");
+                return;
+            }
+            if (ni.port_guid == p->want_guid) {
+                accept_port(r, p, ni.port_guid, IDENTITY_PORT);
                 return;
             }
             /* Another port GUID: the peer's GID may be an alias (a VM's vGUID) of this port. */
+            p->answered_guid = ni.port_guid;
             send_probe(r, p, PROBE_GUID_INFO);
             return;
         }
         struct cs_smp_guid_block block;
         cs_smp_guid_block_decode(smp.data, &block);
         for (unsigned g = 0; g < CS_GUIDS_PER_BLOCK; g++)
-            if (block.guid[g] == want) {
-                probe_done(r, p, true, NULL);
+            if (block.guid[g] == p->want_guid) {
+                accept_port(r, p, p->answered_guid, IDENTITY_ALIAS);
                 return;
             }
-        probe_done(r, p, false, "another port answers at the DLID");
+        if (r->o.trust_dlid)
+            accept_port(r, p, p->answered_guid, IDENTITY_TRUSTED);
+        else
+            probe_done(r, p, false, "another port answers at the DLID");
         return;
     }
 }
@@ -603,6 +745,10 @@ static int event_loop(struct run *r, struct resolve_arg *args)
         double now = cs_clock_ms();
         if (now >= end_ms || (r->o.until_connected && all_connected(r)))
             break;
+        if (reload_requested) {
+            reload_requested = 0;
+            reload(r);
+        }
         if (report_requested) {
             report_requested = 0;
             report(r);
@@ -689,32 +835,6 @@ static void quiesce(struct run *r)
 
 /* ---- Parsing ---- */
 
-static int parse_peer(const char *text, struct peer *p, struct cs_error *err)
-{
-    memset(p, 0, sizeof *p);
-    p->text = text;
-    unsigned lid;
-    uint64_t guid;
-    if (strncmp(text, "lid:", 4) == 0 || strspn(text, "0123456789") == strlen(text)) {
-        if (!cli_parse_uint(text + (text[0] == 'l' ? 4 : 0), 1, 0xbfff, &lid))
-            return cs_fail(err, "peer '%s': a LID is 1 to 49151", text);
-        p->lid = (uint16_t)lid;
-        return 0;
-    }
-    if (strncmp(text, "0x", 2) == 0 && !strchr(text, ':')) {
-        if (!cli_parse_u64(text, &guid) || guid == 0)
-            return cs_fail(err, "peer '%s': not a port GUID (0x and up to 16 hex digits)", text);
-        cs_gid_make(p->dgid, 0, guid); /* the prefix is the local port's, filled in later */
-        p->have_dgid = true;
-        p->prefix_from_port = true;
-        return 0;
-    }
-    if (cs_gid_parse(text, p->dgid, err) < 0)
-        return cs_fail(err, "peer '%s': not a GID, a port GUID (0x...) or a LID (lid:N)", text);
-    p->have_dgid = true;
-    return 0;
-}
-
 static bool parse_ms(const char *text, unsigned min, unsigned *out)
 {
     return cli_parse_uint(text, min, 3600 * 1000, out);
@@ -749,6 +869,8 @@ static int pathcache(int argc, char **argv)
         OPT_UNTIL,
         OPT_SEED,
         OPT_JSON,
+        OPT_PEERS,
+        OPT_TRUST_DLID,
     };
     static const struct option options[] = {
         {"ca", required_argument, NULL, 'C'},
@@ -768,6 +890,8 @@ static int pathcache(int argc, char **argv)
         {"seed", required_argument, NULL, OPT_SEED},
         {"report", required_argument, NULL, 'o'},
         {"json", no_argument, NULL, OPT_JSON},
+        {"peers", required_argument, NULL, OPT_PEERS},
+        {"trust-dlid", no_argument, NULL, OPT_TRUST_DLID},
         {"verbose", no_argument, NULL, 'v'},
         {NULL, 0, NULL, 0},
     };
@@ -831,6 +955,12 @@ static int pathcache(int argc, char **argv)
         case OPT_JSON:
             o.json = true;
             break;
+        case OPT_PEERS:
+            o.peers_file = optarg;
+            break;
+        case OPT_TRUST_DLID:
+            o.trust_dlid = true;
+            break;
         case 'v':
             o.verbose = true;
             break;
@@ -838,36 +968,62 @@ static int pathcache(int argc, char **argv)
             return cli_usage(who, "unknown option");
         }
     }
-    if (optind >= argc)
-        return cli_usage(who, "name at least one PEER (a GID, a port GUID or lid:N)");
+    if (optind < argc && o.peers_file)
+        return cli_usage(who, "name the peers on the command line or with --peers, not both");
+    if (optind >= argc && !o.peers_file)
+        return cli_usage(who,
+                         "name at least one PEER (a GID, a port GUID or lid:N), or --peers FILE");
     if (o.port && !o.ca)
         return cli_usage(who, "--port needs --ca");
     if (!o.cache && (o.invalidate_on_failure || o.flush_on_sm_change))
         return cli_usage(who, "the cache extras need the cache: drop --no-cache");
 
-    struct run r = {.o = o};
-    r.num_peers = (unsigned)(argc - optind);
+    struct run r = {.who = who, .o = o};
+    struct cs_error err;
+    if (o.peers_file) {
+        if (cs_peer_list_read(&r.list, o.peers_file, &err) < 0 ||
+            (r.list.count == 0 &&
+             cs_fail(&err, "%s: no peers in it (ADDRESS NAME lines)", o.peers_file) < 0)) {
+            cs_peer_list_free(&r.list);
+            return cli_fail(who, &err);
+        }
+        r.num_peers = r.list.count;
+    } else {
+        r.num_peers = (unsigned)(argc - optind);
+    }
     r.peers = calloc(r.num_peers, sizeof *r.peers);
     struct resolve_arg *args = calloc(r.num_peers, sizeof *args);
+    int status = EXIT_FAILED;
     if (!r.peers || !args) {
-        free(r.peers);
-        free(args);
-        return cli_fail(who, &(struct cs_error){"out of memory"});
+        cli_fail(who, &(struct cs_error){"out of memory"});
+        goto out;
     }
-    struct cs_error err;
-    for (unsigned i = 0; i < r.num_peers; i++)
-        if (parse_peer(argv[optind + i], &r.peers[i], &err) < 0) {
-            free(r.peers);
-            free(args);
-            return cli_usage(who, "%s", err.msg);
+    for (unsigned i = 0; i < r.num_peers; i++) {
+        struct peer *p = &r.peers[i];
+        if (o.peers_file) {
+            snprintf(p->name, sizeof p->name, "%s", r.list.peers[i].name);
+            set_address(p, r.list.peers[i].text, &r.list.peers[i].address, 0);
+            continue;
         }
+        const char *text = argv[optind + i];
+        struct cs_peer_address a;
+        if (strlen(text) >= CS_PEER_TEXT_MAX) {
+            status = cli_usage(who, "peer '%.*s...': an address has at most %d characters", 20,
+                               text, CS_PEER_TEXT_MAX - 1);
+            goto out;
+        }
+        if (cs_peer_address_parse(text, &a, &err) < 0) {
+            status = cli_usage(who, "peer '%s': %s", text, err.msg);
+            goto out;
+        }
+        snprintf(p->name, sizeof p->name, "%s", text);
+        set_address(p, text, &a, 0);
+    }
     if (o.report && cli_check_output(o.report, false, &err) < 0) {
-        free(r.peers);
-        free(args);
-        return cli_fail(who, &err);
+        cli_fail(who, &err);
+        goto out;
     }
 
-    int status = EXIT_FAILED;
     if (umad_client_open(
             &r.port, o.ca, (int)o.port, UMAD_CLIENT_SMP,
             (int)(o.sa_timeout_ms > o.probe_timeout_ms ? o.sa_timeout_ms : o.probe_timeout_ms),
@@ -893,6 +1049,7 @@ static int pathcache(int argc, char **argv)
     }
     cs_rng_seed(&r.rng, o.seed);
     r.start_ms = cs_clock_ms();
+    r.start_wall_s = cli_wall_clock_s();
     r.next_poll_ms = r.start_ms + o.port_poll_ms;
     for (unsigned i = 0; i < r.num_peers; i++)
         schedule_attempt(&r, &r.peers[i], r.start_ms);
@@ -903,6 +1060,10 @@ static int pathcache(int argc, char **argv)
     sigaction(SIGTERM, &sa, NULL);
     sa.sa_handler = on_report;
     sigaction(SIGUSR1, &sa, NULL);
+    if (o.peers_file) {
+        sa.sa_handler = on_reload;
+        sigaction(SIGHUP, &sa, NULL);
+    }
     changed(&r);
     int rc = event_loop(&r, args);
     if (rc == 0)
@@ -916,13 +1077,14 @@ static int pathcache(int argc, char **argv)
     if (status != EXIT_OK)
         for (unsigned i = 0; i < r.num_peers; i++)
             if (!r.peers[i].ever_up)
-                fprintf(stderr, "cloudsm %s: %s never connected (%s)\n", who, r.peers[i].text,
+                fprintf(stderr, "cloudsm %s: %s never connected (%s)\n", who, r.peers[i].name,
                         r.peers[i].last_failure ? r.peers[i].last_failure : "no attempt ended");
 out:
     cs_path_cache_destroy(r.cache);
     cs_sa_client_destroy(r.sa);
     if (r.port.send_buf)
         umad_client_close(&r.port);
+    cs_peer_list_free(&r.list);
     free(r.peers);
     free(args);
     return status;

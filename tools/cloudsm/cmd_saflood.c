@@ -9,9 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/time.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -546,10 +544,7 @@ static int run_only(const char *who, const struct plan *p, unsigned i, double st
         free(res.rows);
         return cli_fail(who, &err);
     }
-    struct timeval tv;
-    gettimeofday(&tv, NULL);
-    double now_epoch = (double)tv.tv_sec + tv.tv_usec / 1e6;
-    double start_ms = cs_clock_ms() + (start_epoch - now_epoch) * 1000;
+    double start_ms = cs_clock_ms() + (start_epoch - cli_wall_clock_s()) * 1000;
     if (!as_json)
         printf("%5s %9s %9s %9s %9s %8s %7s %8s %9s %8s\n", "round", "instances", "Q/s", "sent",
                "answered", "timeouts", "refused", "mean ms", "median ms", "std ms");

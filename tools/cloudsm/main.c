@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -72,6 +73,13 @@ bool cli_parse_seconds(const char *text, double *out)
         return false;
     *out = v;
     return true;
+}
+
+double cli_wall_clock_s(void)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    return (double)now.tv_sec + (double)now.tv_nsec / 1e9;
 }
 
 int cli_check_output(const char *path, bool dir, struct cs_error *err)
