@@ -126,10 +126,11 @@ wait_log() {
 
 # start_cloudsmd_daemon LOG [cloudsmd options]: cloudsmd as a daemon on the current ibsim, its log
 # in LOG and its output in LOG.out; sets $daemon (killed at exit) and checks that it came up
-# (serving within 10 s).
+# (serving within 10 s). CLOUDSMD_PRELOAD: a library preloaded after umad2sim (a bench shim).
 start_cloudsmd_daemon() {
   local log=$1; shift
-  LD_PRELOAD="$UMAD2SIM" "${CLOUDSM_BUILD_DIR:?}/cloudsmd" "$@" --log-file "$log" >"$log.out" 2>&1 &
+  LD_PRELOAD="$UMAD2SIM${CLOUDSMD_PRELOAD:+:$CLOUDSMD_PRELOAD}" "${CLOUDSM_BUILD_DIR:?}/cloudsmd" \
+    "$@" --log-file "$log" >"$log.out" 2>&1 &
   daemon=$!
   SIM_PIDS+=("$daemon")
   wait_log "$log" "waiting for SIGTERM" 1 10
