@@ -300,9 +300,24 @@ static bool has_other_cas(const struct cs_fabric *f, const struct cs_hypervisors
     return false;
 }
 
-/* The switches farthest (in switch hops) from every vSwitch: a fat tree's roots. */
-static int farthest_from_vswitches(const struct cs_fabric *f, const struct cs_hypervisors *h,
-                                   struct cs_guid_list *roots, struct cs_error *err)
+/* Whether switch n has a cabled CA on one of its ports. */
+static bool holds_cas(const struct cs_fabric *f, uint32_t n)
+{
+    for (unsigned num = 1; num <= f->nodes[n].num_ports; num++) {
+        uint32_t peer = f->ports[cs_fabric_port(f, n, num)].peer;
+        if (peer != CS_NONE && !cs_node_is_switch(&f->nodes[f->ports[peer].node]))
+            return true;
+    }
+    return false;
+}
+
+/* A fat tree's roots: the switches farthest (in switch hops) from its leaves, the vSwitches at
+ * distance 0 and the physical switches that hold plain CAs at 1 (they are physical leaves, one
+ * level above the vSwitches). Measured from the vSwitches alone, a leaf of plain hosts would be
+ * as far from them as the roots are (up and down again) and be taken for one. A CA cabled above
+ * the leaves (to a root, say) makes its switch a leaf here: such a fabric needs root_guid_file. */
+static int farthest_from_leaves(const struct cs_fabric *f, const struct cs_hypervisors *h,
+                                struct cs_guid_list *roots, struct cs_error *err)
 {
     uint32_t *dist = cs_calloc_array(f->num_nodes + 1u, sizeof *dist, err);
     uint32_t *queue = cs_calloc_array(f->num_nodes + 1u, sizeof *queue, err);
@@ -314,6 +329,12 @@ static int farthest_from_vswitches(const struct cs_fabric *f, const struct cs_hy
         dist[h->items[i].node] = 0;
         queue[tail++] = h->items[i].node;
     }
+    /* After every distance 0 in the queue, so that it stays in order of distance. */
+    for (uint32_t n = 0; rc == 0 && n < f->num_nodes; n++)
+        if (dist[n] == CS_NONE && cs_node_is_switch(&f->nodes[n]) && holds_cas(f, n)) {
+            dist[n] = 1;
+            queue[tail++] = n;
+        }
     while (rc == 0 && head < tail) {
         uint32_t n = queue[head++];
         farthest = dist[n] > farthest ? dist[n] : farthest;
@@ -352,7 +373,7 @@ int cs_route_vftree(const struct cs_fabric *f, const struct cs_route_options *op
     int rc = make_plan(f, in->vms, lfts, &p, err);
     /* In a fabric of hypervisors the compute nodes are the VFs: a CA of its own on a physical
      * leaf (a management node, the SM's) is routed as ftree routes non-compute CAs, and the
-     * switches are ranked from the roots down (the switches farthest from every vSwitch), as
+     * switches are ranked from the roots down (the switches farthest from the leaves), as
      * OpenSM's ftree does with a root GUID file, so that the tree's leaves (the vSwitches) keep
      * one rank. A CN list or root list given wins. */
     if (rc == 0 && p.hyps.count && has_other_cas(f, &p.hyps)) {
@@ -366,7 +387,7 @@ int cs_route_vftree(const struct cs_fabric *f, const struct cs_route_options *op
             with_cns.cn_guids = &vfs;
         }
         if (rc == 0 && !with_cns.root_guids) {
-            rc = farthest_from_vswitches(f, &p.hyps, &roots, err);
+            rc = farthest_from_leaves(f, &p.hyps, &roots, err);
             with_cns.root_guids = &roots;
         }
     }

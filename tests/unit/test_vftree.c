@@ -459,18 +459,19 @@ static void test_no_hypervisors_is_ftree(void **state)
     }
 }
 
-/* A management node among the hypervisors (topo gen --plain-hosts): a CA of its own on a
- * physical leaf. vftree routes it as a non-compute CA and ranks from the roots, so it does not
- * fall back; every route is shortest, and the check finds every pair delivered and no credit
- * loop. */
-static void test_plain_host(void **state)
+/* Plain hosts among the hypervisors (topo gen --plain-hosts): CAs of their own on physical
+ * leaves. vftree routes them as non-compute CAs and ranks from the roots, so it does not fall
+ * back; every route is shortest, and the check finds every pair delivered and no credit loop.
+ * One management node shares a leaf with a hypervisor; two fill a leaf of their own, and nine a
+ * whole pod of the 3-ary-3-tree: such a leaf is as far from the vSwitches as the roots are, and
+ * must not be taken for one (it was: its switch had no routes to the VFs). */
+static void route_plain_hosts(unsigned k, unsigned vfs, unsigned plain)
 {
-    (void)state;
     struct cs_pgft_spec spec;
     struct cs_error err = {{0}};
-    assert_int_equal(cs_pgft_kary(&spec, 2, 3, &err), 0);
-    spec.vfs_per_hypervisor = 2;
-    spec.plain_hosts = 1;
+    assert_int_equal(cs_pgft_kary(&spec, k, 3, &err), 0);
+    spec.vfs_per_hypervisor = vfs;
+    spec.plain_hosts = plain;
     struct cs_fabric f;
     cs_fabric_init(&f);
     assert_int_equal(cs_pgft_generate(&f, &spec, &err), 0);
@@ -488,6 +489,15 @@ static void test_plain_host(void **state)
     cs_fabric_free(&f);
 }
 
+static void test_plain_hosts(void **state)
+{
+    (void)state;
+    route_plain_hosts(2, 2, 1);
+    route_plain_hosts(2, 4, 2);
+    route_plain_hosts(3, 2, 9);
+    route_plain_hosts(3, 2, 4);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -498,7 +508,7 @@ int main(void)
         cmocka_unit_test(test_one_vm_per_hypervisor_is_ftree),
         cmocka_unit_test(test_uneven_vms_balance),
         cmocka_unit_test(test_no_hypervisors_is_ftree),
-        cmocka_unit_test(test_plain_host),
+        cmocka_unit_test(test_plain_hosts),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
