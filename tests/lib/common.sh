@@ -72,24 +72,29 @@ UMAD2SIM=/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so
 # With IBSIM_CONSOLE=1 ibsim keeps its console, fed through a FIFO: see ibsim_cmd.
 start_ibsim() {
   local net=$1; shift
-  export IBSIM_SOCKNAME="cs-$TEST_NAME-$$-${#SIM_PIDS[@]}"
+  # Numbered by a count that never goes back, so that an ibsim started after stop_ibsim has a
+  # socket and a log of its own (the earlier one's log is kept for a failure's evidence).
+  local n=${IBSIM_STARTS:-0}
+  IBSIM_STARTS=$((n + 1))
+  export IBSIM_SOCKNAME="cs-$TEST_NAME-$$-$n"
+  local log="$WORK/ibsim-$n.log"
   if [[ "${IBSIM_CONSOLE:-0}" == 1 ]]; then
     rm -f "$WORK/ibsim.console"
     mkfifo "$WORK/ibsim.console"
-    ibsim -s "$@" "$net" <"$WORK/ibsim.console" >"$WORK/ibsim-${#SIM_PIDS[@]}.log" 2>&1 &
+    ibsim -s "$@" "$net" <"$WORK/ibsim.console" >"$log" 2>&1 &
     exec 9>"$WORK/ibsim.console" # hold the FIFO open: ibsim would read EOF and quit
   else
-    ibsim -s -n "$@" "$net" >"$WORK/ibsim-${#SIM_PIDS[@]}.log" 2>&1 &
+    ibsim -s -n "$@" "$net" >"$log" 2>&1 &
   fi
   SIM_PIDS+=($!)
   local i
   for i in $(seq 1 100); do
-    if grep -q "Network simulator ready" "$WORK/ibsim-$((${#SIM_PIDS[@]} - 1)).log" 2>/dev/null &&
+    if grep -q "Network simulator ready" "$log" 2>/dev/null &&
        sim smpquery -D nodeinfo 0 >/dev/null 2>&1; then
       return 0
     fi
     if ! kill -0 "${SIM_PIDS[-1]}" 2>/dev/null; then
-      cat "$WORK/ibsim-$((${#SIM_PIDS[@]} - 1)).log" >&2
+      cat "$log" >&2
       fail "ibsim exited while loading $net"
       finish
     fi
