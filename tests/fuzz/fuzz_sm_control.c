@@ -1,7 +1,8 @@
 /* The control socket's request and status lines (include/cloudsm/sm_control.h): never crash; a
- * request that parses formats to one line that parses back to the same request; a status line
- * that parses formats to one bounded line that parses back to the same status; every error is
- * one printable line (it becomes a client's status line). */
+ * request that parses has its command's arguments and at most its options, and formats to one
+ * line that parses back to the same request; a status line that parses formats to one bounded
+ * line that parses back to the same status; every error is one printable line (it becomes a
+ * client's status line). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,7 +29,8 @@ static void check_request(const char *text, size_t size)
         check_message(err.msg);
         return;
     }
-    if (a.command >= CS_SM_CMD_COUNT || a.argc != cs_sm_commands[a.command].args)
+    if (a.command >= CS_SM_CMD_COUNT || a.argc < cs_sm_commands[a.command].args ||
+        a.argc > cs_sm_commands[a.command].args + cs_sm_commands[a.command].options)
         abort();
     char line[CS_SM_REQUEST_MAX];
     int n = cs_sm_request_format(&a, line, sizeof line);
