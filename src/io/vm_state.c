@@ -315,14 +315,16 @@ static int parse_live_routes(struct cs_vm_state *s, struct cs_lines *in, struct 
 {
     for (struct cs_span word = next_token(line); !cs_span_empty(&word); word = next_token(line)) {
         char text[16];
-        char *end;
         unsigned long lid = 0;
         if ((size_t)(word.end - word.p) < sizeof text) {
             cs_span_copy(&word, text, sizeof text);
-            errno = 0;
-            lid = isdigit((unsigned char)text[0]) ? strtoul(text, &end, 0) : 0;
-            if (errno || *end)
-                lid = 0;
+            if (isdigit((unsigned char)text[0])) {
+                char *end;
+                errno = 0;
+                lid = strtoul(text, &end, 0);
+                if (errno || *end)
+                    lid = 0;
+            }
         }
         if (lid == 0 || lid > CS_UNICAST_LIDS)
             return cs_fail_at(in->err, in->name, in->number,
