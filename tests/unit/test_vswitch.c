@@ -323,7 +323,7 @@ static void test_state_live_routes(void **state)
         {"live_routes 49152\n", "is not a unicast LID"},
         {"live_routes 7x\n", "\"7x\" is not a unicast LID"},
         {"live_routes -1\n", "\"-1\" is not a unicast LID"},
-        {"live_routes web\n", "\"web\" is not a unicast LID"}, /* not a number at all */
+        {"live_routes web\n", "\"web\" is not a unicast LID"},           /* not a number at all */
         {"live_routes 123456789012345678901\n", "is not a unicast LID"}, /* too long to copy */
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
