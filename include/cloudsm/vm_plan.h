@@ -195,6 +195,10 @@ uint32_t cs_plan_select(struct cs_switch_tree *tr, enum cs_plan_method method,
 
 enum cs_vm_op { CS_VM_CREATE, CS_VM_DESTROY, CS_VM_MIGRATE };
 
+const char *cs_vm_op_name(enum cs_vm_op op);
+/* "create", "destroy" or "migrate"; -1 otherwise. */
+int cs_vm_op_parse(const char *text, enum cs_vm_op *op);
+
 struct cs_vm_request {
     uint8_t op;          /* enum cs_vm_op */
     const char *name;    /* the VM */

@@ -421,6 +421,21 @@ static int shared_port_run(const struct cs_fabric *f, struct cs_vm_state *s, uin
     return insert_hypervisor_smps(plan, plan->count, smps, n, err);
 }
 
+const char *cs_vm_op_name(enum cs_vm_op op)
+{
+    return op == CS_VM_CREATE ? "create" : op == CS_VM_DESTROY ? "destroy" : "migrate";
+}
+
+int cs_vm_op_parse(const char *text, enum cs_vm_op *op)
+{
+    for (enum cs_vm_op o = CS_VM_CREATE; o <= CS_VM_MIGRATE; o++)
+        if (strcmp(text, cs_vm_op_name(o)) == 0) {
+            *op = o;
+            return 0;
+        }
+    return -1;
+}
+
 int cs_vm_plan_run(struct cs_fabric *f, const struct cs_hypervisors *h, struct cs_switch_tree *tr,
                    struct cs_lfts *t, struct cs_vm_state *s, const struct cs_vm_request *req,
                    const struct cs_vm_plan_options *opt, struct cs_plan *plan, struct cs_error *err)

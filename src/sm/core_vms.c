@@ -162,6 +162,15 @@ static int dynamic_tables(struct cs_sm_core *c, struct cs_error *err)
     return 0;
 }
 
+/* Write the VM state to its file (atomically) and note it as the SM's own, so that a SIGHUP does
+ * not take the SM's write for someone else's change. */
+static int write_vm_state(struct cs_sm_core *c, struct cs_error *err)
+{
+    if (cs_vm_state_write_file(c->vm_state_path, state_of(c), err) < 0)
+        return -1;
+    return cs_sm_files_note_written(&c->files, CS_SM_FILE_VM_STATE, c->vm_state_path, err);
+}
+
 /* Keep the live routes (the VM state's live_routes: set by live reconfigurations) as the
  * switches hold them where they still lead to the LID's owner: the tables stay what the
  * reconfigurations made them. A live route that no longer does is the engine's again, and leaves
@@ -189,11 +198,7 @@ static int keep_vm_routes(struct cs_sm_core *c, struct cs_error *err)
                 "vms: %d live routes kept as the switches hold them, %u routed by the engine "
                 "again (they no longer led to their LID's owner)",
                 n, replaced);
-    if (replaced &&
-        (cs_vm_state_write_file(c->vm_state_path, s, err) < 0 ||
-         cs_sm_files_note_written(&c->files, CS_SM_FILE_VM_STATE, c->vm_state_path, err) < 0))
-        return -1;
-    return 0;
+    return replaced ? write_vm_state(c, err) : 0;
 }
 
 int cs_sm_core_vms_shape_tables(struct cs_sm_core *c, struct cs_error *err)
@@ -226,9 +231,7 @@ int cs_sm_core_vms_forget_live_routes(struct cs_sm_core *c, struct cs_error *err
     cs_logf(&c->log, CS_LOG_INFO, "vms: %u live routes replaced by the engine's",
             s->num_live_routes);
     s->num_live_routes = 0;
-    if (cs_vm_state_write_file(c->vm_state_path, s, err) < 0)
-        return -1;
-    return cs_sm_files_note_written(&c->files, CS_SM_FILE_VM_STATE, c->vm_state_path, err);
+    return write_vm_state(c, err);
 }
 
 int cs_sm_core_vms_tables_changed(struct cs_sm_core *c, struct cs_error *err)
@@ -661,10 +664,10 @@ static int mark_live_routes(struct cs_sm_core *c, const struct cs_plan *plan,
  * numbers consistently (a swapped VF keeps the LID its port holds, or gets a free one). */
 static int commit(struct cs_sm_core *c, struct cs_error *err)
 {
-    if (cs_vm_state_write_file(c->vm_state_path, state_of(c), err) < 0)
+    if (write_vm_state(c, err) < 0)
         return -1;
     c->guid2lid_stale = true;
-    return cs_sm_files_note_written(&c->files, CS_SM_FILE_VM_STATE, c->vm_state_path, err);
+    return 0;
 }
 
 int cs_sm_core_vm_settle(struct cs_sm_core *c, struct cs_error *err)
@@ -861,12 +864,10 @@ int cs_sm_core_vm_run(struct cs_sm_core *c, struct cs_sm_vm_job *jobs, uint32_t 
                     " port-255, %" PRIu64 " PortInfo, %" PRIu64 " vSwitch LFT, %" PRIu64
                     " GUIDInfo, %" PRIu64 " of them refused), plan %.2f ms, "
                     "commit %.2f ms, program %.2f ms, batch of %u%s",
-                    jobs[j].req.op == CS_VM_CREATE    ? "create"
-                    : jobs[j].req.op == CS_VM_DESTROY ? "destroy"
-                                                      : "migrate",
-                    jobs[j].name, r->lid, r->total_smps, r->lft_smps, r->port255_smps,
-                    r->port_info_smps, r->vswitch_lft_smps, r->guid_info_smps, r->guid_info_refused,
-                    r->plan_ms, r->commit_ms, r->program_ms, batch,
+                    cs_vm_op_name((enum cs_vm_op)jobs[j].req.op), jobs[j].name, r->lid,
+                    r->total_smps, r->lft_smps, r->port255_smps, r->port_info_smps,
+                    r->vswitch_lft_smps, r->guid_info_smps, r->guid_info_refused, r->plan_ms,
+                    r->commit_ms, r->program_ms, batch,
                     failures ? " (with failures: a heavy sweep follows)" : "");
         }
         c->vm_ops += batch;

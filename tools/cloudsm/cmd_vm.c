@@ -296,14 +296,10 @@ static int vm_plan(int argc, char **argv)
         return cli_usage(who, "wants an operation and three files: create|destroy|migrate "
                               "TOPOLOGY LFTS VMS");
     const char *op = argv[optind];
-    if (strcmp(op, "create") == 0)
-        req.op = CS_VM_CREATE;
-    else if (strcmp(op, "destroy") == 0)
-        req.op = CS_VM_DESTROY;
-    else if (strcmp(op, "migrate") == 0)
-        req.op = CS_VM_MIGRATE;
-    else
+    enum cs_vm_op parsed;
+    if (cs_vm_op_parse(op, &parsed) < 0)
         return cli_usage(who, "the operation is create, destroy or migrate, not '%s'", op);
+    req.op = (uint8_t)parsed;
     if (!vm)
         return cli_usage(who, "--vm NAME names the VM");
     if (req.op != CS_VM_DESTROY && !req.hypervisor)

@@ -7,11 +7,6 @@
 
 #include "../cloudsm/json.h"
 
-static const char *op_name(uint8_t op)
-{
-    return op == CS_VM_CREATE ? "create" : op == CS_VM_DESTROY ? "destroy" : "migrate";
-}
-
 int cloudsmd_vm_queue_add(struct cloudsmd_vm_queue *q, const struct cs_sm_request *req,
                           struct cs_error *err)
 {
@@ -68,7 +63,7 @@ static int write_answer(void *arg, const struct cs_sm_request *req, FILE *out, s
         struct json j;
         json_init(&j, out);
         json_object_begin(&j, NULL);
-        json_str(&j, "op", op_name(job->req.op));
+        json_str(&j, "op", cs_vm_op_name((enum cs_vm_op)job->req.op));
         json_str(&j, "vm", job->name);
         json_u64(&j, "lid", r->lid);
         json_guid(&j, "hypervisor", r->hypervisor);
@@ -94,8 +89,8 @@ static int write_answer(void *arg, const struct cs_sm_request *req, FILE *out, s
         json_finish(&j);
         return 0;
     }
-    fprintf(out, "vm %s %s: LID %u on hypervisor 0x%016" PRIx64 " VF %u\n", op_name(job->req.op),
-            job->name, r->lid, r->hypervisor, r->vf);
+    fprintf(out, "vm %s %s: LID %u on hypervisor 0x%016" PRIx64 " VF %u\n",
+            cs_vm_op_name((enum cs_vm_op)job->req.op), job->name, r->lid, r->hypervisor, r->vf);
     fprintf(out, "switches      %u selected (%s%s), %u updated\n", r->switches_selected,
             cs_plan_method_name((enum cs_plan_method)job->opt.method),
             job->opt.port255 ? ", port-255 first" : "", r->switches_updated);
