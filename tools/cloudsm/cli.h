@@ -101,6 +101,9 @@ struct cs_sm_request;
 int cli_control_option(struct cli_control *o, int opt, const char *who, int *rc);
 /* After the options: a usage error if they contradict each other, else EXIT_OK. */
 int cli_control_check(const struct cli_control *o, const char *who);
+/* The control command a subcommand stands for: argv[0] is "GROUP NAME" and the command is
+ * prefix NAME ("sm status": status; "vm migrate" with prefix "vm-": vm-migrate); -1 if none. */
+int cli_control_command(const char *who, const char *prefix);
 /* The request COMMAND ARGV..., checked by the daemon's own parser (a usage error if it does not
  * parse): EXIT_OK or the exit code. */
 int cli_control_build(const char *who, int command, int argc, char **argv, bool json,

@@ -81,20 +81,23 @@ static const char sweep_help[] =
     "example:\n"
     "  cloudsm sm sweep && cloudsm sm status\n";
 
-/* argv[0] is "sm NAME": the command is NAME. */
-static enum cs_sm_command command_of(const char *who)
+int cli_control_command(const char *who, const char *prefix)
 {
     const char *name = strchr(who, ' ');
     name = name ? name + 1 : who;
+    size_t plen = strlen(prefix);
     for (int c = 0; c < CS_SM_CMD_COUNT; c++)
-        if (strcmp(cs_sm_commands[c].name, name) == 0)
-            return (enum cs_sm_command)c;
-    return CS_SM_CMD_STATUS; /* unreachable: the table below names only these */
+        if (strncmp(cs_sm_commands[c].name, prefix, plen) == 0 &&
+            strcmp(cs_sm_commands[c].name + plen, name) == 0)
+            return c;
+    return -1;
 }
 
 int cli_control_build(const char *who, int command, int argc, char **argv, bool json,
                       struct cs_sm_request *req)
 {
+    if (command < 0 || command >= CS_SM_CMD_COUNT) /* a subcommand cli_control_command missed */
+        return cli_usage(who, "is not a cloudsmd command");
     char line[CS_SM_REQUEST_MAX];
     size_t used = (size_t)snprintf(line, sizeof line, "%s", cs_sm_commands[command].name);
     for (int i = 0; i < argc; i++) {
@@ -211,7 +214,8 @@ static int sm_main(int argc, char **argv)
     if ((rc = cli_control_check(&o, who)) != EXIT_OK)
         return rc;
     struct cs_sm_request req;
-    rc = cli_control_build(who, command_of(who), argc - optind, argv + optind, o.json, &req);
+    rc = cli_control_build(who, cli_control_command(who, ""), argc - optind, argv + optind, o.json,
+                           &req);
     if (rc != EXIT_OK)
         return rc;
     return cli_control_request(who, &o, &req);

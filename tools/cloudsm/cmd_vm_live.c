@@ -63,24 +63,10 @@ const char cli_vm_list_help[] =
     "example:\n"
     "  cloudsm vm list --json | jq '.vms[] | select(.lid > 100)'\n";
 
-/* argv[0] is "vm NAME". */
-static int command_of(const char *who)
-{
-    const char *name = strchr(who, ' ');
-    name = name ? name + 1 : who;
-    if (strcmp(name, "create") == 0)
-        return CS_SM_CMD_VM_CREATE;
-    if (strcmp(name, "migrate") == 0)
-        return CS_SM_CMD_VM_MIGRATE;
-    if (strcmp(name, "destroy") == 0)
-        return CS_SM_CMD_VM_DESTROY;
-    return CS_SM_CMD_VM_LIST;
-}
-
 int cli_vm_live(int argc, char **argv)
 {
     const char *who = argv[0];
-    int command = command_of(who);
+    int command = cli_control_command(who, "vm-");
     struct cli_control o = CLI_CONTROL_DEFAULTS;
     const char *vm = NULL, *to = NULL, *vguid = NULL, *vf = NULL, *method = NULL;
     bool port255 = false;
