@@ -395,11 +395,8 @@ static int adopt_left_tables(struct cs_sm_core *c, struct cs_sm_lft_counts *read
                              struct cs_error *err)
 {
     c->left_tables = false;
-    struct cs_sm_lft_counts lc;
-    if (cs_sm_read_lfts(c->pipe, &c->sweep, &c->held, &c->log, &lc, err) < 0)
+    if (cs_sm_core_read_held(c, reads, err) < 0)
         return -1;
-    reads->blocks_read += lc.blocks_read;
-    reads->failures += lc.failures;
     if (c->held.max_lid != c->lfts.max_lid || cs_lfts_digest(&c->held) != c->left) {
         cs_logf(&c->log, CS_LOG_INFO,
                 "lfts: the switches do not hold the tables cloudsmd left: routing afresh");

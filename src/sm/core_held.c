@@ -18,6 +18,16 @@ static bool held_blocks_known(const struct cs_sm_core *c, uint32_t lid)
     return true;
 }
 
+int cs_sm_core_read_held(struct cs_sm_core *c, struct cs_sm_lft_counts *reads, struct cs_error *err)
+{
+    struct cs_sm_lft_counts lc;
+    if (cs_sm_read_lfts(c->pipe, &c->sweep, &c->held, &c->log, &lc, err) < 0)
+        return -1;
+    reads->blocks_read += lc.blocks_read;
+    reads->failures += lc.failures;
+    return 0;
+}
+
 int cs_sm_core_keep_held_routes(struct cs_sm_core *c, const uint16_t *lids, uint32_t count,
                                 bool *kept, struct cs_error *err)
 {

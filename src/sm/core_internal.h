@@ -33,6 +33,11 @@ int cs_sm_core_vms_keep_routes(struct cs_sm_core *c, struct cs_sm_lft_counts *re
  * (the VM state is written back when it listed some). */
 int cs_sm_core_vms_forget_live_routes(struct cs_sm_core *c, struct cs_error *err);
 
+/* Read back into c->held what it does not know of the switches' tables (cs_sm_read_lfts), adding
+ * the blocks read and the failures to reads: what keeping a held route needs first. */
+int cs_sm_core_read_held(struct cs_sm_core *c, struct cs_sm_lft_counts *reads,
+                         struct cs_error *err);
+
 /* Keep the routes the switches hold (c->held) for lids[0..count) where the whole route is known
  * and delivers to the port that owns the LID now from every switch the route in c->lfts delivers
  * from, or where no port owns the LID (it leads nowhere either way): c->lfts takes them. kept[i]

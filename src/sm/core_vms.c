@@ -215,11 +215,8 @@ int cs_sm_core_vms_keep_routes(struct cs_sm_core *c, struct cs_sm_lft_counts *re
         return 0;
     /* What the switches hold must be known to be kept: a restart reads it back here (the
      * programming that follows then reads nothing twice). */
-    struct cs_sm_lft_counts lc;
-    if (cs_sm_read_lfts(c->pipe, &c->sweep, &c->held, &c->log, &lc, err) < 0)
+    if (cs_sm_core_read_held(c, reads, err) < 0)
         return -1;
-    reads->blocks_read += lc.blocks_read;
-    reads->failures += lc.failures;
     return keep_vm_routes(c, err);
 }
 
