@@ -40,7 +40,17 @@ struct cs_route_inputs {
     const struct cs_guid_list *node_order;  /* port GUIDs, most important first (noftree) */
     const struct cs_partitions *partitions; /* partitions with isolation policies (pftree) */
     const struct cs_lfts *previous;         /* the tables in use (slimupdate, re-routing) */
-    const struct cs_guid_list *later_vms;   /* VM port GUIDs to route ahead of time (vftree) */
+    /* Sub-tree re-routing (fast hybrid reconfiguration): the fabric node indices of the switches
+     * whose tables may change, NULL: all. A fat-tree engine routes only the nodes on the leaves
+     * among them, inside them, and keeps every other entry as `previous` has it (required). */
+    const uint32_t *scope_switches;
+    uint32_t num_scope_switches;
+    const char *metabase_file; /* mftree: the SQLite metabase (NULL: kept in memory only) */
+    uint32_t metabase_paths;   /* mftree: spanning trees per leaf (0: every different one) */
+    /* Kept between routings of the same fabric by a caller that routes again (cloudsmd): the
+     * built fat-tree machinery, the loaded metabase. NULL: everything is built afresh. */
+    struct cs_route_state *state;
+    const struct cs_guid_list *later_vms; /* VM port GUIDs to route ahead of time (vftree) */
     const struct cs_vm_state *vms; /* the VMs that run (vftree); NULL: one on every VF with a LID */
     const struct cs_log *log;      /* where warnings go (NULL: nowhere) */
 };
@@ -50,9 +60,17 @@ struct cs_route_result {
     uint8_t *partition_sl; /* per partition of inputs->partitions: its SL/VL; NULL: all 0 */
     uint32_t num_partitions;
     uint32_t violations; /* policy requirements the engine could not meet (each one logged) */
+    double build_ms;     /* of the engine's time: building its view of the fabric (0: none) */
+    bool build_kept;     /* the view kept in inputs->state was reused, not rebuilt */
 };
 
 void cs_route_result_free(struct cs_route_result *r);
+
+/* What engines keep between routings of one fabric (opaque; see cs_route_inputs.state). An
+ * engine checks that the fabric is the one its kept view was built from and rebuilds if not. */
+struct cs_route_state;
+struct cs_route_state *cs_route_state_new(void);
+void cs_route_state_free(struct cs_route_state *s);
 
 struct cs_route_stats {
     char requested[16]; /* engine asked for */

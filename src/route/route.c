@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "cloudsm/lid.h"
+#include "route/route_state.h"
 
 const struct cs_route_engine cs_route_engines[] = {
     {"ftree", "OpenSM 3.3.23's fat-tree routing, entry for entry on the same LIDs", cs_route_ftree},
@@ -59,6 +60,16 @@ static int prepare(const struct cs_fabric *f, struct cs_lfts *lfts, struct cs_er
 static void copy_name(char *dst, size_t size, const char *src)
 {
     snprintf(dst, size, "%s", src);
+}
+
+struct cs_route_state *cs_route_state_new(void)
+{
+    return calloc(1, sizeof(struct cs_route_state));
+}
+
+void cs_route_state_free(struct cs_route_state *s)
+{
+    free(s);
 }
 
 void cs_route_result_free(struct cs_route_result *r)
