@@ -30,6 +30,10 @@ struct cs_route_options {
     bool connect_roots;
     /* Fail instead of falling back to minhop. */
     bool no_fallback;
+    /* Fat-tree engines: route a fat-tree with missing cables or switches. OpenSM's ftree refuses
+     * one unless root GUIDs are given (its regularity checks, ERR AB09-AB0C); ranks still come
+     * from the CA-attached switches. slimupdate, made for re-routing after faults, always does. */
+    bool tolerate_degraded;
 };
 
 /* What an engine may read besides the fabric and the options: the files an operator names
@@ -166,6 +170,10 @@ int cs_route_minhop(const struct cs_fabric *f, const struct cs_route_options *op
 int cs_route_vftree(const struct cs_fabric *f, const struct cs_route_options *opt,
                     const struct cs_route_inputs *in, struct cs_lfts *lfts,
                     struct cs_route_result *res, struct cs_error *err);
+/* slimupdate re-routes keeping inputs->previous's routes (docs/routing/slimupdate.md). */
+int cs_route_slimupdate(const struct cs_fabric *f, const struct cs_route_options *opt,
+                        const struct cs_route_inputs *in, struct cs_lfts *lfts,
+                        struct cs_route_result *res, struct cs_error *err);
 int cs_route_updn(const struct cs_fabric *f, const struct cs_route_options *opt,
                   const struct cs_route_inputs *in, struct cs_lfts *lfts,
                   struct cs_route_result *res, struct cs_error *err);

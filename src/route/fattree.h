@@ -46,7 +46,8 @@
  * Policy (struct cs_ft_policy), instead of hooks on LIDs: each callback sees the target.
  *  - up_group: which of a switch's up groups (sorted by load as OpenSM sorts them; OpenSM takes
  *    the first) carries a main path;
- *  - cable: which cable of a group carries a route, for every group (one-cable ones too);
+ *  - cable: which cable of a group of parallel cables carries a route (a one-cable group has
+ *    no choice: not asked);
  *  - hop: told of every entry the walk sets through a group (switch, group, cable, direction,
  *    main or secondary; not the leaf's entry to the target's own port): partition marks on
  *    switches per direction, per-partition counters; main_hops_only limits it to the main

@@ -998,7 +998,7 @@ int cs_ft_build(struct cs_ft *ft, const struct cs_fabric *f, const struct cs_rou
     if (rc != 0)
         goto out;
     set_max_cn_per_leaf(ft);
-    if (!ft->roots_given) {
+    if (!ft->roots_given && !opt->tolerate_degraded) {
         rc = validate(ft, err);
         if (rc != 0)
             goto out;

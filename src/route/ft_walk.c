@@ -175,10 +175,10 @@ static inline void took_hop(struct cs_ft *ft, uint32_t s, uint32_t g, uint32_t c
 static inline uint32_t pick_cable(const struct cs_ft *ft, uint32_t g, bool up)
 {
     const struct cs_ft_group *grp = &ft->groups[g];
-    if (ft->policy.cable)
-        return grp->first_port + ft->policy.cable(ft->policy.ctx, ft, ft->target, g, up);
     if (grp->num_ports == 1)
         return grp->first_port;
+    if (ft->policy.cable)
+        return grp->first_port + ft->policy.cable(ft->policy.ctx, ft, ft->target, g, up);
     uint32_t best = grp->first_port;
     for (uint32_t p = best + 1; p < grp->first_port + grp->num_ports; p++) {
         cs_ft_load c = up ? ft->ports[p].load_down : ft->ports[p].load_up;
@@ -299,7 +299,7 @@ static inline bool route_down_group(struct cs_ft *ft, uint32_t s, uint32_t g, un
     struct cs_ft_group *grp = &ft->groups[g];
     uint32_t r = grp->remote;
     bool hop = ft->policy.hop && !ft->policy.main_hops_only;
-    if (grp->num_ports == 1 && !ft->policy.cable && !hop) { /* the common case */
+    if (grp->num_ports == 1 && !hop) { /* the common case */
         set_entry(ft, r, grp->remote_num, hops + 1);
         bool routed = route_below(ft, r, CS_NONE, hops + 1);
         if (routed) {

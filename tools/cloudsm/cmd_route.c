@@ -39,6 +39,9 @@ static const char route_help[] =
     "                        engines (docs/formats/partitions.md)\n"
     "  --vms FILE            the VMs that run, for vftree (docs/formats/vms.md); without it\n"
     "                        every VF with a LID runs one (docs/routing/vftree.md)\n"
+    "  --previous FILE       the tables in use (an LFT dump, either form), for the engines\n"
+    "                        that re-route from them: slimupdate keeps their routes while\n"
+    "                        balanced (docs/routing/slimupdate.md)\n"
     "  --connect-roots       also route between root switches (OpenSM's -z)\n"
     "  --no-fallback         fail instead of falling back to minhop\n"
     "  -o, --output FILE     write the LFTs here (atomically); default: standard output,\n"
@@ -69,27 +72,20 @@ static int route_main(int argc, char **argv)
 {
     const char *who = argv[0];
     const char *engine = NULL, *guid2lid = NULL, *roots_file = NULL, *cns_file = NULL;
-    const char *output = NULL;
+    const char *output = NULL, *previous_file = NULL;
     int format = CS_LFT_FORMAT_OSM;
     unsigned lmc = 0;
     bool as_json = false;
     struct cs_route_options ropt = {0};
     static const struct option options[] = {
-        {"engine", required_argument, NULL, 'R'},
-        {"guid2lid", required_argument, NULL, 'g'},
-        {"lmc", required_argument, NULL, 'm'},
-        {"root-guids", required_argument, NULL, 'a'},
-        {"cn-guids", required_argument, NULL, 'u'},
-        {"order", required_argument, NULL, 'O'},
-        {"weights", required_argument, NULL, 'W'},
-        {"partitions", required_argument, NULL, 'P'},
-        {"vms", required_argument, NULL, 'V'},
-        {"connect-roots", no_argument, NULL, 'z'},
-        {"no-fallback", no_argument, NULL, 'n'},
-        {"output", required_argument, NULL, 'o'},
-        {"format", required_argument, NULL, 'f'},
-        {"json", no_argument, NULL, 'j'},
-        {NULL, 0, NULL, 0},
+        {"engine", required_argument, NULL, 'R'},   {"guid2lid", required_argument, NULL, 'g'},
+        {"lmc", required_argument, NULL, 'm'},      {"root-guids", required_argument, NULL, 'a'},
+        {"cn-guids", required_argument, NULL, 'u'}, {"order", required_argument, NULL, 'O'},
+        {"weights", required_argument, NULL, 'W'},  {"partitions", required_argument, NULL, 'P'},
+        {"vms", required_argument, NULL, 'V'},      {"previous", required_argument, NULL, 'p'},
+        {"connect-roots", no_argument, NULL, 'z'},  {"no-fallback", no_argument, NULL, 'n'},
+        {"output", required_argument, NULL, 'o'},   {"format", required_argument, NULL, 'f'},
+        {"json", no_argument, NULL, 'j'},           {NULL, 0, NULL, 0},
     };
     struct cs_route_files files = {0};
     int opt;
@@ -122,6 +118,9 @@ static int route_main(int argc, char **argv)
             break;
         case 'V':
             files.vm_state_file = optarg;
+            break;
+        case 'p':
+            previous_file = optarg;
             break;
         case 'z':
             ropt.connect_roots = true;
@@ -156,7 +155,7 @@ static int route_main(int argc, char **argv)
     struct cs_error err;
     struct cs_fabric f;
     struct cs_guid_list roots = {0}, cns = {0};
-    struct cs_lfts lfts = {0};
+    struct cs_lfts lfts = {0}, previous = {0};
     struct cs_route_stats stats;
     struct cs_route_loaded loaded = {0};
     struct cs_route_result result = {0};
@@ -166,11 +165,14 @@ static int route_main(int argc, char **argv)
     if (load_topology_with_lids(&f, argv[optind], guid2lid, lmc, &err) < 0 ||
         (roots_file && cs_guid_list_read(&roots, roots_file, &err) < 0) ||
         (cns_file && cs_guid_list_read(&cns, cns_file, &err) < 0) ||
-        cs_route_files_load(&files, &loaded, &err) < 0) {
+        cs_route_files_load(&files, &loaded, &err) < 0 ||
+        (previous_file && cs_lfts_read(&previous, previous_file, &err) < 0)) {
         rc = cli_fail(who, &err);
         goto done;
     }
     cs_route_loaded_inputs(&loaded, &inputs);
+    if (previous_file)
+        inputs.previous = &previous;
     ropt.root_guids = roots_file ? &roots : NULL;
     ropt.cn_guids = cns_file ? &cns : NULL;
     if (cs_route_with(engine, &f, &ropt, &inputs, &lfts, &stats, &result, &err) < 0) {
@@ -227,6 +229,7 @@ static int route_main(int argc, char **argv)
 done:
     cs_route_result_free(&result);
     cs_lfts_free(&lfts);
+    cs_lfts_free(&previous);
     cs_guid_list_free(&roots);
     cs_guid_list_free(&cns);
     cs_route_loaded_free(&loaded);
