@@ -43,12 +43,14 @@ struct cs_subtree {
 
 /* Select the sub-tree of the nodes `guids` (count > 0; CA port GUIDs or CA node GUIDs, a node
  * GUID standing for all its ports) on fabric f (LIDs assigned), with the fat-tree as ftree sees
- * it under opt (root and compute node lists; NULL: none). out is initialised here; free it with
- * cs_subtree_free either way. Errors: a GUID the fabric does not have, a switch's GUID, a CA port
- * not cabled to a leaf of the fat-tree, a fabric that is not a fat-tree (ftree's reason). */
+ * it under opt (root and compute node lists; NULL: none). With a state (cs_route_inputs.state)
+ * the fat-tree machinery kept there is used (and kept: the re-routing that follows reuses it);
+ * NULL: built for this call. out is initialised here; free it with cs_subtree_free either way.
+ * Errors: a GUID the fabric does not have, a switch's GUID, a CA port not cabled to a leaf of the
+ * fat-tree, a fabric that is not a fat-tree (ftree's reason). */
 int cs_subtree_select(const struct cs_fabric *f, const struct cs_route_options *opt,
-                      const uint64_t *guids, uint32_t count, struct cs_subtree *out,
-                      struct cs_error *err);
+                      struct cs_route_state *state, const uint64_t *guids, uint32_t count,
+                      struct cs_subtree *out, struct cs_error *err);
 void cs_subtree_free(struct cs_subtree *s);
 
 #endif

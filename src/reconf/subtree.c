@@ -133,57 +133,61 @@ static int fill(const struct cs_ft *ft, const uint8_t *member, struct cs_subtree
 }
 
 int cs_subtree_select(const struct cs_fabric *f, const struct cs_route_options *opt,
-                      const uint64_t *guids, uint32_t count, struct cs_subtree *out,
-                      struct cs_error *err)
+                      struct cs_route_state *state, const uint64_t *guids, uint32_t count,
+                      struct cs_subtree *out, struct cs_error *err)
 {
     memset(out, 0, sizeof *out);
     if (count == 0)
         return cs_fail(err, "sub-tree: no nodes given");
-    struct cs_ft ft;
-    int rc = cs_ft_build(&ft, f, opt, err);
+    struct cs_ft local, *tree;
+    bool kept;
+    int rc = cs_ft_machinery(f, opt, state, &local, &tree, &kept, err);
     if (rc != 0) {
         char why[CS_ERROR_MAX] = "";
         if (err)
             memcpy(why, err->msg, sizeof why);
-        cs_ft_free(&ft);
+        if (tree == &local)
+            cs_ft_free(&local);
         return rc < 0 ? -1 : cs_fail(err, "sub-tree: the fabric is not a fat tree: %s", why);
     }
-    uint8_t *chosen = cs_calloc_array(ft.num_sw + 1, 1, err);
-    uint8_t *member = cs_calloc_array(ft.num_sw + 1, 1, err);
-    rc = chosen && member ? mark_leaves(&ft, guids, count, chosen, err) : -1;
+    const struct cs_ft *ft = tree; /* read only here: the tuples, ranks and groups */
+    uint8_t *chosen = cs_calloc_array(ft->num_sw + 1, 1, err);
+    uint8_t *member = cs_calloc_array(ft->num_sw + 1, 1, err);
+    rc = chosen && member ? mark_leaves(ft, guids, count, chosen, err) : -1;
     if (rc == 0) {
         /* Step 2: the longest common prefix of the chosen leaves' digits, at most rank - 1. */
-        unsigned len = ft.leaf_rank > 0 ? ft.leaf_rank - 1 : 0;
+        unsigned len = ft->leaf_rank > 0 ? ft->leaf_rank - 1 : 0;
         uint32_t first = CS_NONE;
-        for (uint32_t s = 0; s < ft.num_sw; s++) {
+        for (uint32_t s = 0; s < ft->num_sw; s++) {
             if (!chosen[s])
                 continue;
             if (first == CS_NONE)
                 first = s;
             unsigned j = 0;
             while (j < len &&
-                   tuple_digit(ft.sw[s].tuple, j + 1) == tuple_digit(ft.sw[first].tuple, j + 1))
+                   tuple_digit(ft->sw[s].tuple, j + 1) == tuple_digit(ft->sw[first].tuple, j + 1))
                 j++;
             len = j;
         }
         for (unsigned j = 0; j < len; j++)
-            out->prefix[j] = tuple_digit(ft.sw[first].tuple, j + 1);
+            out->prefix[j] = tuple_digit(ft->sw[first].tuple, j + 1);
         /* A prefix whose switches are not closed under the tree's cables is shortened. */
         uint32_t bad_sw, bad_remote;
         for (;; len--) {
-            mark_subtree(&ft, out->prefix, len, member);
-            if (len == 0 || cs_ft_is_subtree(&ft, member, &bad_sw, &bad_remote))
+            mark_subtree(ft, out->prefix, len, member);
+            if (len == 0 || cs_ft_is_subtree(ft, member, &bad_sw, &bad_remote))
                 break;
             out->prefix[len - 1] = 0;
         }
         out->prefix_len = len;
-        out->tree_levels = ft.leaf_rank + 1;
-        out->levels = ft.leaf_rank + 1 - len;
-        rc = fill(&ft, member, out, err);
+        out->tree_levels = ft->leaf_rank + 1;
+        out->levels = ft->leaf_rank + 1 - len;
+        rc = fill(ft, member, out, err);
     }
     free(chosen);
     free(member);
-    cs_ft_free(&ft);
+    if (tree == &local)
+        cs_ft_free(&local);
     if (rc < 0)
         cs_subtree_free(out);
     return rc;

@@ -433,4 +433,12 @@ struct cs_ft_kept {
 };
 void cs_ft_kept_free(struct cs_ft_kept *kept);
 
+/* The machinery for a routing (or a look at the tree) of f under opt: the one kept in `state` if
+ * it was built from the same fabric and options (*kept = true; reset it before routing: cs_ft_bind
+ * does), else a fresh build, kept in `state` if there is one, else made in `local` (*out = local:
+ * free it with cs_ft_free, also on failure). Returns what cs_ft_build returns. */
+int cs_ft_machinery(const struct cs_fabric *f, const struct cs_route_options *opt,
+                    struct cs_route_state *state, struct cs_ft *local, struct cs_ft **out,
+                    bool *kept, struct cs_error *err);
+
 #endif

@@ -86,13 +86,12 @@ int cs_ft_targets_opensm(const struct cs_ft *ft, struct cs_ft_targets *list, str
     return cs_ft_targets_rest(ft, list, err);
 }
 
-/* The machinery for a routing of f: the one kept in `state` if it was built from the same fabric
- * and options (reset), else a fresh build (kept in `state` if there is one, else in `local`). */
-static int machinery(const struct cs_fabric *f, const struct cs_route_options *opt,
-                     struct cs_route_state *state, struct cs_ft *local, struct cs_ft **out,
-                     bool *kept, struct cs_error *err)
+int cs_ft_machinery(const struct cs_fabric *f, const struct cs_route_options *opt,
+                    struct cs_route_state *state, struct cs_ft *local, struct cs_ft **out,
+                    bool *kept, struct cs_error *err)
 {
     *kept = false;
+    *out = NULL;
     if (!state) {
         *out = local;
         return cs_ft_build(local, f, opt, err);
@@ -213,7 +212,7 @@ int cs_ft_run(const struct cs_fabric *f, const struct cs_route_options *opt,
     struct cs_ft_targets targets = {0};
     bool kept = false, scoped = in->scope_switches != NULL;
     double start = cs_clock_ms();
-    int rc = machinery(f, opt, in->state, &local, &ft, &kept, err);
+    int rc = cs_ft_machinery(f, opt, in->state, &local, &ft, &kept, err);
     if (res) {
         res->build_ms = cs_clock_ms() - start;
         res->build_kept = kept;

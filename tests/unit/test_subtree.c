@@ -91,7 +91,7 @@ static void select_ok(const struct cs_fabric *f, const uint64_t *guids, uint32_t
                       struct cs_subtree *s)
 {
     struct cs_error err = {{0}};
-    if (cs_subtree_select(f, NULL, guids, count, s, &err) != 0)
+    if (cs_subtree_select(f, NULL, NULL, guids, count, s, &err) != 0)
         fail_msg("select: %s", err.msg);
 }
 
@@ -354,17 +354,17 @@ static void test_select_errors(void **state)
     struct cs_subtree s;
     struct cs_error err = {{0}};
     uint64_t unknown = 0x1234;
-    assert_int_equal(cs_subtree_select(&f, NULL, &unknown, 1, &s, &err), -1);
+    assert_int_equal(cs_subtree_select(&f, NULL, NULL, &unknown, 1, &s, &err), -1);
     assert_non_null(strstr(err.msg, "no node or port has GUID 0x0000000000001234"));
     uint64_t sw = f.nodes[named(&f, "S5")].guid;
-    assert_int_equal(cs_subtree_select(&f, NULL, &sw, 1, &s, &err), -1);
+    assert_int_equal(cs_subtree_select(&f, NULL, NULL, &sw, 1, &s, &err), -1);
     assert_non_null(strstr(err.msg, "the switch 'S5', not a CA"));
-    assert_int_equal(cs_subtree_select(&f, NULL, &unknown, 0, &s, &err), -1);
+    assert_int_equal(cs_subtree_select(&f, NULL, NULL, &unknown, 0, &s, &err), -1);
     /* A CA cabled to nothing is on no fat tree. */
     uint32_t loose = fx_ca(&f, 0x0099000000000000, "loose");
     f.ports[port1(&f, loose)].guid = 0x0099000000000001;
     uint64_t g = 0x0099000000000001;
-    assert_int_equal(cs_subtree_select(&f, NULL, &g, 1, &s, &err), -1);
+    assert_int_equal(cs_subtree_select(&f, NULL, NULL, &g, 1, &s, &err), -1);
     assert_non_null(strstr(err.msg, "'loose' (0x0099000000000001) is on no fat tree"));
     cs_fabric_free(&f);
 
@@ -379,7 +379,7 @@ static void test_select_errors(void **state)
     fx_link(&f, b, 2, h2, 1);
     fx_lids(&f, 0);
     g = 0x301;
-    assert_int_equal(cs_subtree_select(&f, NULL, &g, 1, &s, &err), -1);
+    assert_int_equal(cs_subtree_select(&f, NULL, NULL, &g, 1, &s, &err), -1);
     assert_non_null(strstr(err.msg, "not a fat tree"));
     cs_fabric_free(&f);
 }
@@ -696,9 +696,20 @@ static void test_kept_machinery(void **state)
     assert_false(res.build_kept);
     rt_assert_same_tables(&fresh_changed, &t);
     cs_lfts_free(&t);
-    /* ...and kept from then on. */
+    /* ...and kept from then on, by the sub-tree selection too. */
+    struct cs_subtree sub2;
+    assert_int_equal(cs_subtree_select(&copy, NULL, kept, &first, 1, &sub2, &err), 0);
+    assert_int_equal(sub2.num_switches, sub.num_switches);
+    cs_subtree_free(&sub2);
     route_in("ftree", &copy, &in, &t, &res);
     assert_true(res.build_kept);
+    rt_assert_same_tables(&fresh_changed, &t);
+    cs_lfts_free(&t);
+    /* A selection on another fabric rebuilds it; the next routing of this one rebuilds again. */
+    assert_int_equal(cs_subtree_select(&f, NULL, kept, &first, 1, &sub2, &err), 0);
+    cs_subtree_free(&sub2);
+    route_in("ftree", &copy, &in, &t, &res);
+    assert_false(res.build_kept);
     rt_assert_same_tables(&fresh_changed, &t);
     cs_lfts_free(&t);
 

@@ -234,6 +234,7 @@ static int route_main(int argc, char **argv)
     struct cs_lfts previous = {0};
     struct cs_guid_list subtree_guids = {0};
     struct cs_subtree sub = {0};
+    struct cs_route_state *state = NULL;
     struct cs_route_inputs inputs = {.log = &(struct cs_log){warn_on_stderr, NULL}};
     cs_fabric_init(&f);
     int rc = EXIT_OK;
@@ -251,9 +252,13 @@ static int route_main(int argc, char **argv)
     if (previous_file)
         inputs.previous = &previous;
     if (subtree) {
-        if (subtree_nodes(&f, subtree, &subtree_guids, &err) < 0 ||
-            cs_subtree_select(&f, &ropt, subtree_guids.guids, subtree_guids.count, &sub, &err) <
-                0) {
+        /* The selection builds the fat-tree view; the routing reuses it. */
+        state = cs_route_state_new();
+        inputs.state = state;
+        if ((!state && cs_fail(&err, "out of memory") < 0) ||
+            subtree_nodes(&f, subtree, &subtree_guids, &err) < 0 ||
+            cs_subtree_select(&f, &ropt, state, subtree_guids.guids, subtree_guids.count, &sub,
+                              &err) < 0) {
             rc = cli_fail(who, &err);
             goto done;
         }
@@ -324,6 +329,7 @@ done:
     cs_lfts_free(&previous);
     cs_guid_list_free(&subtree_guids);
     cs_subtree_free(&sub);
+    cs_route_state_free(state);
     cs_guid_list_free(&roots);
     cs_guid_list_free(&cns);
     cs_route_loaded_free(&loaded);
