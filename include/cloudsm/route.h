@@ -66,6 +66,8 @@ struct cs_route_result {
     uint32_t violations; /* policy requirements the engine could not meet (each one logged) */
     double build_ms;     /* of the engine's time: building its view of the fabric (0: none) */
     bool build_kept;     /* the view kept in inputs->state was reused, not rebuilt */
+    bool scoped; /* the engine kept to inputs->scope_switches (cs_route_with refuses an engine
+                    that ignores a scope) */
 };
 
 void cs_route_result_free(struct cs_route_result *r);

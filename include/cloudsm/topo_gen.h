@@ -91,6 +91,10 @@ struct cs_topo_preset {
     const unsigned *switch_numbers; /* NULL, or the paper's number of each tree switch in fabric
                                      * order: switch j is described "sw-<switch_numbers[j]>" */
     unsigned num_switch_numbers;    /* entries in switch_numbers: the tree's switch count */
+    const char *switch_prefix;      /* with switch_numbers: switch j is described
+                                     * "<switch_prefix><switch_numbers[j]>"; NULL: "sw-" */
+    const char *host_prefix;        /* NULL: the generator's names; else (plain hosts only)
+                                     * host i is described "<host_prefix><i+1>" */
 };
 
 /* The presets, in a fixed order; *count is set to their number. */

@@ -20,7 +20,8 @@
  *     fabric_route_upgoing_by_going_down at every switch it climbs to), filling that LID's
  *     column. cs_ft_reset forgets every load and sort so that one build serves many routings
  *     (routing twice on a reset machinery equals a fresh build); cs_ft_set_scope limits the
- *     walk and the tables written to a subset of the switches.
+ *     walk and the tables written to a subset of the switches (a sub-tree: fast hybrid
+ *     re-routing).
  *
  *  3. Passes (ft_passes.c): OpenSM's targets in OpenSM's order, as data (cs_ft_targets_opensm:
  *     leaf by leaf in tuple order, compute nodes in leaf port order, then dummies up to the
@@ -247,9 +248,11 @@ struct cs_ft {
     uint32_t *leaves; /* OpenSM's leaf_switches[]: by tuple, first to last real leaf */
     uint32_t num_sw, num_groups, num_ports, num_lists, num_children, num_ca_ports, num_leaves;
     uint32_t num_families;
-    uint32_t leaf_rank;       /* OpenSM's leaf_switch_rank */
-    uint32_t max_rank;        /* OpenSM's max_switch_rank */
-    uint32_t max_cn_per_leaf; /* compute nodes on the fullest leaf: dummies fill the others */
+    uint32_t leaf_rank;            /* OpenSM's leaf_switch_rank */
+    uint32_t max_rank;             /* OpenSM's max_switch_rank */
+    uint32_t max_cn_per_leaf;      /* compute nodes on the fullest leaf: dummies fill the others
+                                      (with a scope: the fullest leaf in the scope) */
+    uint32_t tree_max_cn_per_leaf; /* the same over the whole tree, as built */
     uint32_t cn_count;
     bool roots_given;
     /* When every switch reached by a down group has its own tuple, the order of a down list is
@@ -348,9 +351,25 @@ void cs_ft_reset(struct cs_ft *ft);
 
 /* Limit the walk and the tables written to the switches whose fabric node indices are listed
  * (count 0: every switch again). The walk does not enter a switch outside the scope, targets
- * that hang from one are not routed, and their tables are not written. Call between routings
- * (after a reset, or with nothing pending). Returns -1 on an unknown node or out of memory. */
+ * that hang from one are not routed (cs_ft_targets_cns does not list them), and their tables are
+ * not written. The scope is routed as a fat-tree of its own: max_cn_per_leaf becomes that of its
+ * fullest leaf, so dummies fill its leaves as ftree would fill them on that tree alone. Call
+ * between routings (after a reset, or with nothing pending). Returns -1 on an unknown node or
+ * out of memory. */
 int cs_ft_set_scope(struct cs_ft *ft, const uint32_t *nodes, uint32_t count, struct cs_error *err);
+
+/* Is the set of switches `member` (per switch of ft, 1 = in) a sub-tree, that is, a fat-tree with
+ * fewer levels: it holds a leaf, every down neighbour of a member is a member, and every up
+ * neighbour of a member below the set's top rank is a member? The walk then reaches every member
+ * from every leaf in the set, so a scoped routing leaves no member without an entry. If not,
+ * *sw and *remote (switch indices) name a member and the neighbour that is missing (remote
+ * CS_NONE: no leaf). */
+bool cs_ft_is_subtree(const struct cs_ft *ft, const uint8_t *member, uint32_t *sw,
+                      uint32_t *remote);
+
+/* A digest of everything cs_ft_build reads (nodes, ports, cables, LIDs, the options' root and
+ * compute node lists): equal digests, equal builds (to the odds of a 64-bit hash). */
+uint64_t cs_ft_fingerprint(const struct cs_fabric *f, const struct cs_route_options *opt);
 
 /* Targets reach the tables in batches of this many; cs_ft_flush writes what is pending
  * (cs_ft_route_targets flushes when it ends). Nothing in the machinery reads the tables while
@@ -391,12 +410,36 @@ struct cs_ft_variant {
                    struct cs_ft_targets *list, struct cs_error *err);
 };
 
-/* One routing, the whole run every variant shares: build, bind lfts with the variant's policy,
- * list its targets, route them, -z when opt asks, and mark every block written (a fresh routing
- * programs them all). Returns what cs_ft_build or the target list returns (0, -1, or
- * CS_ROUTE_UNSUITABLE). */
+/* One routing, the whole run every variant shares: build (or, with in->state, reuse the
+ * machinery kept from the last routing of the same fabric: cs_ft_reset instead of a rebuild),
+ * bind lfts with the variant's policy, list its targets, route them, -z when opt asks, and mark
+ * every block written (a fresh routing programs them all).
+ *
+ * With in->scope_switches (sub-tree re-routing, docs/routing/hybrid.md): the tables start as
+ * in->previous has them (required, for every switch of the fabric), the scope must be a sub-tree
+ * (cs_ft_is_subtree), only the targets on its leaves are routed, inside it, only its switches'
+ * tables are written, and only their blocks are marked.
+ *
+ * res (may be NULL) gets build_ms, build_kept and scoped. Returns what cs_ft_build or the target
+ * list returns (0, -1, or CS_ROUTE_UNSUITABLE), or -1 on a scope it cannot route. */
 int cs_ft_run(const struct cs_fabric *f, const struct cs_route_options *opt,
               const struct cs_route_inputs *in, const struct cs_ft_variant *variant,
-              struct cs_lfts *lfts, struct cs_error *err);
+              struct cs_lfts *lfts, struct cs_route_result *res, struct cs_error *err);
+
+/* The machinery cs_ft_run keeps in cs_route_state between routings of one fabric. */
+struct cs_ft_kept {
+    struct cs_ft ft;
+    uint64_t fingerprint; /* cs_ft_fingerprint of the fabric and options ft was built from */
+    bool built;
+};
+void cs_ft_kept_free(struct cs_ft_kept *kept);
+
+/* The machinery for a routing (or a look at the tree) of f under opt: the one kept in `state` if
+ * it was built from the same fabric and options (*kept = true; reset it before routing: cs_ft_bind
+ * does), else a fresh build, kept in `state` if there is one, else made in `local` (*out = local:
+ * free it with cs_ft_free, also on failure). Returns what cs_ft_build returns. */
+int cs_ft_machinery(const struct cs_fabric *f, const struct cs_route_options *opt,
+                    struct cs_route_state *state, struct cs_ft *local, struct cs_ft **out,
+                    bool *kept, struct cs_error *err);
 
 #endif

@@ -998,6 +998,7 @@ int cs_ft_build(struct cs_ft *ft, const struct cs_fabric *f, const struct cs_rou
     if (rc != 0)
         goto out;
     set_max_cn_per_leaf(ft);
+    ft->tree_max_cn_per_leaf = ft->max_cn_per_leaf;
     if (!ft->roots_given && !opt->tolerate_degraded) {
         rc = validate(ft, err);
         if (rc != 0)
@@ -1023,6 +1024,50 @@ out:
     free(b.ca_port_cut);
     cs_key_index_free(&b.cn_index);
     return rc;
+}
+
+/* splitmix64's finaliser: every input bit moves every output bit. */
+static inline uint64_t mix(uint64_t h, uint64_t v)
+{
+    h ^= v + UINT64_C(0x9e3779b97f4a7c15) + (h << 6) + (h >> 2);
+    h ^= h >> 30;
+    h *= UINT64_C(0xbf58476d1ce4e5b9);
+    h ^= h >> 27;
+    h *= UINT64_C(0x94d049bb133111eb);
+    return h ^ (h >> 31);
+}
+
+static uint64_t mix_guids(uint64_t h, const struct cs_guid_list *list)
+{
+    if (!list)
+        return mix(h, UINT64_MAX);
+    h = mix(h, list->count);
+    for (uint32_t i = 0; i < list->count; i++)
+        h = mix(h, list->guids[i]);
+    return h;
+}
+
+/* What the build reads: node types, GUIDs and port ranges; port GUIDs, owners, cables and LIDs
+ * (descriptions and link rates play no part); the root and compute node lists; whether a
+ * degraded tree is accepted. */
+uint64_t cs_ft_fingerprint(const struct cs_fabric *f, const struct cs_route_options *opt)
+{
+    uint64_t h = mix(mix(0, f->num_nodes), f->num_port_slots);
+    for (uint32_t n = 0; n < f->num_nodes; n++) {
+        const struct cs_node *node = &f->nodes[n];
+        h = mix(h, node->guid);
+        h = mix(h, (uint64_t)node->first_port << 16 | (uint64_t)node->num_ports << 8 | node->type);
+    }
+    for (uint32_t p = 0; p < f->num_port_slots; p++) {
+        const struct cs_port *port = &f->ports[p];
+        h = mix(h, port->guid);
+        h = mix(h, (uint64_t)port->node << 32 | port->peer);
+        h = mix(h, (uint64_t)port->lid << 16 | (uint64_t)port->num << 8 | port->lmc);
+    }
+    h = mix_guids(h, opt ? opt->root_guids : NULL);
+    /* A degraded tree built for slimupdate must not serve ftree, which refuses it. */
+    h = mix(h, opt && opt->tolerate_degraded);
+    return mix_guids(h, opt ? opt->cn_guids : NULL);
 }
 
 void cs_ft_free(struct cs_ft *ft)

@@ -56,30 +56,95 @@ void cs_ft_reset(struct cs_ft *ft)
     ft->seq++;
 }
 
+/* The compute nodes on the fullest leaf the walk routes (in the scope, if there is one). */
+static void scope_max_cn_per_leaf(struct cs_ft *ft)
+{
+    if (!ft->in_scope) {
+        ft->max_cn_per_leaf = ft->tree_max_cn_per_leaf;
+        return;
+    }
+    ft->max_cn_per_leaf = 0;
+    for (uint32_t i = 0; i < ft->num_leaves; i++) {
+        const struct cs_ft_switch *sw = &ft->sw[ft->leaves[i]];
+        if (!ft->in_scope[ft->leaves[i]])
+            continue;
+        uint32_t cns = 0;
+        for (unsigned k = 0; k < sw->num_down; k++) {
+            const struct cs_ft_group *g = cs_ft_group_at(ft, sw->down, k);
+            cns += g->remote_is_ca && g->is_cn;
+        }
+        if (cns > ft->max_cn_per_leaf)
+            ft->max_cn_per_leaf = cns;
+    }
+}
+
 int cs_ft_set_scope(struct cs_ft *ft, const uint32_t *nodes, uint32_t count, struct cs_error *err)
 {
     cs_ft_flush(ft);
     free(ft->in_scope);
     ft->in_scope = NULL;
+    int rc = 0;
     if (count > 0) {
+        uint32_t num_nodes = ft->fabric->num_nodes;
+        uint32_t *sw_of_node = cs_calloc_array(num_nodes + 1, sizeof *sw_of_node, err);
         ft->in_scope = cs_calloc_array(ft->num_sw, 1, err);
-        if (!ft->in_scope)
-            return -1;
-        for (uint32_t i = 0; i < count; i++) {
-            uint32_t s = 0;
-            while (s < ft->num_sw && ft->sw[s].node != nodes[i])
-                s++;
-            if (s == ft->num_sw) {
-                free(ft->in_scope);
-                ft->in_scope = NULL;
-                set_marks(ft);
-                return cs_fail(err, "scope: node %u is not a switch of the fat tree", nodes[i]);
+        if (!sw_of_node || !ft->in_scope) {
+            rc = -1;
+        } else {
+            for (uint32_t n = 0; n < num_nodes; n++)
+                sw_of_node[n] = CS_NONE;
+            for (uint32_t s = 0; s < ft->num_sw; s++)
+                sw_of_node[ft->sw[s].node] = s;
+            for (uint32_t i = 0; i < count && rc == 0; i++) {
+                uint32_t s = nodes[i] < num_nodes ? sw_of_node[nodes[i]] : CS_NONE;
+                if (s == CS_NONE)
+                    rc = cs_fail(err, "scope: node %u is not a switch of the fat tree", nodes[i]);
+                else
+                    ft->in_scope[s] = 1;
             }
-            ft->in_scope[s] = 1;
+        }
+        free(sw_of_node);
+        if (rc < 0) {
+            free(ft->in_scope);
+            ft->in_scope = NULL;
         }
     }
+    scope_max_cn_per_leaf(ft);
     set_marks(ft);
-    return 0;
+    return rc;
+}
+
+bool cs_ft_is_subtree(const struct cs_ft *ft, const uint8_t *member, uint32_t *sw, uint32_t *remote)
+{
+    uint32_t top = CS_FT_UNRANKED, leaf = CS_NONE;
+    for (uint32_t s = 0; s < ft->num_sw; s++) {
+        if (!member[s])
+            continue;
+        if (ft->sw[s].rank < top)
+            top = ft->sw[s].rank;
+        if (ft->sw[s].is_leaf && leaf == CS_NONE)
+            leaf = s;
+    }
+    *sw = *remote = CS_NONE;
+    if (leaf == CS_NONE)
+        return false;
+    for (uint32_t s = 0; s < ft->num_sw; s++) {
+        if (!member[s])
+            continue;
+        const struct cs_ft_switch *x = &ft->sw[s];
+        unsigned groups = x->num_down + (x->rank > top ? x->num_up : 0u);
+        for (unsigned k = 0; k < groups; k++) {
+            const struct cs_ft_group *g = k < x->num_down
+                                              ? cs_ft_group_at(ft, x->down, k)
+                                              : cs_ft_group_at(ft, x->up, k - x->num_down);
+            if (!g->remote_is_ca && !member[g->remote]) {
+                *sw = s;
+                *remote = g->remote;
+                return false;
+            }
+        }
+    }
+    return true;
 }
 
 int cs_ft_bind(struct cs_ft *ft, struct cs_lfts *lfts, const struct cs_ft_policy *policy,
@@ -129,6 +194,7 @@ int cs_ft_bind(struct cs_ft *ft, struct cs_lfts *lfts, const struct cs_ft_policy
     ft->lfts = lfts;
     free(ft->in_scope);
     ft->in_scope = NULL;
+    scope_max_cn_per_leaf(ft);
     set_marks(ft);
     cs_ft_reset(ft);
     return 0;

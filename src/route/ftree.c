@@ -15,6 +15,6 @@ int cs_route_ftree(const struct cs_fabric *f, const struct cs_route_options *opt
                    const struct cs_route_inputs *in, struct cs_lfts *lfts,
                    struct cs_route_result *res, struct cs_error *err)
 {
-    (void)res;
-    return cs_ft_run(f, opt, in, &(struct cs_ft_variant){.targets = opensm_targets}, lfts, err);
+    return cs_ft_run(f, opt, in, &(struct cs_ft_variant){.targets = opensm_targets}, lfts, res,
+                     err);
 }

@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "cloudsm/lid.h"
+#include "route/fattree.h"
 #include "route/route_state.h"
 
 const struct cs_route_engine cs_route_engines[] = {
@@ -72,6 +73,8 @@ struct cs_route_state *cs_route_state_new(void)
 
 void cs_route_state_free(struct cs_route_state *s)
 {
+    if (s)
+        cs_ft_kept_free(s->fattree);
     free(s);
 }
 
@@ -137,6 +140,12 @@ int cs_route_with(const char *engine, const struct cs_fabric *f, const struct cs
     } else if (rc == CS_ROUTE_UNSUITABLE) {
         rc = -1;
     }
+    if (rc == 0 && in->scope_switches && !res->scoped)
+        rc = cs_fail(err,
+                     "%s cannot re-route a sub-tree: only the fat-tree engines that run on the "
+                     "shared machinery do (ftree, noftree, wftree)%s%s",
+                     e->name, stats->fell_back ? "; ftree fell back: " : "",
+                     stats->fell_back ? stats->fallback_reason : "");
     stats->route_ms = cs_clock_ms() - start;
     if (rc != 0) {
         cs_lfts_free(lfts);

@@ -4,8 +4,13 @@
 
 #include "cloudsm/route.h"
 
+struct cs_ft_kept;
+
 struct cs_route_state {
     int unused; /* the fat-tree machinery and the metabase are added here by their engines */
+    /* The fat-tree machinery as cs_ft_run built it (ft_passes.c): reset, not rebuilt, while the
+     * fabric stays the same. NULL until a fat-tree engine routes. */
+    struct cs_ft_kept *fattree;
 };
 
 #endif

@@ -122,7 +122,7 @@ int cs_route_wftree(const struct cs_fabric *f, const struct cs_route_options *op
                     const struct cs_route_inputs *in, struct cs_lfts *lfts,
                     struct cs_route_result *res, struct cs_error *err)
 {
-    (void)res;
     static const struct cs_ft_policy policy = {.up_group = least_upward_weight};
-    return cs_ft_run(f, opt, in, &(struct cs_ft_variant){&policy, weighted_targets}, lfts, err);
+    return cs_ft_run(f, opt, in, &(struct cs_ft_variant){&policy, weighted_targets}, lfts, res,
+                     err);
 }

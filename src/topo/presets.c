@@ -19,6 +19,25 @@ static const unsigned journal_fig3_numbers[12] = {
     5, 6, 7,  8,  /* roots */
 };
 
+/* The hybrid reconfiguration paper's hardware testbed (Sect. V-A, Fig. 7(a)), built from its
+ * prose; the PGFT tuple it prints gives 32 nodes and 36 switches, not 10 and 14. 4 leaves of 4
+ * node slots (the last one lacks two nodes: 14 nodes), two 2-level sub-trees of 2 leaves and 2
+ * second-level switches each, 2 roots: XGFT(3;4,2,2;1,2,1), each second-level switch under one
+ * root. Numbered bottom-up as the paper's Fig. 2 numbers its switches: leaves S1..S4,
+ * second-level switches S5..S8, roots S9, S10, so that S5 and S6 are the lower-left sub-tree's
+ * second-level switches, and CN1..CN4 are on S1, CN5..CN8 on S2 (the generator's fabric order
+ * is already bottom-up and left to right). */
+static const unsigned hybrid_testbed_numbers[10] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
+
+/* Table I of the hybrid reconfiguration paper: k-3-x-half = XGFT(3; x*k, k, k; 1, k, k) (a
+ * k-ary-3-tree with x*k nodes per leaf), k-3-x-full = XGFT(3; x*k, k, 2k; 1, k, k) (roots use
+ * every port downward: twice the sub-trees). */
+#define HYBRID_TABLE_I(label, counts, tree)                                                        \
+    {                                                                                              \
+        .name = "hybrid-" label, .summary = "hybrid paper Table I " label ": " counts,             \
+        .xgft = tree,                                                                              \
+    }
+
 static const struct cs_topo_preset presets[] = {
     {
         .name = "vswitch-fig3",
@@ -38,6 +57,33 @@ static const struct cs_topo_preset presets[] = {
         .switch_numbers = journal_fig3_numbers,
         .num_switch_numbers = sizeof journal_fig3_numbers / sizeof journal_fig3_numbers[0],
     },
+    {
+        .name = "hybrid-testbed",
+        .summary = "hybrid paper's testbed: switches S1..S10, nodes CN1..CN14 (S5, S6: lower left)",
+        .xgft = "3;4,2,2;1,2,1",
+        .hosts = 14,
+        .default_vfs = 0,
+        .switch_numbers = hybrid_testbed_numbers,
+        .num_switch_numbers = sizeof hybrid_testbed_numbers / sizeof hybrid_testbed_numbers[0],
+        .switch_prefix = "S",
+        .host_prefix = "CN",
+    },
+    HYBRID_TABLE_I("8-3-1-half", "512 nodes / 192 switches", "3;8,8,8;1,8,8"),
+    HYBRID_TABLE_I("8-3-1-full", "1024 nodes / 320 switches", "3;8,8,16;1,8,8"),
+    HYBRID_TABLE_I("8-3-2-half", "1024 nodes / 192 switches", "3;16,8,8;1,8,8"),
+    HYBRID_TABLE_I("8-3-2-full", "2048 nodes / 320 switches", "3;16,8,16;1,8,8"),
+    HYBRID_TABLE_I("8-3-4-half", "2048 nodes / 192 switches", "3;32,8,8;1,8,8"),
+    HYBRID_TABLE_I("8-3-4-full", "4096 nodes / 320 switches", "3;32,8,16;1,8,8"),
+    HYBRID_TABLE_I("12-3-1-half", "1728 nodes / 432 switches", "3;12,12,12;1,12,12"),
+    HYBRID_TABLE_I("12-3-1-full", "3456 nodes / 720 switches", "3;12,12,24;1,12,12"),
+    HYBRID_TABLE_I("12-3-2-half", "3456 nodes / 432 switches", "3;24,12,12;1,12,12"),
+    HYBRID_TABLE_I("12-3-2-full", "6912 nodes / 720 switches", "3;24,12,24;1,12,12"),
+    HYBRID_TABLE_I("16-3-1-half", "4096 nodes / 768 switches", "3;16,16,16;1,16,16"),
+    HYBRID_TABLE_I("16-3-1-full", "8192 nodes / 1280 switches", "3;16,16,32;1,16,16"),
+    HYBRID_TABLE_I("16-3-2-half", "8192 nodes / 768 switches", "3;32,16,16;1,16,16"),
+    HYBRID_TABLE_I("16-3-2-full", "16384 nodes / 1280 switches", "3;32,16,32;1,16,16"),
+    HYBRID_TABLE_I("18-3-1-half", "5832 nodes / 972 switches", "3;18,18,18;1,18,18"),
+    HYBRID_TABLE_I("18-3-1-full", "11664 nodes / 1620 switches", "3;18,18,36;1,18,18"),
 };
 
 #define NUM_PRESETS (sizeof presets / sizeof presets[0])
@@ -56,7 +102,7 @@ int cs_topo_preset_generate(struct cs_fabric *f, const char *name, unsigned vfs_
         if (strcmp(presets[i].name, name) == 0)
             preset = &presets[i];
     if (!preset) {
-        char known[256] = "";
+        char known[1024] = "";
         for (size_t i = 0; i < NUM_PRESETS; i++) {
             size_t used = strlen(known);
             snprintf(known + used, sizeof known - used, "%s%s", i ? ", " : "", presets[i].name);
@@ -81,9 +127,13 @@ int cs_topo_preset_generate(struct cs_fabric *f, const char *name, unsigned vfs_
         }
         /* The tree's switches follow the hypervisors and their VFs in fabric order. */
         uint32_t first_switch = (uint32_t)(counts.hosts + counts.vfs);
+        const char *prefix = preset->switch_prefix ? preset->switch_prefix : "sw-";
         for (uint32_t j = 0; j < counts.switches; j++)
             snprintf(f->nodes[first_switch + j].desc, sizeof f->nodes[first_switch + j].desc,
-                     "sw-%u", preset->switch_numbers[j]);
+                     "%s%u", prefix, preset->switch_numbers[j]);
     }
+    if (preset->host_prefix && spec.vfs_per_hypervisor == 0) /* hosts come first */
+        for (uint32_t i = 0; i < counts.hosts; i++)
+            snprintf(f->nodes[i].desc, sizeof f->nodes[i].desc, "%s%u", preset->host_prefix, i + 1);
     return 0;
 }

@@ -2,6 +2,7 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -9,6 +10,7 @@
 #include "cloudsm/lft_io.h"
 #include "cloudsm/lid.h"
 #include "cloudsm/route.h"
+#include "cloudsm/subtree.h"
 #include "cloudsm/topo_io.h"
 #include "json.h"
 #include "routed.h"
@@ -39,17 +41,25 @@ static const char route_help[] =
     "                        engines (docs/formats/partitions.md)\n"
     "  --vms FILE            the VMs that run, for vftree (docs/formats/vms.md); without it\n"
     "                        every VF with a LID runs one (docs/routing/vftree.md)\n"
-    "  --previous FILE       the tables in use (an LFT dump, either form), for the engines\n"
-    "                        that re-route from them: slimupdate keeps their routes while\n"
-    "                        balanced (docs/routing/slimupdate.md)\n"
+    "  --previous FILE       the LFTs in use (an LFT dump, either form), for what starts from\n"
+    "                        them: sub-tree re-routing (--subtree); slimupdate keeps their\n"
+    "                        routes while balanced (docs/routing/slimupdate.md)\n"
+    "  --subtree NODES       fast hybrid re-routing (docs/routing/hybrid.md): route again only\n"
+    "                        the smallest sub-tree (of two levels at least) that holds these\n"
+    "                        nodes, all nodes on its leaves, inside it; write only its\n"
+    "                        switches' tables and keep every other entry as --previous (required)\n"
+    "                        has it. NODES: CA port or node GUIDs or CA names, comma-separated,\n"
+    "                        or @FILE (GUIDs, one per line). Engines: ftree, noftree, wftree\n"
     "  --connect-roots       also route between root switches (OpenSM's -z)\n"
     "  --no-fallback         fail instead of falling back to minhop\n"
     "  -o, --output FILE     write the LFTs here (atomically); default: standard output,\n"
     "                        unless --json is given\n"
     "  --format osm|ibroute  opensm-lfts.dump (default) or ibroute/dump_fts form\n"
     "  --json                print what was done as JSON: engine, requested, fell_back,\n"
-    "                        fallback_reason, route_ms (engine time only), lids, max_lid,\n"
-    "                        switches, lft_blocks; violations (isolation policies not met)\n"
+    "                        fallback_reason, route_ms (engine time only), build_ms (of it,\n"
+    "                        building the fat-tree view), lids, max_lid, switches, lft_blocks,\n"
+    "                        scope_switches (--subtree; 0: all); violations (isolation policies\n"
+    "                        not met)\n"
     "                        and, for an engine that assigns them (pftree), partitions:\n"
     "                        name, pkey, isolation and the SL of each\n"
     "\n"
@@ -57,7 +67,56 @@ static const char route_help[] =
     "  cloudsm topo gen kary 4 3 -o k4n3.topo\n"
     "  cloudsm route -R ftree k4n3.topo -o k4n3.lfts --json\n"
     "  cloudsm route -R ftree fabric.topo --guid2lid /var/cache/opensm/guid2lid -o lfts.dump\n"
-    "  cloudsm lft check k4n3.topo k4n3.lfts\n";
+    "  cloudsm lft check k4n3.topo k4n3.lfts\n"
+    "  # the hybrid paper's testbed: ftree, then CN1's sub-tree again by noftree, CN1 and CN3\n"
+    "  # first (their port GUIDs in the order file)\n"
+    "  cloudsm topo gen preset hybrid-testbed --lids -o tb.topo\n"
+    "  cloudsm route -R ftree tb.topo -o ftree.lfts\n"
+    "  printf '0x0010000000000001\\n0x0010000000000201\\n' > order\n"
+    "  cloudsm route -R noftree tb.topo --previous ftree.lfts --subtree CN1,CN3 --order order \\\n"
+    "      -o hybrid.lfts\n"
+    "  cloudsm lft diff ftree.lfts hybrid.lfts --per-switch   # S2 only: to CN2, CN3\n";
+
+/* --subtree's NODES: "@FILE" (a GUID list), or comma-separated GUIDs and CA names. */
+static int subtree_nodes(const struct cs_fabric *f, const char *text, struct cs_guid_list *out,
+                         struct cs_error *err)
+{
+    if (text[0] == '@')
+        return cs_guid_list_read(out, text + 1, err);
+    const char *p = text;
+    for (;;) {
+        size_t len = strcspn(p, ",");
+        char item[CS_DESC_MAX + 1];
+        if (len == 0 || len > CS_DESC_MAX)
+            return cs_fail(err, "--subtree: '%s': an empty or overlong name", text);
+        memcpy(item, p, len);
+        item[len] = '\0';
+        uint64_t guid = 0;
+        if (!cli_parse_u64(item, &guid) || guid == 0) {
+            uint32_t found = CS_NONE;
+            for (uint32_t n = 0; n < f->num_nodes; n++) {
+                if (strcmp(f->nodes[n].desc, item) != 0)
+                    continue;
+                if (f->nodes[n].type != CS_NODE_CA)
+                    return cs_fail(err, "--subtree: '%s' is a switch: name the nodes (CAs)", item);
+                if (found != CS_NONE)
+                    return cs_fail(err, "--subtree: two CAs are named '%s': give a GUID", item);
+                found = n;
+            }
+            if (found == CS_NONE)
+                return cs_fail(err, "--subtree: '%s' is neither a GUID nor the name of a CA", item);
+            guid = f->nodes[found].guid;
+        }
+        uint64_t *grown = realloc(out->guids, (out->count + 1) * sizeof *grown);
+        if (!grown)
+            return cs_fail(err, "out of memory");
+        out->guids = grown;
+        out->guids[out->count++] = guid;
+        if (p[len] == '\0')
+            return 0;
+        p += len + 1;
+    }
+}
 
 /* An engine's warnings (e.g. an order naming a node it does not route) on stderr. */
 static void warn_on_stderr(void *arg, enum cs_log_level level, const char *msg)
@@ -72,20 +131,29 @@ static int route_main(int argc, char **argv)
 {
     const char *who = argv[0];
     const char *engine = NULL, *guid2lid = NULL, *roots_file = NULL, *cns_file = NULL;
-    const char *output = NULL, *previous_file = NULL;
+    const char *output = NULL, *previous_file = NULL, *subtree = NULL;
     int format = CS_LFT_FORMAT_OSM;
     unsigned lmc = 0;
     bool as_json = false;
     struct cs_route_options ropt = {0};
     static const struct option options[] = {
-        {"engine", required_argument, NULL, 'R'},   {"guid2lid", required_argument, NULL, 'g'},
-        {"lmc", required_argument, NULL, 'm'},      {"root-guids", required_argument, NULL, 'a'},
-        {"cn-guids", required_argument, NULL, 'u'}, {"order", required_argument, NULL, 'O'},
-        {"weights", required_argument, NULL, 'W'},  {"partitions", required_argument, NULL, 'P'},
-        {"vms", required_argument, NULL, 'V'},      {"previous", required_argument, NULL, 'p'},
-        {"connect-roots", no_argument, NULL, 'z'},  {"no-fallback", no_argument, NULL, 'n'},
-        {"output", required_argument, NULL, 'o'},   {"format", required_argument, NULL, 'f'},
-        {"json", no_argument, NULL, 'j'},           {NULL, 0, NULL, 0},
+        {"engine", required_argument, NULL, 'R'},
+        {"guid2lid", required_argument, NULL, 'g'},
+        {"lmc", required_argument, NULL, 'm'},
+        {"root-guids", required_argument, NULL, 'a'},
+        {"cn-guids", required_argument, NULL, 'u'},
+        {"order", required_argument, NULL, 'O'},
+        {"weights", required_argument, NULL, 'W'},
+        {"partitions", required_argument, NULL, 'P'},
+        {"vms", required_argument, NULL, 'V'},
+        {"previous", required_argument, NULL, 'p'},
+        {"subtree", required_argument, NULL, 's'},
+        {"connect-roots", no_argument, NULL, 'z'},
+        {"no-fallback", no_argument, NULL, 'n'},
+        {"output", required_argument, NULL, 'o'},
+        {"format", required_argument, NULL, 'f'},
+        {"json", no_argument, NULL, 'j'},
+        {NULL, 0, NULL, 0},
     };
     struct cs_route_files files = {0};
     int opt;
@@ -122,6 +190,9 @@ static int route_main(int argc, char **argv)
         case 'p':
             previous_file = optarg;
             break;
+        case 's':
+            subtree = optarg;
+            break;
         case 'z':
             ropt.connect_roots = true;
             break;
@@ -151,14 +222,20 @@ static int route_main(int argc, char **argv)
         return cli_usage(who, "no engine '%s' (%s)", engine, names);
     if (argc - optind != 1)
         return cli_usage(who, "wants exactly one topology file");
+    if (subtree && !previous_file)
+        return cli_usage(who, "--subtree re-routes from the tables in use: give --previous FILE");
 
     struct cs_error err;
     struct cs_fabric f;
     struct cs_guid_list roots = {0}, cns = {0};
-    struct cs_lfts lfts = {0}, previous = {0};
+    struct cs_lfts lfts = {0};
     struct cs_route_stats stats;
     struct cs_route_loaded loaded = {0};
     struct cs_route_result result = {0};
+    struct cs_lfts previous = {0};
+    struct cs_guid_list subtree_guids = {0};
+    struct cs_subtree sub = {0};
+    struct cs_route_state *state = NULL;
     struct cs_route_inputs inputs = {.log = &(struct cs_log){warn_on_stderr, NULL}};
     cs_fabric_init(&f);
     int rc = EXIT_OK;
@@ -171,10 +248,24 @@ static int route_main(int argc, char **argv)
         goto done;
     }
     cs_route_loaded_inputs(&loaded, &inputs);
-    if (previous_file)
-        inputs.previous = &previous;
     ropt.root_guids = roots_file ? &roots : NULL;
     ropt.cn_guids = cns_file ? &cns : NULL;
+    if (previous_file)
+        inputs.previous = &previous;
+    if (subtree) {
+        /* The selection builds the fat-tree view; the routing reuses it. */
+        state = cs_route_state_new();
+        inputs.state = state;
+        if ((!state && cs_fail(&err, "out of memory") < 0) ||
+            subtree_nodes(&f, subtree, &subtree_guids, &err) < 0 ||
+            cs_subtree_select(&f, &ropt, state, subtree_guids.guids, subtree_guids.count, &sub,
+                              &err) < 0) {
+            rc = cli_fail(who, &err);
+            goto done;
+        }
+        inputs.scope_switches = sub.switches;
+        inputs.num_scope_switches = sub.num_switches;
+    }
     if (cs_route_with(engine, &f, &ropt, &inputs, &lfts, &stats, &result, &err) < 0) {
         rc = cli_fail(who, &err);
         goto done;
@@ -197,10 +288,12 @@ static int route_main(int argc, char **argv)
         json_bool(&j, "fell_back", stats.fell_back);
         json_str(&j, "fallback_reason", stats.fallback_reason);
         json_double(&j, "route_ms", stats.route_ms);
+        json_double(&j, "build_ms", result.build_ms);
         json_u64(&j, "lids", stats.lids);
         json_u64(&j, "max_lid", stats.max_lid);
         json_u64(&j, "switches", stats.switches);
         json_u64(&j, "lft_blocks", stats.lft_blocks);
+        json_u64(&j, "scope_switches", sub.num_switches);
         json_u64(&j, "violations", result.violations);
         if (result.partition_sl && inputs.partitions) {
             json_array_begin(&j, "partitions");
@@ -222,6 +315,11 @@ static int route_main(int argc, char **argv)
                stats.engine, stats.switches, stats.lids, stats.max_lid, stats.lft_blocks,
                stats.route_ms, stats.fell_back ? "; fell back from " : "",
                stats.fell_back ? stats.requested : "");
+        if (subtree)
+            printf("sub-tree: %u switches (%u of %u levels), %u leaves, %u nodes re-routed; "
+                   "other tables as %s\n",
+                   sub.num_switches, sub.levels, sub.tree_levels, sub.num_leaves, sub.num_ca_ports,
+                   previous_file);
     }
     if (stats.fell_back)
         fprintf(stderr, "cloudsm route: %s fell back to %s: %s\n", stats.requested, stats.engine,
@@ -230,6 +328,9 @@ done:
     cs_route_result_free(&result);
     cs_lfts_free(&lfts);
     cs_lfts_free(&previous);
+    cs_guid_list_free(&subtree_guids);
+    cs_subtree_free(&sub);
+    cs_route_state_free(state);
     cs_guid_list_free(&roots);
     cs_guid_list_free(&cns);
     cs_route_loaded_free(&loaded);
