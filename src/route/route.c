@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "cloudsm/lid.h"
+#include "route/metabase.h"
 #include "route/route_state.h"
 
 const struct cs_route_engine cs_route_engines[] = {
@@ -22,6 +23,8 @@ const struct cs_route_engine cs_route_engines[] = {
      cs_route_pftree},
     {"vftree", "vSwitchFatTree: ftree routing each VM with weight 1/(VMs on its vSwitch), then PFs",
      cs_route_vftree},
+    {"mftree", "metabase-aided fat-tree: leaf-to-leaf spanning trees kept, then assigned to nodes",
+     cs_route_mftree},
     {"minhop", "shortest paths, balanced by per-port route counters (OpenSM's default)",
      cs_route_minhop},
     {"updn", "up*/down* shortest paths from the root switches: no credit loops", cs_route_updn},
@@ -69,6 +72,8 @@ struct cs_route_state *cs_route_state_new(void)
 
 void cs_route_state_free(struct cs_route_state *s)
 {
+    if (s)
+        cs_metabase_delete(s->metabase);
     free(s);
 }
 

@@ -4,8 +4,13 @@
 
 #include "cloudsm/route.h"
 
+struct cs_metabase;
+
 struct cs_route_state {
     int unused; /* the fat-tree machinery and the metabase are added here by their engines */
+    /* mftree: the metabase of the last routing (src/route/metabase.h); reused while the fabric's
+     * fingerprint stays the same, so a caller that routes again skips phase I. */
+    struct cs_metabase *metabase;
 };
 
 #endif

@@ -39,13 +39,20 @@ static const char route_help[] =
     "                        engines (docs/formats/partitions.md)\n"
     "  --vms FILE            the VMs that run, for vftree (docs/formats/vms.md); without it\n"
     "                        every VF with a LID runs one (docs/routing/vftree.md)\n"
+    "  --metabase FILE       mftree: keep phase I's spanning trees in this SQLite file; a\n"
+    "                        routing of the same topology loads them instead of computing\n"
+    "                        them (docs/routing/mftree.md)\n"
+    "  --paths N|disjoint    mftree: spanning trees per leaf (default: every different one;\n"
+    "                        disjoint: as many as there are disjoint ones)\n"
     "  --connect-roots       also route between root switches (OpenSM's -z)\n"
     "  --no-fallback         fail instead of falling back to minhop\n"
     "  -o, --output FILE     write the LFTs here (atomically); default: standard output,\n"
     "                        unless --json is given\n"
     "  --format osm|ibroute  opensm-lfts.dump (default) or ibroute/dump_fts form\n"
     "  --json                print what was done as JSON: engine, requested, fell_back,\n"
-    "                        fallback_reason, route_ms (engine time only), lids, max_lid,\n"
+    "                        fallback_reason, route_ms (engine time only), build_ms (of it,\n"
+    "                        building the engine's view: mftree's phase I or loading it),\n"
+    "                        build_kept (that view was loaded, not computed), lids, max_lid,\n"
     "                        switches, lft_blocks; violations (isolation policies not met)\n"
     "                        and, for an engine that assigns them (pftree), partitions:\n"
     "                        name, pkey, isolation and the SL of each\n"
@@ -54,7 +61,9 @@ static const char route_help[] =
     "  cloudsm topo gen kary 4 3 -o k4n3.topo\n"
     "  cloudsm route -R ftree k4n3.topo -o k4n3.lfts --json\n"
     "  cloudsm route -R ftree fabric.topo --guid2lid /var/cache/opensm/guid2lid -o lfts.dump\n"
-    "  cloudsm lft check k4n3.topo k4n3.lfts\n";
+    "  cloudsm lft check k4n3.topo k4n3.lfts\n"
+    "  cloudsm route -R mftree k4n3.topo --metabase k4n3.mb --paths disjoint -o k4n3.lfts\n"
+    "  cloudsm route -R mftree k4n3.topo --metabase k4n3.mb --order mpi.guids -o k4n3.lfts\n";
 
 /* An engine's warnings (e.g. an order naming a node it does not route) on stderr. */
 static void warn_on_stderr(void *arg, enum cs_log_level level, const char *msg)
@@ -84,6 +93,8 @@ static int route_main(int argc, char **argv)
         {"weights", required_argument, NULL, 'W'},
         {"partitions", required_argument, NULL, 'P'},
         {"vms", required_argument, NULL, 'V'},
+        {"metabase", required_argument, NULL, 'M'},
+        {"paths", required_argument, NULL, 'K'},
         {"connect-roots", no_argument, NULL, 'z'},
         {"no-fallback", no_argument, NULL, 'n'},
         {"output", required_argument, NULL, 'o'},
@@ -92,6 +103,8 @@ static int route_main(int argc, char **argv)
         {NULL, 0, NULL, 0},
     };
     struct cs_route_files files = {0};
+    const char *metabase = NULL;
+    uint32_t paths = 0;
     int opt;
     while ((opt = getopt_long(argc, argv, "R:o:", options, NULL)) != -1) {
         switch (opt) {
@@ -123,6 +136,19 @@ static int route_main(int argc, char **argv)
         case 'V':
             files.vm_state_file = optarg;
             break;
+        case 'M':
+            metabase = optarg;
+            break;
+        case 'K': {
+            unsigned n;
+            if (strcmp(optarg, "disjoint") == 0)
+                paths = CS_METABASE_PATHS_DISJOINT;
+            else if (cli_parse_uint(optarg, 1, 65535, &n))
+                paths = n;
+            else
+                return cli_usage(who, "--paths wants 1 to 65535 or 'disjoint', not '%s'", optarg);
+            break;
+        }
         case 'z':
             ropt.connect_roots = true;
             break;
@@ -171,6 +197,8 @@ static int route_main(int argc, char **argv)
         goto done;
     }
     cs_route_loaded_inputs(&loaded, &inputs);
+    inputs.metabase_file = metabase;
+    inputs.metabase_paths = paths;
     ropt.root_guids = roots_file ? &roots : NULL;
     ropt.cn_guids = cns_file ? &cns : NULL;
     if (cs_route_with(engine, &f, &ropt, &inputs, &lfts, &stats, &result, &err) < 0) {
@@ -195,6 +223,8 @@ static int route_main(int argc, char **argv)
         json_bool(&j, "fell_back", stats.fell_back);
         json_str(&j, "fallback_reason", stats.fallback_reason);
         json_double(&j, "route_ms", stats.route_ms);
+        json_double(&j, "build_ms", result.build_ms);
+        json_bool(&j, "build_kept", result.build_kept);
         json_u64(&j, "lids", stats.lids);
         json_u64(&j, "max_lid", stats.max_lid);
         json_u64(&j, "switches", stats.switches);
