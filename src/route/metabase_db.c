@@ -261,6 +261,10 @@ int cs_metabase_save(const char *path, const struct cs_metabase *mb, struct cs_e
         free(tmp);
         return rc;
     }
+    /* mkstemp's 0600 is for the name's sake: the metabase is as readable as any file written. */
+    mode_t mask = umask(0);
+    umask(mask);
+    fchmod(fd, 0666 & ~mask);
     close(fd);
     sqlite3 *db = NULL;
     int rc = -1;

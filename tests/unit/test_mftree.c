@@ -268,6 +268,28 @@ static void test_disjoint_paths(void **state)
     }
 }
 
+/* On two-level trees phase I routes the paths exactly as ftree routes the nodes (the k-th node of
+ * every leaf climbs to the k-th least loaded root either way), and the switch LIDs come after the
+ * same loads: with K = the roots, every entry equals ftree's, oversubscribed trees included (node
+ * k of a leaf takes path k mod K, as ftree's counters send it through root k mod K). */
+static void test_equals_ftree_on_two_level_trees(void **state)
+{
+    (void)state;
+    static const char *const specs[] = {"2;4,4;1,4", "2;8,8;1,8", "2;8,4;1,4", "2;12,4;1,4"};
+    for (size_t i = 0; i < sizeof specs / sizeof *specs; i++) {
+        struct cs_fabric f;
+        generate(&f, specs[i], 0);
+        struct cs_lfts ft, mf;
+        rt_route("ftree", &f, NULL, &ft);
+        struct cs_route_inputs in = {0};
+        route_mf(&f, &in, &mf, NULL);
+        rt_assert_same_tables(&ft, &mf);
+        cs_lfts_free(&ft);
+        cs_lfts_free(&mf);
+        cs_fabric_free(&f);
+    }
+}
+
 /* The node port of generated host i (topo_gen.h's GUID rule). */
 static uint32_t host_port(const struct cs_fabric *f, unsigned i)
 {
@@ -538,6 +560,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_tables_deliver), cmocka_unit_test(test_paths_are_different_trees),
         cmocka_unit_test(test_paths_balanced), cmocka_unit_test(test_disjoint_paths),
+        cmocka_unit_test(test_equals_ftree_on_two_level_trees),
         cmocka_unit_test(test_node_order),     cmocka_unit_test(test_weights),
         cmocka_unit_test(test_degraded_tree),  cmocka_unit_test(test_state_reuse),
         cmocka_unit_test(test_metabase_file),
