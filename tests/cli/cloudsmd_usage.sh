@@ -60,7 +60,7 @@ usage_error "--max-outstanding: 5000 is out of range 1..4096" --max-outstanding 
 usage_error "--timeout: 0 is out of range" --timeout 0
 usage_error "--retries: 'many' is not a number" --retries many
 usage_error "--port-guid: '0xZZ' is not a number" -g 0xZZ
-usage_error "--routing-engine: unknown routing engine 'dfsssp' (cloudsm has: ftree, noftree, wftree, pftree, vftree, minhop, updn)" -R dfsssp
+usage_error "--routing-engine: unknown routing engine 'dfsssp' (cloudsm has: ftree, noftree, wftree, pftree, vftree, mftree, minhop, updn)" -R dfsssp
 usage_error "--log-level: 'loud' is not one of" --log-level loud
 # A bad flag is bad usage even when the file is bad too.
 printf 'sm_priority 99\n' >"$WORK/bad-priority.conf"

@@ -264,7 +264,7 @@ static void test_bad_values(void **state)
         {"connect_roots 1\n", "sm.conf:1: connect_roots: '1' is not TRUE or FALSE"},
         {"routing_engine dfsssp\n",
          "sm.conf:1: routing_engine: unknown routing engine 'dfsssp' (cloudsm has: ftree, "
-         "noftree, wftree, pftree, vftree, minhop, updn)"},
+         "noftree, wftree, pftree, vftree, mftree, minhop, updn)"},
         {"routing_engine ,minhop\n", "sm.conf:1: routing_engine: no engine before the ','"},
         {"log_level loud\n", "sm.conf:1: log_level: 'loud' is not one of error, warn, info"},
         {"state_dir\n", "sm.conf:1: state_dir: missing value (write (null) for none)"},

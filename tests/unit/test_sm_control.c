@@ -251,7 +251,7 @@ static void test_parse_errors(void **state)
     expect_parse_error("reroute ftree minhop", 20, "too many arguments ('minhop'): reroute ENGINE");
     expect_parse_error("reroute dfsssp", 14,
                        "unknown routing engine 'dfsssp' (cloudsm has: ftree, noftree, wftree, "
-                       "pftree, vftree, minhop, updn)");
+                       "pftree, vftree, mftree, minhop, updn)");
     expect_parse_error("log-level loud", 14, "unknown log level 'loud'");
     expect_parse_error("status --verbose", 16, "unknown option '--verbose' (the only option is");
     expect_parse_error("status\x01", 7, "byte 0x01 at column 7");
