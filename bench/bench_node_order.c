@@ -218,8 +218,7 @@ static void run_topology(unsigned k, unsigned n, unsigned o, uint32_t orders, ui
         for (uint32_t i = 0; i < nodes; i++)
             order.guids[i] = f.ports[ports[i]].guid;
         double t0 = bench_now_ms();
-        if (cs_route_with("mftree", &f, NULL, &in, &mf_lfts, &st, NULL, &err) < 0 ||
-            st.fell_back)
+        if (cs_route_with("mftree", &f, NULL, &in, &mf_lfts, &st, NULL, &err) < 0 || st.fell_back)
             bench_die("bench_node_order", "mftree", &err);
         phase2_ms += bench_now_ms() - t0;
         if (cs_tracer_init(&mf_tracer, &f, &mf_lfts, &err) < 0)
@@ -247,10 +246,11 @@ static void run_topology(unsigned k, unsigned n, unsigned o, uint32_t orders, ui
     for (int i = 0; i < NUM_PATTERNS; i++)
         for (int e = 0; e < 2; e++)
             printf("%u %u %u %u %s %s %s %.4f %.4f %.4f\n", k, n, o, nodes,
-                   by_leaves ? "leaves" : "random", pattern_names[i], e ? "mftree" : "ftree", result[i][e].sum / orders, result[i][e].min,
-                   result[i][e].max);
-    fprintf(stderr, "bench_node_order: %u-ary-%u-tree x%u (%u nodes): %u orders, mftree phase II "
-                    "%.2f ms per order\n",
+                   by_leaves ? "leaves" : "random", pattern_names[i], e ? "mftree" : "ftree",
+                   result[i][e].sum / orders, result[i][e].min, result[i][e].max);
+    fprintf(stderr,
+            "bench_node_order: %u-ary-%u-tree x%u (%u nodes): %u orders, mftree phase II "
+            "%.2f ms per order\n",
             k, n, o, nodes, orders, phase2_ms / orders);
     fflush(stdout);
     for (int i = 0; i < NUM_PATTERNS; i++)

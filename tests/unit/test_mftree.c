@@ -558,11 +558,15 @@ static void test_metabase_file(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_tables_deliver), cmocka_unit_test(test_paths_are_different_trees),
-        cmocka_unit_test(test_paths_balanced), cmocka_unit_test(test_disjoint_paths),
+        cmocka_unit_test(test_tables_deliver),
+        cmocka_unit_test(test_paths_are_different_trees),
+        cmocka_unit_test(test_paths_balanced),
+        cmocka_unit_test(test_disjoint_paths),
         cmocka_unit_test(test_equals_ftree_on_two_level_trees),
-        cmocka_unit_test(test_node_order),     cmocka_unit_test(test_weights),
-        cmocka_unit_test(test_degraded_tree),  cmocka_unit_test(test_state_reuse),
+        cmocka_unit_test(test_node_order),
+        cmocka_unit_test(test_weights),
+        cmocka_unit_test(test_degraded_tree),
+        cmocka_unit_test(test_state_reuse),
         cmocka_unit_test(test_metabase_file),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
