@@ -50,7 +50,8 @@ struct cs_route_inputs {
     const uint32_t *scope_switches;
     uint32_t num_scope_switches;
     const char *metabase_file; /* mftree: the SQLite metabase (NULL: kept in memory only) */
-    uint32_t metabase_paths;   /* mftree: spanning trees per leaf (0: every different one) */
+    uint32_t metabase_paths;   /* mftree: spanning trees per leaf (0: every different one,
+                                  CS_METABASE_PATHS_DISJOINT: the disjoint count) */
     /* Kept between routings of the same fabric by a caller that routes again (cloudsmd): the
      * built fat-tree machinery, the loaded metabase. NULL: everything is built afresh. */
     struct cs_route_state *state;
@@ -58,6 +59,9 @@ struct cs_route_inputs {
     const struct cs_vm_state *vms; /* the VMs that run (vftree); NULL: one on every VF with a LID */
     const struct cs_log *log;      /* where warnings go (NULL: nowhere) */
 };
+
+/* inputs->metabase_paths asking for as many paths per leaf as there are disjoint trees. */
+#define CS_METABASE_PATHS_DISJOINT UINT32_MAX
 
 /* What an engine says besides the tables (cs_route_result_free releases it). */
 struct cs_route_result {
@@ -176,6 +180,11 @@ int cs_route_vftree(const struct cs_fabric *f, const struct cs_route_options *op
 int cs_route_slimupdate(const struct cs_fabric *f, const struct cs_route_options *opt,
                         const struct cs_route_inputs *in, struct cs_lfts *lfts,
                         struct cs_route_result *res, struct cs_error *err);
+/* mftree: metabase-aided two-phase routing; reads inputs->metabase_file, metabase_paths, state,
+ * node_order and weights (docs/routing/mftree.md). */
+int cs_route_mftree(const struct cs_fabric *f, const struct cs_route_options *opt,
+                    const struct cs_route_inputs *in, struct cs_lfts *lfts,
+                    struct cs_route_result *res, struct cs_error *err);
 int cs_route_updn(const struct cs_fabric *f, const struct cs_route_options *opt,
                   const struct cs_route_inputs *in, struct cs_lfts *lfts,
                   struct cs_route_result *res, struct cs_error *err);

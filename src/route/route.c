@@ -11,6 +11,7 @@
 
 #include "cloudsm/lid.h"
 #include "route/fattree.h"
+#include "route/metabase.h"
 #include "route/route_state.h"
 
 const struct cs_route_engine cs_route_engines[] = {
@@ -26,6 +27,8 @@ const struct cs_route_engine cs_route_engines[] = {
     {"slimupdate",
      "SlimUpdate: ftree keeping the previous tables' routes while balanced (fewest changes)",
      cs_route_slimupdate},
+    {"mftree", "metabase-aided fat-tree: leaf-to-leaf spanning trees kept, then assigned to nodes",
+     cs_route_mftree},
     {"minhop", "shortest paths, balanced by per-port route counters (OpenSM's default)",
      cs_route_minhop},
     {"updn", "up*/down* shortest paths from the root switches: no credit loops", cs_route_updn},
@@ -75,6 +78,7 @@ void cs_route_state_free(struct cs_route_state *s)
 {
     if (s)
         cs_ft_kept_free(s->fattree);
+    cs_metabase_delete(s->metabase);
     free(s);
 }
 

@@ -5,12 +5,15 @@
 #include "cloudsm/route.h"
 
 struct cs_ft_kept;
+struct cs_metabase;
 
 struct cs_route_state {
-    int unused; /* the fat-tree machinery and the metabase are added here by their engines */
     /* The fat-tree machinery as cs_ft_run built it (ft_passes.c): reset, not rebuilt, while the
      * fabric stays the same. NULL until a fat-tree engine routes. */
     struct cs_ft_kept *fattree;
+    /* mftree: the metabase of the last routing (src/route/metabase.h); reused while the fabric's
+     * fingerprint stays the same, so a caller that routes again skips phase I. */
+    struct cs_metabase *metabase;
 };
 
 #endif

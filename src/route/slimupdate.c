@@ -324,14 +324,13 @@ int cs_route_slimupdate(const struct cs_fabric *f, const struct cs_route_options
                         const struct cs_route_inputs *in, struct cs_lfts *lfts,
                         struct cs_route_result *res, struct cs_error *err)
 {
-    (void)res;
     struct cs_route_options degraded_ok = opt ? *opt : (struct cs_route_options){0};
     degraded_ok.tolerate_degraded = true;
     struct slim st = {.previous = in->previous};
     struct cs_ft_policy policy = {
         .ctx = &st, .up_group = keep_or_least_loaded_group, .cable = keep_or_least_loaded_cable};
-    int rc =
-        cs_ft_run(f, &degraded_ok, in, &(struct cs_ft_variant){&policy, previous_first}, lfts, err);
+    int rc = cs_ft_run(f, &degraded_ok, in, &(struct cs_ft_variant){&policy, previous_first}, lfts,
+                       res, err);
     if (rc == 0 && st.init_err.msg[0]) /* a callback could not prepare: out of memory */
         rc = cs_fail(err, "%s", st.init_err.msg);
     if (rc == 0 && in->previous && in->previous->num_switches > 0 && st.matched == 0)

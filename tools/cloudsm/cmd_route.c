@@ -50,6 +50,11 @@ static const char route_help[] =
     "                        switches' tables and keep every other entry as --previous (required)\n"
     "                        has it. NODES: CA port or node GUIDs or CA names, comma-separated,\n"
     "                        or @FILE (GUIDs, one per line). Engines: ftree, noftree, wftree\n"
+    "  --metabase FILE       mftree: keep phase I's spanning trees in this SQLite file; a\n"
+    "                        routing of the same topology loads them instead of computing\n"
+    "                        them (docs/routing/mftree.md)\n"
+    "  --paths N|disjoint    mftree: spanning trees per leaf (default: every different one;\n"
+    "                        disjoint: as many as there are disjoint ones)\n"
     "  --connect-roots       also route between root switches (OpenSM's -z)\n"
     "  --no-fallback         fail instead of falling back to minhop\n"
     "  -o, --output FILE     write the LFTs here (atomically); default: standard output,\n"
@@ -57,9 +62,10 @@ static const char route_help[] =
     "  --format osm|ibroute  opensm-lfts.dump (default) or ibroute/dump_fts form\n"
     "  --json                print what was done as JSON: engine, requested, fell_back,\n"
     "                        fallback_reason, route_ms (engine time only), build_ms (of it,\n"
-    "                        building the fat-tree view), lids, max_lid, switches, lft_blocks,\n"
-    "                        scope_switches (--subtree; 0: all); violations (isolation policies\n"
-    "                        not met)\n"
+    "                        building the engine's view: the fat-tree machinery, mftree's\n"
+    "                        phase I), build_kept (that view was kept or loaded, not\n"
+    "                        computed), lids, max_lid, switches, lft_blocks, scope_switches\n"
+    "                        (--subtree; 0: all); violations (isolation policies not met)\n"
     "                        and, for an engine that assigns them (pftree), partitions:\n"
     "                        name, pkey, isolation and the SL of each\n"
     "\n"
@@ -75,7 +81,10 @@ static const char route_help[] =
     "  printf '0x0010000000000001\\n0x0010000000000201\\n' > order\n"
     "  cloudsm route -R noftree tb.topo --previous ftree.lfts --subtree CN1,CN3 --order order \\\n"
     "      -o hybrid.lfts\n"
-    "  cloudsm lft diff ftree.lfts hybrid.lfts --per-switch   # S2 only: to CN2, CN3\n";
+    "  cloudsm lft diff ftree.lfts hybrid.lfts --per-switch   # S2 only: to CN2, CN3\n"
+    "  # mftree: phase I kept in a file; a later routing (a node order) only assigns paths\n"
+    "  cloudsm route -R mftree k4n3.topo --metabase k4n3.mb --paths disjoint -o k4n3.lfts\n"
+    "  cloudsm route -R mftree k4n3.topo --metabase k4n3.mb --order mpi.guids -o k4n3.lfts\n";
 
 /* --subtree's NODES: "@FILE" (a GUID list), or comma-separated GUIDs and CA names. */
 static int subtree_nodes(const struct cs_fabric *f, const char *text, struct cs_guid_list *out,
@@ -148,6 +157,8 @@ static int route_main(int argc, char **argv)
         {"vms", required_argument, NULL, 'V'},
         {"previous", required_argument, NULL, 'p'},
         {"subtree", required_argument, NULL, 's'},
+        {"metabase", required_argument, NULL, 'M'},
+        {"paths", required_argument, NULL, 'K'},
         {"connect-roots", no_argument, NULL, 'z'},
         {"no-fallback", no_argument, NULL, 'n'},
         {"output", required_argument, NULL, 'o'},
@@ -156,6 +167,8 @@ static int route_main(int argc, char **argv)
         {NULL, 0, NULL, 0},
     };
     struct cs_route_files files = {0};
+    const char *metabase = NULL;
+    uint32_t paths = 0;
     int opt;
     while ((opt = getopt_long(argc, argv, "R:o:", options, NULL)) != -1) {
         switch (opt) {
@@ -193,6 +206,19 @@ static int route_main(int argc, char **argv)
         case 's':
             subtree = optarg;
             break;
+        case 'M':
+            metabase = optarg;
+            break;
+        case 'K': {
+            unsigned n;
+            if (strcmp(optarg, "disjoint") == 0)
+                paths = CS_METABASE_PATHS_DISJOINT;
+            else if (cli_parse_uint(optarg, 1, 65535, &n))
+                paths = n;
+            else
+                return cli_usage(who, "--paths wants 1 to 65535 or 'disjoint', not '%s'", optarg);
+            break;
+        }
         case 'z':
             ropt.connect_roots = true;
             break;
@@ -248,6 +274,8 @@ static int route_main(int argc, char **argv)
         goto done;
     }
     cs_route_loaded_inputs(&loaded, &inputs);
+    inputs.metabase_file = metabase;
+    inputs.metabase_paths = paths;
     ropt.root_guids = roots_file ? &roots : NULL;
     ropt.cn_guids = cns_file ? &cns : NULL;
     if (previous_file)
@@ -289,6 +317,7 @@ static int route_main(int argc, char **argv)
         json_str(&j, "fallback_reason", stats.fallback_reason);
         json_double(&j, "route_ms", stats.route_ms);
         json_double(&j, "build_ms", result.build_ms);
+        json_bool(&j, "build_kept", result.build_kept);
         json_u64(&j, "lids", stats.lids);
         json_u64(&j, "max_lid", stats.max_lid);
         json_u64(&j, "switches", stats.switches);
