@@ -1,5 +1,6 @@
-/* Seeded damage: the right number of cables cut, hosts stay on their leaf, same seed same
- * result, and the random helper is uniform enough to trust. */
+/* Seeded damage: the right number of cables cut, hosts stay on their leaf, hosts shut down
+ * leave the fabric and nobody else's LID changes, same seed same result, a second mutation adds
+ * to the first, and the random helper is uniform enough to trust. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -9,6 +10,7 @@
 #include <cmocka.h>
 
 #include "cloudsm/fabric_diff.h"
+#include "cloudsm/lid.h"
 #include "cloudsm/mutate.h"
 #include "cloudsm/rng.h"
 #include "cloudsm/summary.h"
@@ -83,6 +85,112 @@ static void test_shuffle_hosts(void **state)
     cs_fabric_free(&b);
 }
 
+static uint32_t count_type(const struct cs_fabric *f, enum cs_node_type type)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < f->num_nodes; i++)
+        n += f->nodes[i].type == type;
+    return n;
+}
+
+/* Every port of `small` is in `big` (by GUID, switches by node GUID and port number) with the
+ * same LID, and its cable leads to the same node and port where it still has one. */
+static void expect_subset_with_lids(const struct cs_fabric *big, const struct cs_fabric *small)
+{
+    for (uint32_t n = 0; n < small->num_nodes; n++) {
+        const struct cs_node *node = &small->nodes[n];
+        uint32_t m = 0;
+        while (m < big->num_nodes && big->nodes[m].guid != node->guid)
+            m++;
+        assert_true(m < big->num_nodes);
+        assert_int_equal(big->nodes[m].num_ports, node->num_ports);
+        assert_string_equal(big->nodes[m].desc, node->desc);
+        for (unsigned p = 0; p <= node->num_ports; p++) {
+            const struct cs_port *a = &small->ports[node->first_port + p];
+            const struct cs_port *b = &big->ports[big->nodes[m].first_port + p];
+            assert_int_equal(a->lid, b->lid);
+            assert_true(a->guid == b->guid);
+            assert_int_equal(a->node, n);
+            if (a->peer == CS_NONE)
+                continue;
+            assert_true(b->peer != CS_NONE);
+            assert_true(small->nodes[small->ports[a->peer].node].guid ==
+                        big->nodes[big->ports[b->peer].node].guid);
+            assert_int_equal(small->ports[a->peer].num, big->ports[b->peer].num);
+            assert_int_equal(small->ports[a->peer].peer, node->first_port + p);
+        }
+    }
+}
+
+static void test_shutdown_hosts(void **state)
+{
+    (void)state;
+    struct cs_fabric a, b, c;
+    struct cs_error err;
+    kary(&a, 4, 3);
+    assert_int_equal(cs_lids_assign(&a, 0, &err), 0);
+    assert_int_equal(cs_fabric_copy(&b, &a, &err), 0);
+    struct cs_mutation m = {.shutdown_hosts = 5, .seed = 9};
+    assert_int_equal(cs_fabric_mutate(&b, &m, &err), 0);
+    assert_int_equal(count_type(&b, CS_NODE_CA), 64 - 5);
+    assert_int_equal(count_type(&b, CS_NODE_SWITCH), 48);
+    assert_int_equal(b.num_nodes, a.num_nodes - 5);
+    assert_int_equal(b.num_port_slots, a.num_port_slots - 5 * 2);
+    expect_subset_with_lids(&a, &b);
+    assert_int_equal(switch_links(&b), switch_links(&a));
+
+    /* A second step with another seed: five more gone, the survivors as they were. */
+    assert_int_equal(cs_fabric_copy(&c, &b, &err), 0);
+    m.seed = 10;
+    assert_int_equal(cs_fabric_mutate(&c, &m, &err), 0);
+    assert_int_equal(count_type(&c, CS_NODE_CA), 64 - 10);
+    expect_subset_with_lids(&b, &c);
+    cs_fabric_free(&c);
+
+    /* Same seed, same hosts; too many is an error that names the count. */
+    assert_int_equal(cs_fabric_copy(&c, &a, &err), 0);
+    m.seed = 9;
+    assert_int_equal(cs_fabric_mutate(&c, &m, &err), 0);
+    assert_true(cs_fabric_equal(&b, &c, NULL));
+    m.shutdown_hosts = 60;
+    assert_int_equal(cs_fabric_mutate(&c, &m, &err), -1);
+    assert_non_null(strstr(err.msg, "cannot shut 60 hosts down: the fabric has 59"));
+    cs_fabric_free(&c);
+
+    /* Without LIDs, the survivors get those the intact fabric would have. */
+    kary(&c, 4, 3);
+    m.shutdown_hosts = 3;
+    assert_int_equal(cs_fabric_mutate(&c, &m, &err), 0);
+    expect_subset_with_lids(&a, &c);
+    cs_fabric_free(&a);
+    cs_fabric_free(&b);
+    cs_fabric_free(&c);
+}
+
+static void test_remove_nodes(void **state)
+{
+    (void)state;
+    struct cs_fabric a, b;
+    struct cs_error err;
+    kary(&a, 2, 2); /* hosts 0..3, leaves 4, 5, roots 6, 7 */
+    assert_int_equal(cs_lids_assign(&a, 0, &err), 0);
+    assert_int_equal(cs_fabric_copy(&b, &a, &err), 0);
+    bool gone[8] = {false, true, false, false, false, false, true, false};
+    assert_int_equal(cs_fabric_remove_nodes(&b, gone, &err), 0);
+    assert_int_equal(b.num_nodes, 6);
+    expect_subset_with_lids(&a, &b);
+    assert_int_equal(switch_links(&b), 2); /* root 6's two cables went with it */
+    /* Removing nothing changes nothing. */
+    bool none[6] = {false};
+    struct cs_fabric c;
+    assert_int_equal(cs_fabric_copy(&c, &b, &err), 0);
+    assert_int_equal(cs_fabric_remove_nodes(&c, none, &err), 0);
+    assert_true(cs_fabric_equal(&b, &c, NULL));
+    cs_fabric_free(&a);
+    cs_fabric_free(&b);
+    cs_fabric_free(&c);
+}
+
 static void test_rng_below_is_uniform(void **state)
 {
     (void)state;
@@ -104,6 +212,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_unlink),
         cmocka_unit_test(test_shuffle_hosts),
+        cmocka_unit_test(test_shutdown_hosts),
+        cmocka_unit_test(test_remove_nodes),
         cmocka_unit_test(test_rng_below_is_uniform),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -22,7 +22,8 @@ enum { EXIT_DIFFERENT = 3 };
 /* ---- lft diff ---- */
 
 static const char diff_help[] =
-    "usage: cloudsm lft diff OLD NEW [--json] [--per-switch]\n"
+    "usage: cloudsm lft diff OLD NEW [--json] [--per-switch] [--t-smp MS]\n"
+    "                        [--topology FILE [--old-topology FILE] [--guid2lid FILE]]\n"
     "\n"
     "Compare two LFT dumps (OpenSM's opensm-lfts.dump or ibroute/dump_fts output, in any\n"
     "mix) and count what a subnet manager would send to go from OLD to NEW: one\n"
@@ -31,15 +32,37 @@ static const char diff_help[] =
     "Switches are matched by GUID. A switch only in NEW costs every block holding a route;\n"
     "one only in OLD is reported as removed and costs nothing.\n"
     "\n"
-    "  --json        one JSON object: switches_old, switches_new, switches_changed,\n"
-    "                switches_added, switches_removed, blocks_changed, entries_changed\n"
-    "                (and per_switch with --per-switch)\n"
-    "  --per-switch  list every switch that changed: GUID, blocks, entries\n"
+    "With --topology (the fabric NEW routes), also the path modifications: every CA port\n"
+    "with a LID is a source, every CA port LID a destination, and a (source, destination)\n"
+    "pair's path changed when its route (the switches and output ports from the source's\n"
+    "switch on) differs between OLD and NEW, or when one delivers it and the other does\n"
+    "not. OLD is traced over --old-topology (the fabric it routed; default: the same\n"
+    "fabric). Sources and destinations only OLD's fabric has (hosts shut down) are not\n"
+    "counted. LIDs come from --guid2lid, else from each topology, else from each dump's\n"
+    "comments (without --old-topology, OLD is traced with NEW's LIDs).\n"
+    "\n"
+    "  --json              one JSON object: switches_old, switches_new, switches_changed,\n"
+    "                      switches_added, switches_removed, blocks_changed,\n"
+    "                      entries_changed (and per_switch with --per-switch); with\n"
+    "                      --topology: sources, destinations, pairs, paths_changed,\n"
+    "                      destinations_changed, destination_entries_changed (the\n"
+    "                      (switch, destination) entries that differ), undelivered_old,\n"
+    "                      undelivered_new, sources_moved; with --t-smp: t_smp_ms,\n"
+    "                      predicted_ms\n"
+    "  --per-switch        list every switch that changed: GUID, blocks, entries\n"
+    "  --topology FILE     the fabric NEW routes: count path modifications\n"
+    "  --old-topology FILE\n"
+    "                      the fabric OLD routed (cut cables, hosts that were there)\n"
+    "  --guid2lid FILE     LIDs from OpenSM's guid2lid file (both fabrics)\n"
+    "  --t-smp MS          time of one SMP in ms: print the predicted distribution time,\n"
+    "                      blocks x MS (Eq. 1 of Compact Network Reconfiguration in\n"
+    "                      Fat-Trees; docs/reconfiguration.md says how to measure MS)\n"
     "\n"
     "exit status: 0 identical routes, 3 different, 1 failed (unreadable input), 2 bad usage\n"
     "\n"
-    "example:\n"
-    "  cloudsm lft diff ftree/opensm-lfts.dump minhop/opensm-lfts.dump --per-switch\n";
+    "examples:\n"
+    "  cloudsm lft diff ftree/opensm-lfts.dump minhop/opensm-lfts.dump --per-switch\n"
+    "  cloudsm lft diff before.lfts after.lfts --topology cut.topo --old-topology k4n3.topo\n";
 
 static const char *presence_name(uint8_t presence)
 {
@@ -53,8 +76,17 @@ static const char *presence_name(uint8_t presence)
     }
 }
 
-static void print_diff_json(const struct cs_lft_diff *d, bool per_switch)
+/* What lft diff computed: the block diff, and the path diff when a topology was given. */
+struct diff_report {
+    const struct cs_lft_diff *d;
+    const struct cs_path_diff *paths; /* NULL without a topology */
+    double t_smp_ms;                  /* 0: not given */
+    bool per_switch;
+};
+
+static void print_diff_json(const struct diff_report *r)
 {
+    const struct cs_lft_diff *d = r->d;
     struct json j;
     json_init(&j, stdout);
     json_object_begin(&j, NULL);
@@ -65,7 +97,23 @@ static void print_diff_json(const struct cs_lft_diff *d, bool per_switch)
     json_u64(&j, "switches_removed", d->switches_removed);
     json_u64(&j, "blocks_changed", d->blocks_changed);
     json_u64(&j, "entries_changed", d->entries_changed);
-    if (per_switch) {
+    if (r->paths) {
+        const struct cs_path_diff *p = r->paths;
+        json_u64(&j, "sources", p->sources);
+        json_u64(&j, "destinations", p->destinations);
+        json_u64(&j, "pairs", p->pairs);
+        json_u64(&j, "paths_changed", p->paths_changed);
+        json_u64(&j, "destinations_changed", p->destinations_changed);
+        json_u64(&j, "destination_entries_changed", p->entries_changed);
+        json_u64(&j, "undelivered_old", p->undelivered_old);
+        json_u64(&j, "undelivered_new", p->undelivered_new);
+        json_u64(&j, "sources_moved", p->sources_moved);
+    }
+    if (r->t_smp_ms > 0) {
+        json_double(&j, "t_smp_ms", r->t_smp_ms);
+        json_double(&j, "predicted_ms", cs_lft_diff_predicted_ms(d, r->t_smp_ms));
+    }
+    if (r->per_switch) {
         json_array_begin(&j, "per_switch");
         for (uint32_t i = 0; i < d->num_per_switch; i++) {
             const struct cs_lft_switch_diff *s = &d->per_switch[i];
@@ -85,13 +133,31 @@ static void print_diff_json(const struct cs_lft_diff *d, bool per_switch)
     json_finish(&j);
 }
 
-static void print_diff_text(const struct cs_lft_diff *d, bool per_switch)
+static void print_diff_text(const struct diff_report *r)
 {
+    const struct cs_lft_diff *d = r->d;
     printf("switches  %u old, %u new: %u changed (%u added, %u removed)\n", d->switches_old,
            d->switches_new, d->switches_changed, d->switches_added, d->switches_removed);
     printf("blocks    %" PRIu64 " changed (= LFT SMPs to send)\n", d->blocks_changed);
     printf("entries   %" PRIu64 " changed\n", d->entries_changed);
-    if (!per_switch)
+    if (r->paths) {
+        const struct cs_path_diff *p = r->paths;
+        printf("paths     %" PRIu64 " of %" PRIu64 " CA pairs changed (%u sources",
+               p->paths_changed, p->pairs, p->sources);
+        if (p->sources_moved)
+            printf(", %u cabled elsewhere or absent before", p->sources_moved);
+        printf(")\n");
+        printf("dests     %u of %u destination LIDs changed; %" PRIu64
+               " (switch, destination) entries changed\n",
+               p->destinations_changed, p->destinations, p->entries_changed);
+        if (p->undelivered_old || p->undelivered_new)
+            printf("lost      %" PRIu64 " pairs not delivered by OLD, %" PRIu64 " by NEW\n",
+                   p->undelivered_old, p->undelivered_new);
+    }
+    if (r->t_smp_ms > 0)
+        printf("predicted %.3f ms to send them (Eq. 1: %" PRIu64 " blocks x %g ms per SMP)\n",
+               cs_lft_diff_predicted_ms(d, r->t_smp_ms), d->blocks_changed, r->t_smp_ms);
+    if (!r->per_switch)
         return;
     for (uint32_t i = 0; i < d->num_per_switch; i++) {
         const struct cs_lft_switch_diff *s = &d->per_switch[i];
@@ -102,13 +168,79 @@ static void print_diff_text(const struct cs_lft_diff *d, bool per_switch)
     }
 }
 
+/* The two tables with what they route: NEW over --topology; OLD over --old-topology, or over
+ * NEW's fabric (its LIDs) without one. */
+struct diff_inputs {
+    struct routed_fabric new_routed, old_routed;
+    bool have_new, have_old;
+    struct cs_lfts old_set, new_set; /* without a topology, or OLD without its own */
+    struct cs_tracer old_tracer;     /* OLD over NEW's fabric */
+    bool have_old_tracer;
+    const struct cs_lfts *old_lfts, *new_lfts;
+    const struct cs_tracer *old_routes, *new_routes;
+};
+
+static int load_diff_inputs(struct diff_inputs *in, const char *old_path, const char *new_path,
+                            const char *topology, const char *old_topology, const char *guid2lid,
+                            struct cs_error *err)
+{
+    memset(in, 0, sizeof *in);
+    if (!topology) {
+        if (cs_lfts_read(&in->old_set, old_path, err) < 0 ||
+            cs_lfts_read(&in->new_set, new_path, err) < 0)
+            return -1;
+        in->old_lfts = &in->old_set;
+        in->new_lfts = &in->new_set;
+        return 0;
+    }
+    if (routed_fabric_load(&in->new_routed, topology, new_path, guid2lid, false, err) < 0)
+        return -1;
+    in->have_new = true;
+    in->new_lfts = &in->new_routed.lfts;
+    in->new_routes = &in->new_routed.tracer;
+    if (old_topology) {
+        if (routed_fabric_load(&in->old_routed, old_topology, old_path, guid2lid, false, err) < 0)
+            return -1;
+        in->have_old = true;
+        in->old_lfts = &in->old_routed.lfts;
+        in->old_routes = &in->old_routed.tracer;
+        return 0;
+    }
+    /* Tables of switches the fabric no longer has are expected here: they route nothing. */
+    if (cs_lfts_read(&in->old_set, old_path, err) < 0 ||
+        cs_tracer_init(&in->old_tracer, &in->new_routed.fabric, &in->old_set, err) < 0)
+        return -1;
+    in->have_old_tracer = true;
+    in->old_lfts = &in->old_set;
+    in->old_routes = &in->old_tracer;
+    return 0;
+}
+
+static void free_diff_inputs(struct diff_inputs *in)
+{
+    if (in->have_old_tracer)
+        cs_tracer_free(&in->old_tracer);
+    if (in->have_old)
+        routed_fabric_free(&in->old_routed);
+    if (in->have_new)
+        routed_fabric_free(&in->new_routed);
+    cs_lfts_free(&in->old_set);
+    cs_lfts_free(&in->new_set);
+}
+
 static int lft_diff(int argc, char **argv)
 {
     const char *who = argv[0];
-    bool as_json = false, per_switch = false;
+    const char *topology = NULL, *old_topology = NULL, *guid2lid = NULL;
+    struct diff_report report = {0};
+    bool as_json = false;
     static const struct option options[] = {
         {"json", no_argument, NULL, 'j'},
         {"per-switch", no_argument, NULL, 's'},
+        {"topology", required_argument, NULL, 't'},
+        {"old-topology", required_argument, NULL, 'O'},
+        {"guid2lid", required_argument, NULL, 'g'},
+        {"t-smp", required_argument, NULL, 'T'},
         {NULL, 0, NULL, 0},
     };
     int opt;
@@ -118,7 +250,20 @@ static int lft_diff(int argc, char **argv)
             as_json = true;
             break;
         case 's':
-            per_switch = true;
+            report.per_switch = true;
+            break;
+        case 't':
+            topology = optarg;
+            break;
+        case 'O':
+            old_topology = optarg;
+            break;
+        case 'g':
+            guid2lid = optarg;
+            break;
+        case 'T':
+            if (!cli_parse_seconds(optarg, &report.t_smp_ms))
+                return cli_usage(who, "--t-smp wants a time in ms above 0, not '%s'", optarg);
             break;
         default:
             return cli_usage(who, "unknown option");
@@ -126,27 +271,33 @@ static int lft_diff(int argc, char **argv)
     }
     if (argc - optind != 2)
         return cli_usage(who, "wants two LFT dumps: OLD NEW");
+    if ((old_topology || guid2lid) && !topology)
+        return cli_usage(who, "--%s goes with --topology",
+                         old_topology ? "old-topology" : "guid2lid");
 
     struct cs_error err;
-    struct cs_lfts old_set = {0}, new_set = {0};
+    struct diff_inputs in;
     struct cs_lft_diff d = {0};
+    struct cs_path_diff paths;
     int rc = EXIT_OK;
-    if (cs_lfts_read(&old_set, argv[optind], &err) < 0 ||
-        cs_lfts_read(&new_set, argv[optind + 1], &err) < 0 ||
-        cs_lft_diff(&old_set, &new_set, &d, &err) < 0) {
+    if (load_diff_inputs(&in, argv[optind], argv[optind + 1], topology, old_topology, guid2lid,
+                         &err) < 0 ||
+        cs_lft_diff(in.old_lfts, in.new_lfts, &d, &err) < 0 ||
+        (topology && cs_path_diff(in.old_routes, in.new_routes, &paths, &err) < 0)) {
         rc = cli_fail(who, &err);
     } else {
+        report.d = &d;
+        report.paths = topology ? &paths : NULL;
         if (as_json)
-            print_diff_json(&d, per_switch);
+            print_diff_json(&report);
         else
-            print_diff_text(&d, per_switch);
-        bool different =
-            d.switches_changed || d.switches_added || d.switches_removed || d.entries_changed;
+            print_diff_text(&report);
+        bool different = d.switches_changed || d.switches_added || d.switches_removed ||
+                         d.entries_changed || (topology && paths.paths_changed);
         rc = different ? EXIT_DIFFERENT : EXIT_OK;
     }
     cs_lft_diff_free(&d);
-    cs_lfts_free(&old_set);
-    cs_lfts_free(&new_set);
+    free_diff_inputs(&in);
     return rc;
 }
 
@@ -553,7 +704,8 @@ static int lft_check(int argc, char **argv)
 }
 
 const struct cli_command cli_lft_commands[] = {
-    {"lft", "diff", "count the LFT blocks (SMPs) between two dumps", diff_help, lft_diff},
+    {"lft", "diff", "count the LFT blocks (SMPs) and the paths changed between two dumps",
+     diff_help, lft_diff},
     {"lft", "convert", "convert between opensm-lfts.dump and ibroute form", convert_help,
      lft_convert},
     {"lft", "check", "trace every CA-to-CA route: loops, black holes, hops, credit loops",

@@ -408,29 +408,43 @@ static int topo_diff(int argc, char **argv)
 /* ---- topo mutate ---- */
 
 static const char mutate_help[] =
-    "usage: cloudsm topo mutate TOPOLOGY [--unlink N] [--shuffle-hosts] [--seed S] [-o OUT]\n"
+    "usage: cloudsm topo mutate TOPOLOGY [--unlink N] [--shuffle-hosts] [--shutdown-hosts N]\n"
+    "                           [--guid2lid FILE] [--seed S] [-o OUT]\n"
     "\n"
     "Damage or disorder a topology on purpose, repeatably (same seed, same result), to test\n"
-    "how routing copes: cut cables, or cable the hosts of every leaf in a random port order.\n"
+    "how routing copes: cut cables, cable the hosts of every leaf in a random port order,\n"
+    "shut hosts down. Mutating the result again with another seed adds to the damage: a\n"
+    "sequence of failures, one step per run.\n"
     "\n"
-    "  --unlink N        cut N switch-to-switch cables chosen at random\n"
-    "  --shuffle-hosts   on every switch, permute which of its host-facing ports each host\n"
-    "                    is cabled to (OpenSM's ftree routes hosts in leaf port order)\n"
-    "  --seed S          random seed (default 1)\n"
-    "  -o, --output OUT  write here (atomically) instead of standard output\n"
+    "  --unlink N          cut N switch-to-switch cables chosen at random\n"
+    "  --shuffle-hosts     on every switch, permute which of its host-facing ports each host\n"
+    "                      is cabled to (OpenSM's ftree routes hosts in leaf port order)\n"
+    "  --shutdown-hosts N  remove N CA nodes chosen at random, with their cables (the fabric\n"
+    "                      ibnetdiscover sees once they are down); every other port keeps\n"
+    "                      its LID: ports without one get cloudsm's (topo lids) first, so\n"
+    "                      the output always carries LIDs\n"
+    "  --guid2lid FILE     LIDs from OpenSM's guid2lid file, written into the output\n"
+    "  --seed S            random seed (default 1)\n"
+    "  -o, --output OUT    write here (atomically) instead of standard output\n"
     "\n"
-    "example:\n"
+    "Done in this order: cut, shuffle, shut down.\n"
+    "\n"
+    "examples:\n"
     "  cloudsm topo gen kary 4 3 | cloudsm topo mutate /dev/stdin --unlink 2 --seed 7 -o "
-    "cut.topo\n";
+    "cut.topo\n"
+    "  cloudsm topo mutate k16.topo --shutdown-hosts 1 --seed 1 -o down1.topo\n"
+    "  cloudsm topo mutate down1.topo --shutdown-hosts 1 --seed 2 -o down2.topo  # a second\n";
 
 static int topo_mutate(int argc, char **argv)
 {
     const char *who = argv[0];
-    const char *output = NULL;
+    const char *output = NULL, *guid2lid = NULL;
     struct cs_mutation m = {.seed = 1};
     static const struct option options[] = {
         {"unlink", required_argument, NULL, 'u'},
         {"shuffle-hosts", no_argument, NULL, 's'},
+        {"shutdown-hosts", required_argument, NULL, 'd'},
+        {"guid2lid", required_argument, NULL, 'g'},
         {"seed", required_argument, NULL, 'S'},
         {"output", required_argument, NULL, 'o'},
         {NULL, 0, NULL, 0},
@@ -446,6 +460,14 @@ static int topo_mutate(int argc, char **argv)
             break;
         case 's':
             m.shuffle_host_ports = true;
+            break;
+        case 'd':
+            if (!cli_parse_uint(optarg, 0, UINT32_MAX - 1, &value))
+                return cli_usage(who, "--shutdown-hosts wants a count, not '%s'", optarg);
+            m.shutdown_hosts = value;
+            break;
+        case 'g':
+            guid2lid = optarg;
             break;
         case 'S':
             if (!cli_parse_uint(optarg, 0, UINT32_MAX - 1, &value))
@@ -466,7 +488,9 @@ static int topo_mutate(int argc, char **argv)
     struct cs_fabric f;
     cs_fabric_init(&f);
     int rc = EXIT_OK;
-    if (cs_topo_read(&f, argv[optind], &err) < 0 || cs_fabric_mutate(&f, &m, &err) < 0 ||
+    if (cs_topo_read(&f, argv[optind], &err) < 0 ||
+        (guid2lid && apply_guid2lid_file(&f, guid2lid, &err) < 0) ||
+        cs_fabric_mutate(&f, &m, &err) < 0 ||
         (output ? cs_topo_write_file(output, &f, &err) : cs_topo_write(stdout, &f, &err)) < 0)
         rc = cli_fail(who, &err);
     cs_fabric_free(&f);
@@ -479,6 +503,7 @@ const struct cli_command cli_topo_commands[] = {
     {"topo", "info", "summarize a topology file", info_help, topo_info},
     {"topo", "lids", "assign LIDs, write OpenSM's guid2lid", lids_help, topo_lids},
     {"topo", "diff", "compare two topologies by GUID", diff_help, topo_diff},
-    {"topo", "mutate", "cut cables or shuffle host cabling, seeded", mutate_help, topo_mutate},
+    {"topo", "mutate", "cut cables, shuffle host cabling, shut hosts down; seeded", mutate_help,
+     topo_mutate},
     {"topo", NULL, NULL, NULL, NULL},
 };
