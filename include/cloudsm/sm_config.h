@@ -47,7 +47,10 @@
 struct cs_sm_config {
     uint64_t port_guid;      /* guid: the SM port; 0 = the first active port */
     char routing_engine[32]; /* routing_engine: a cs_route engine name */
-    bool connect_roots;      /* connect_roots (OpenSM -z) */
+    /* reconfig_engine (cloudsm's): the engine of a sweep's re-routing once the subnet is up;
+     * "" = routing_engine. Same size as routing_engine (one value kind). */
+    char reconfig_engine[32];
+    bool connect_roots;                                /* connect_roots (OpenSM -z) */
     char partition_config_file[CS_SM_CONFIG_PATH_MAX]; /* partition_config_file */
     uint8_t part_enforce;                              /* part_enforce: enum cs_sm_part_enforce */
     bool allow_both_pkeys;                             /* allow_both_pkeys (OpenSM -W) */

@@ -41,7 +41,8 @@
 #define CS_SM_CONTROL_PATH_MAX 108                /* sizeof sockaddr_un.sun_path, NUL included */
 #define CS_SM_REQUEST_MAX 4096                    /* a request line, its newline included */
 #define CS_SM_REQUEST_MAX_ARGS 6
-#define CS_SM_REQUEST_ARG_MAX 64     /* an argument, NUL included */
+#define CS_SM_REQUEST_ARG_MAX 256    /* an argument, NUL included: a path, a GUID list */
+#define CS_SM_SUBTREE_MAX 13         /* GUIDs in reroute's subtree= (that many fit one argument) */
 #define CS_SM_REPLY_STATUS_MAX 1024  /* a status line, its newline included */
 #define CS_SM_CONTROL_MAX_CLIENTS 32 /* connections held at once; more wait in the backlog */
 #define CS_SM_CONTROL_BACKLOG 64     /* connections the kernel queues for us beyond those */
@@ -82,14 +83,22 @@ struct cs_sm_vm_args {
     bool port255;        /* port255: invalidate first */
 };
 
+/* reroute's options, parsed (the engine stays argv[0]). */
+struct cs_sm_reroute_args {
+    uint64_t subtree[CS_SM_SUBTREE_MAX]; /* subtree=GUID,GUID,...: port or node GUIDs */
+    uint32_t num_subtree;
+    uint8_t order_arg; /* order=PATH (absolute): argv[order_arg] + 6; 0: none */
+};
+
 /* A parsed request. Plain data: copy it freely. */
 struct cs_sm_request {
     enum cs_sm_command command;
     bool json;     /* --json: the reply body is one JSON object */
     unsigned argc; /* cs_sm_commands[command].args, and the options given */
     char argv[CS_SM_REQUEST_MAX_ARGS][CS_SM_REQUEST_ARG_MAX];
-    enum cs_log_level log_level; /* CS_SM_CMD_LOG_LEVEL: argv[0] parsed */
-    struct cs_sm_vm_args vm;     /* CS_SM_CMD_VM_*: the arguments parsed */
+    enum cs_log_level log_level;       /* CS_SM_CMD_LOG_LEVEL: argv[0] parsed */
+    struct cs_sm_vm_args vm;           /* CS_SM_CMD_VM_*: the arguments parsed */
+    struct cs_sm_reroute_args reroute; /* CS_SM_CMD_REROUTE: its options parsed */
     /* Who asked (filled by the server from SO_PEERCRED; 0 when parsed elsewhere). */
     uint32_t peer_uid;
     int32_t peer_pid;

@@ -49,6 +49,22 @@
  * decide (it finds us master and stops, or claims and we stop) before programming anyway. */
 #define CS_SM_CORE_CLAIM_WAIT_MS 5000
 
+/* What a routing after the first did (a sweep's re-routing, a reroute, SIGHUP): the seeds' phases
+ * (build the engine's view of the fabric, route, distribute), the changes and what they cost. */
+struct cs_sm_reconfig {
+    char engine[16];            /* whose tables these are (after a fallback: minhop) */
+    bool first;                 /* the subnet's first routing (nothing to compare with) */
+    double build_ms;            /* the engine's view of the fabric built (0 when kept) */
+    bool build_kept;            /* ... or the one kept from the last routing reused */
+    double route_ms;            /* the whole engine call, build included */
+    double distribute_ms;       /* LFT blocks programmed */
+    uint64_t entries_changed;   /* LFT entries that differ from the tables before */
+    uint64_t paths_changed;     /* CA-to-LID routes that differ (lft_diff.h's path count) */
+    uint32_t subtree_switches;  /* a sub-tree re-routing: its switches; 0: the whole fabric */
+    struct cs_sm_lft_counts lc; /* blocks sent (= LFT SMPs), read back, failures */
+    double predicted_ms;        /* Eq. 1: blocks sent x t_smp measured before this one */
+};
+
 struct cs_sm_core {
     struct cs_sm_config cfg;  /* the running configuration: cs_sm_core_reconfigure changes it */
     struct cs_sm_files files; /* partitions.conf, the GUID files and the engines' files */
@@ -60,6 +76,15 @@ struct cs_sm_core {
     struct cs_lfts lfts;         /* the tables routing wants */
     struct cs_lfts held; /* what the switches hold, as far as we know (dirty block = unknown) */
     char engine[64];     /* routing engine: the configuration's, or the last reroute's */
+    /* A node order a reroute asked for (with its engine): the routing inputs' node order until
+     * the next reroute or SIGHUP; has_order_override false: the configuration's file. */
+    struct cs_guid_list order_override;
+    bool has_order_override;
+    struct cs_route_state *route_state; /* what engines keep between routings (machinery,
+                                           metabase) */
+    char metabase_path[CS_SM_CONFIG_PATH_MAX + 16]; /* STATE_DIR/metabase.sqlite (mftree) */
+    struct cs_sm_reconfig last_reconfig;            /* the last routing after the first */
+    double t_smp_ms; /* measured: the last programming's time per LFT block sent (Eq. 1) */
     struct cs_route_stats route;   /* of the tables in lfts */
     struct cs_route_result routed; /* what the engine said besides lfts: the partitions' SLs */
     struct cs_partition_set pset;  /* files.partitions resolved against the current sweep */
@@ -123,10 +148,18 @@ void cs_sm_core_free(struct cs_sm_core *c);
  * own link keeps the last view (cs_sm_sweep_lost_fabric) and counts 1 failure. */
 int cs_sm_core_sweep(struct cs_sm_core *c, bool first, struct cs_error *err);
 
-/* Route again with engine (NULL: the current one) and program the blocks that differ (and the
- * SL2VL tables). On failure the previous engine stays. */
-int cs_sm_core_reroute(struct cs_sm_core *c, const char *engine, struct cs_sm_lft_counts *lc,
-                       struct cs_error *err);
+/* Route again and program the blocks that differ (and the SL2VL tables): engine NULL = the
+ * current one; subtree: CA port or node GUIDs whose common-ancestor sub-tree alone is re-routed
+ * (fast hybrid reconfiguration, docs/routing/hybrid.md); order_file: a node order (GUID list)
+ * used with the engine from now on. On failure the previous engine and order stay. */
+struct cs_sm_reroute_request {
+    const char *engine;
+    const uint64_t *subtree;
+    uint32_t num_subtree;
+    const char *order_file;
+};
+int cs_sm_core_reroute(struct cs_sm_core *c, const struct cs_sm_reroute_request *rq,
+                       struct cs_sm_reconfig *done, struct cs_error *err);
 
 /* After the bring-up, before serving: clear the PortStateChange flags and traps the bring-up
  * itself raised, and schedule the first light sweep. */

@@ -76,8 +76,9 @@ struct cs_route_state *cs_route_state_new(void)
 
 void cs_route_state_free(struct cs_route_state *s)
 {
-    if (s)
-        cs_ft_kept_free(s->fattree);
+    if (!s)
+        return;
+    cs_ft_kept_free(s->fattree);
     cs_metabase_delete(s->metabase);
     free(s);
 }

@@ -25,8 +25,10 @@
  * "The group a previous route came down through": previous tables set an entry toward a
  * destination on every switch (ftree's secondary paths), so an entry alone does not say which
  * up group carried the main path. The traffic does: the switches that the previous routes from
- * every leaf cross on their way to the destination. A group is the previous main path's if its
- * remote switch is one of those and forwarded toward this switch. */
+ * every leaf cross on their way to the destination. Of the up groups whose remote switch the
+ * previous traffic crossed and that forwarded it toward this switch, the main path's is the one
+ * the most leaves' routes cross: after a fault, a secondary path may carry a few leaves' traffic
+ * too (a switch cut from the main root goes through another), never more than the main path. */
 #include "cloudsm/route.h"
 
 #include <stdlib.h>
@@ -45,6 +47,7 @@ struct slim {
     cs_ft_load *down_max;  /* per switch: downward maximum of one of its up cables */
     cs_ft_load *up_max;    /* per switch: upward maximum of one cable into it from above */
     uint32_t *carried;     /* per switch: carried_lid's previous traffic crosses it */
+    uint32_t *crossings;   /* per switch where carried: how many leaves' routes cross it */
     uint32_t carried_lid;  /* LID `carried` describes (0: none yet) */
     uint32_t carried_seq;  /* stamp of the current LID in `carried` */
     uint32_t max_hops;     /* a previous route longer than this is a loop */
@@ -60,6 +63,7 @@ static void slim_free(struct slim *st)
     free(st->down_max);
     free(st->up_max);
     free(st->carried);
+    free(st->crossings);
 }
 
 /* The previous entry of switch s toward lid, CS_LFT_NO_ROUTE when unknown. */
@@ -128,13 +132,14 @@ static int slim_prepare(struct slim *st, const struct cs_ft *ft, struct cs_error
     st->down_max = cs_calloc_array(n, sizeof *st->down_max, err);
     st->up_max = cs_calloc_array(n, sizeof *st->up_max, err);
     st->carried = cs_calloc_array(n, sizeof *st->carried, err);
+    st->crossings = cs_calloc_array(n, sizeof *st->crossings, err);
     st->group_owner = cs_calloc_array(ft->num_groups + 1, sizeof *st->group_owner, err);
     uint64_t *below = cs_calloc_array(n, sizeof *below, err);
     struct cs_key_index by_guid;
     cs_key_index_init(&by_guid);
     int rc = -1;
     if (!st->prev_table || !st->next_switch || !st->down_max || !st->up_max || !st->carried ||
-        !st->group_owner || !below || count_below(ft, below, err) < 0)
+        !st->crossings || !st->group_owner || !below || count_below(ft, below, err) < 0)
         goto out;
     for (uint32_t t = 0; st->previous && t < st->previous->num_switches; t++)
         if (cs_key_index_add(&by_guid, st->previous->switches[t].guid, t, err) < 0)
@@ -172,8 +177,8 @@ out:
     return rc;
 }
 
-/* Mark the switches the previous routes toward lid cross, from every leaf. Routes are
- * destination based: a route that reaches a marked switch follows a marked route from there. */
+/* Mark the switches the previous routes toward lid cross, from every leaf, counting the routes
+ * that cross each (a route is at most max_hops long: leaves x levels steps per LID). */
 static void trace_previous(struct slim *st, const struct cs_ft *ft, uint32_t lid)
 {
     if (st->carried_lid == lid)
@@ -191,9 +196,13 @@ static void trace_previous(struct slim *st, const struct cs_ft *ft, uint32_t lid
             if (port == CS_LFT_NO_ROUTE || port == 0)
                 break;
             uint32_t next = st->next_switch[(size_t)s * 256 + port];
-            if (next == CS_NONE || st->carried[next] == seq)
+            if (next == CS_NONE)
                 break;
-            st->carried[next] = seq;
+            if (st->carried[next] != seq) {
+                st->carried[next] = seq;
+                st->crossings[next] = 0;
+            }
+            st->crossings[next]++;
             s = next;
         }
     }
@@ -232,15 +241,21 @@ static unsigned keep_or_least_loaded_group(void *ctx, const struct cs_ft *ft,
     const struct cs_ft_switch *sw = &ft->sw[s];
     if (st && t->lid && st->previous) {
         trace_previous(st, ft, t->lid);
+        unsigned main = UINT32_MAX;
+        uint32_t most = 0;
         for (unsigned i = 0; i < sw->num_up; i++) {
             uint32_t g = ft->lists[sw->up + i];
-            const struct cs_ft_group *grp = &ft->groups[g];
-            if (st->carried[grp->remote] != st->carried_seq ||
-                previous_cable(st, ft, g, t->lid) == CS_NONE)
-                continue;
+            uint32_t r = ft->groups[g].remote;
+            if (st->carried[r] == st->carried_seq && st->crossings[r] > most &&
+                previous_cable(st, ft, g, t->lid) != CS_NONE) {
+                most = st->crossings[r];
+                main = i;
+            }
+        }
+        if (main != UINT32_MAX) {
+            const struct cs_ft_group *grp = cs_ft_group_at(ft, sw->up, main);
             if (grp->load_down < st->down_max[s] * grp->num_ports)
-                return i;
-            break;
+                return main;
         }
     }
     /* OpenSM's sort put the least loaded first (its load, then the remote's least loaded down

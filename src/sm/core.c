@@ -9,9 +9,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cloudsm/analyze.h"
 #include "cloudsm/atomic_file.h"
 #include "cloudsm/clock.h"
+#include "cloudsm/lft_diff.h"
 #include "cloudsm/sm_control.h"
+#include "cloudsm/subtree.h"
 #include "core/grow.h"
 #include "core/hash.h"
 #include "sm/core_internal.h"
@@ -140,6 +143,9 @@ void cs_sm_core_init(struct cs_sm_core *c, const struct cs_sm_config *cfg,
     c->pipe = pipe;
     c->started_ms = cs_clock_ms();
     snprintf(c->engine, sizeof(c->engine), "%s", cfg->routing_engine);
+    c->route_state = cs_route_state_new(); /* NULL (no memory): engines build afresh */
+    if (cfg->state_dir[0])
+        snprintf(c->metabase_path, sizeof c->metabase_path, "%s/metabase.sqlite", cfg->state_dir);
     snprintf(c->guid2lid_path, sizeof(c->guid2lid_path), "%s/guid2lid", cfg->state_dir);
     cs_sm_config_vm_state_path(cfg, c->vm_state_path, sizeof c->vm_state_path);
     cs_sm_sweep_init(&c->sweep);
@@ -170,21 +176,76 @@ void cs_sm_core_free(struct cs_sm_core *c)
 
 /* ---- The steps of a sweep -------------------------------------------------------------------- */
 
-static int route(struct cs_sm_core *c, struct cs_error *err)
+static struct cs_route_options route_options(const struct cs_sm_core *c)
 {
-    const struct cs_sm_config *cfg = &c->cfg;
-    struct cs_route_options ropt = {
-        .root_guids = cfg->root_guid_file[0] ? &c->files.roots : NULL,
-        .cn_guids = cfg->cn_guid_file[0] ? &c->files.cns : NULL,
-        .connect_roots = cfg->connect_roots,
+    return (struct cs_route_options){
+        .root_guids = c->cfg.root_guid_file[0] ? &c->files.roots : NULL,
+        .cn_guids = c->cfg.cn_guid_file[0] ? &c->files.cns : NULL,
+        .connect_roots = c->cfg.connect_roots,
     };
+}
+
+/* What a re-routing changed, from `before` to c->lfts, traced over the current fabric: LFT
+ * entries, and the CA-to-LID routes the traffic sees change (cs_path_diff). */
+static int count_changes(struct cs_sm_core *c, const struct cs_lfts *before,
+                         struct cs_sm_reconfig *rc, struct cs_error *err)
+{
+    struct cs_tracer old_routes, new_routes;
+    if (cs_tracer_init(&old_routes, &c->sweep.fabric, before, err) < 0)
+        return -1;
+    if (cs_tracer_init(&new_routes, &c->sweep.fabric, &c->lfts, err) < 0) {
+        cs_tracer_free(&old_routes);
+        return -1;
+    }
+    struct cs_path_diff d;
+    int ok = cs_path_diff(&old_routes, &new_routes, &d, err);
+    if (ok == 0) {
+        rc->entries_changed = d.entries_changed;
+        rc->paths_changed = d.paths_changed;
+    }
+    cs_tracer_free(&new_routes);
+    cs_tracer_free(&old_routes);
+    return ok;
+}
+
+/* Route into c->lfts with engine, from the tables routed before (slimupdate keeps their routes;
+ * a sub-tree re-routing keeps everything outside scope), and note what changed in
+ * c->last_reconfig. scope: fabric node indices of the switches a sub-tree re-routing may change
+ * (NULL: all). */
+static int route(struct cs_sm_core *c, const char *engine, const uint32_t *scope,
+                 uint32_t num_scope, struct cs_error *err)
+{
+    struct cs_route_options ropt = route_options(c);
     /* The partitions the P_Key tables come from are the ones partition-aware engines route. */
-    struct cs_route_inputs in = {.log = &c->log, .partitions = &c->files.partitions};
+    struct cs_route_inputs in = {.log = &c->log,
+                                 .partitions = &c->files.partitions,
+                                 .scope_switches = scope,
+                                 .num_scope_switches = num_scope,
+                                 .state = c->route_state,
+                                 .metabase_file = c->metabase_path[0] ? c->metabase_path : NULL};
     cs_route_loaded_inputs(&c->files.route, &in);
+    if (c->has_order_override)
+        in.node_order = &c->order_override;
+    struct cs_lfts before = c->lfts; /* the SM's copy of what it programmed: LFT_old */
+    memset(&c->lfts, 0, sizeof c->lfts);
+    if (before.num_switches > 0)
+        in.previous = &before;
     struct cs_route_stats st;
     struct cs_route_result res;
-    cs_lfts_free(&c->lfts);
-    if (cs_route_with(c->engine, &c->sweep.fabric, &ropt, &in, &c->lfts, &st, &res, err) < 0)
+    if (cs_route_with(engine, &c->sweep.fabric, &ropt, &in, &c->lfts, &st, &res, err) < 0) {
+        c->lfts = before;
+        return -1;
+    }
+    struct cs_sm_reconfig *rc = &c->last_reconfig;
+    *rc = (struct cs_sm_reconfig){.first = before.num_switches == 0,
+                                  .build_ms = res.build_ms,
+                                  .build_kept = res.build_kept,
+                                  .route_ms = st.route_ms,
+                                  .subtree_switches = scope ? num_scope : 0};
+    snprintf(rc->engine, sizeof rc->engine, "%s", st.engine);
+    int diffed = rc->first ? 0 : count_changes(c, &before, rc, err);
+    cs_lfts_free(&before);
+    if (diffed < 0)
         return -1;
     c->route = st;
     cs_route_result_free(&c->routed);
@@ -192,8 +253,11 @@ static int route(struct cs_sm_core *c, struct cs_error *err)
     if (st.fell_back)
         cs_logf(&c->log, CS_LOG_WARN, "route: %s is not suitable (%s); routed with %s",
                 st.requested, st.fallback_reason, st.engine);
-    cs_logf(&c->log, CS_LOG_INFO, "route: %s tables for %u switches, LIDs 1..%u (engine %.1f ms)",
-            st.engine, st.switches, st.max_lid, st.route_ms);
+    cs_logf(&c->log, CS_LOG_INFO,
+            "route: %s tables for %u switches, LIDs 1..%u (engine %.1f ms: build %.1f ms%s, "
+            "route %.1f ms)",
+            st.engine, st.switches, st.max_lid, st.route_ms, res.build_ms,
+            res.build_kept ? " (kept)" : "", st.route_ms - res.build_ms);
     return 0;
 }
 
@@ -575,6 +639,32 @@ static int assign_lids(struct cs_sm_core *c, bool first, struct cs_error *err)
     return failures;
 }
 
+/* The distribution phase of a routing: its blocks and time into c->last_reconfig, the Eq. 1
+ * prediction from the t_smp measured before, then t_smp from this one; logged (not for the
+ * subnet's first routing: nothing to compare with). */
+static void note_distribution(struct cs_sm_core *c, const struct cs_sm_lft_counts *lc, double ms)
+{
+    struct cs_sm_reconfig *rc = &c->last_reconfig;
+    rc->lc = *lc;
+    rc->distribute_ms = ms;
+    rc->predicted_ms = (double)lc->blocks_sent * c->t_smp_ms;
+    if (lc->blocks_sent > 0)
+        c->t_smp_ms = ms / (double)lc->blocks_sent;
+    if (rc->first)
+        return;
+    char scope[48] = "the whole fabric";
+    if (rc->subtree_switches)
+        snprintf(scope, sizeof scope, "a sub-tree of %u switches", rc->subtree_switches);
+    cs_logf(&c->log, CS_LOG_INFO,
+            "reconfiguration: %s re-routed %s: %llu paths changed, %llu LFT entries, %llu LFT "
+            "blocks sent; build %.1f ms%s, route %.1f ms, distribute %.1f ms (Eq. 1 predicted "
+            "%.1f ms)",
+            rc->engine, scope, (unsigned long long)rc->paths_changed,
+            (unsigned long long)rc->entries_changed, (unsigned long long)lc->blocks_sent,
+            rc->build_ms, rc->build_kept ? " (kept)" : "", rc->route_ms - rc->build_ms, ms,
+            rc->predicted_ms);
+}
+
 int cs_sm_core_sweep(struct cs_sm_core *c, bool first, struct cs_error *err)
 {
     struct phase all, ph;
@@ -603,8 +693,10 @@ int cs_sm_core_sweep(struct cs_sm_core *c, bool first, struct cs_error *err)
     failures += pk;
     phase_end(&c->log, &ph);
 
+    /* Once the subnet is up, a sweep re-routes because it found a change: the engine for that. */
+    const char *engine = !first && c->cfg.reconfig_engine[0] ? c->cfg.reconfig_engine : c->engine;
     phase_begin(&ph, "route", NULL);
-    if (route(c, err) < 0)
+    if (route(c, engine, NULL, 0, err) < 0)
         return -1;
     phase_end(&c->log, &ph);
 
@@ -617,7 +709,7 @@ int cs_sm_core_sweep(struct cs_sm_core *c, bool first, struct cs_error *err)
             "lfts: %llu blocks read back, %llu blocks sent, %llu LinearFDBTop sets",
             (unsigned long long)lc.blocks_read, (unsigned long long)lc.blocks_sent,
             (unsigned long long)lc.switch_info_sets);
-    phase_end(&c->log, &ph);
+    note_distribution(c, &lc, phase_end(&c->log, &ph));
 
     phase_begin(&ph, "sl2vl", c->pipe);
     int sv = program_sl2vl(c, err);
@@ -650,23 +742,59 @@ int cs_sm_core_sweep(struct cs_sm_core *c, bool first, struct cs_error *err)
     return failures;
 }
 
-int cs_sm_core_reroute(struct cs_sm_core *c, const char *engine, struct cs_sm_lft_counts *lc,
-                       struct cs_error *err)
+int cs_sm_core_reroute(struct cs_sm_core *c, const struct cs_sm_reroute_request *rq,
+                       struct cs_sm_reconfig *done, struct cs_error *err)
 {
-    char previous[sizeof c->engine];
-    snprintf(previous, sizeof previous, "%s", c->engine);
-    if (engine)
-        snprintf(c->engine, sizeof c->engine, "%s", engine);
-    cs_sa_db_free(c->sa); /* it points into the tables route() replaces */
-    c->sa = NULL;
-    struct cs_sm_lft_counts none;
-    if (!lc)
-        lc = &none;
-    if (route(c, err) < 0 || program_lfts(c, false, lc, err) < 0 || program_sl2vl(c, err) < 0 ||
-        cs_sm_core_vms_forget_live_routes(c, err) < 0 || cs_sm_core_rebuild_sa(c, err) < 0) {
-        snprintf(c->engine, sizeof c->engine, "%s", previous);
+    static const struct cs_sm_reroute_request none = {0};
+    if (!rq)
+        rq = &none;
+    const char *engine = rq->engine ? rq->engine : c->engine;
+    struct cs_guid_list order = {0};
+    if (rq->order_file && cs_guid_list_read(&order, rq->order_file, err) < 0)
+        return -1;
+    struct cs_subtree subtree = {0};
+    struct cs_route_options ropt = route_options(c);
+    if (rq->num_subtree > 0 && cs_subtree_select(&c->sweep.fabric, &ropt, c->route_state,
+                                                 rq->subtree, rq->num_subtree, &subtree, err) < 0) {
+        cs_guid_list_free(&order);
         return -1;
     }
+    /* The order goes with this routing; kept (with the engine) only if it succeeds. */
+    struct cs_guid_list kept_order = c->order_override;
+    bool had_order = c->has_order_override;
+    if (rq->order_file) {
+        c->order_override = order;
+        c->has_order_override = true;
+    }
+    cs_sa_db_free(c->sa); /* it points into the tables route() replaces */
+    c->sa = NULL;
+    double start = cs_clock_ms();
+    struct cs_sm_lft_counts lc = {0};
+    int rc = route(c, engine, subtree.switches, subtree.num_switches, err);
+    if (rc == 0)
+        rc = program_lfts(c, false, &lc, err);
+    if (rc == 0)
+        note_distribution(c, &lc, cs_clock_ms() - start - c->last_reconfig.route_ms);
+    if (rc == 0)
+        rc = program_sl2vl(c, err) < 0 || cs_sm_core_vms_forget_live_routes(c, err) < 0 ||
+                     cs_sm_core_rebuild_sa(c, err) < 0
+                 ? -1
+                 : 0;
+    cs_subtree_free(&subtree);
+    if (rc < 0) {
+        if (rq->order_file) {
+            cs_guid_list_free(&c->order_override);
+            c->order_override = kept_order;
+            c->has_order_override = had_order;
+        }
+        return -1;
+    }
+    if (rq->order_file)
+        cs_guid_list_free(&kept_order);
+    if (rq->engine)
+        snprintf(c->engine, sizeof c->engine, "%s", rq->engine);
+    if (done)
+        *done = c->last_reconfig;
     return 0;
 }
 
@@ -777,6 +905,8 @@ int cs_sm_core_reconfigure(struct cs_sm_core *c, const struct cs_sm_config *next
                      cs_sm_files_differ(&c->files, files, CS_SM_FILE_NODE_ORDER) ||
                      cs_sm_files_differ(&c->files, files, CS_SM_FILE_NODE_WEIGHTS) ||
                      cs_sm_files_differ(&c->files, files, CS_SM_FILE_VM_STATE);
+    bool new_order = cs_sm_files_differ(&c->files, files, CS_SM_FILE_NODE_ORDER) ||
+                     cs_sm_config_changed(changes, n, "node_order_file");
     done->pkeys = cs_sm_config_changes_take(changes, n, CS_SM_CONFIG_PKEYS) ||
                   cs_sm_files_differ(&c->files, files, CS_SM_FILE_PARTITIONS);
     cs_sa_db_free(c->sa); /* it points into the partitions and tables replaced here */
@@ -798,10 +928,14 @@ int cs_sm_core_reconfigure(struct cs_sm_core *c, const struct cs_sm_config *next
                     failures < 0 ? err->msg : "some ports failed (see above)");
     }
     if (done->rerouted) {
-        struct cs_sm_lft_counts lc;
-        if (cs_sm_core_reroute(c, NULL, &lc, err) < 0)
+        if (new_order) { /* a new node order file replaces one a reroute gave */
+            cs_guid_list_free(&c->order_override);
+            c->has_order_override = false;
+        }
+        struct cs_sm_reconfig rc;
+        if (cs_sm_core_reroute(c, NULL, &rc, err) < 0)
             return -1;
-        done->blocks_sent = lc.blocks_sent;
+        done->blocks_sent = rc.lc.blocks_sent;
         return 0;
     }
     return cs_sm_core_rebuild_sa(c, err);

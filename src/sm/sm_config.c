@@ -73,6 +73,9 @@ static const struct key keys[] = {
      "The port GUID the SM runs on; 0 = the first active port"},
     {"routing_engine", VALUE_ENGINE, FIELD(routing_engine), 0, 0, CS_SM_CONFIG_REROUTE,
      "Routing engine by name (cloudsm route --help lists them); ftree falls back to minhop"},
+    {"reconfig_engine", VALUE_ENGINE, FIELD(reconfig_engine), 0, 0, CS_SM_CONFIG_LIVE,
+     "cloudsm: engine a sweep re-routes with once the subnet is up (a fault, a node gone or "
+     "back): slimupdate keeps the routes the switches hold; (null) = the routing engine"},
     {"connect_roots", VALUE_BOOL, FIELD(connect_roots), 0, 0, CS_SM_CONFIG_REROUTE,
      "Route the root switches' LIDs between roots too (OpenSM -z)"},
     {"root_guid_file", VALUE_PATH, FIELD(root_guid_file), 0, 0, CS_SM_CONFIG_REROUTE,
@@ -450,8 +453,8 @@ static int parse_number(const char *v, size_t n, uint64_t *out, struct cs_error 
 
 /* The routing_engine value: OpenSM takes a comma list of engines to try in turn. cloudsm uses
  * the first and falls back to minhop by itself (cs_route), so the rest only earns a note. */
-static int set_engine(char *field, size_t size, const char *v, size_t n, char *note,
-                      size_t note_size, struct cs_error *err)
+static int set_engine(const char *key, char *field, size_t size, const char *v, size_t n,
+                      const char *if_null, char *note, size_t note_size, struct cs_error *err)
 {
     char buf[SHOWN_VALUE_MAX + 4];
     struct cs_span first = {v, v + n};
@@ -460,7 +463,7 @@ static int set_engine(char *field, size_t size, const char *v, size_t n, char *n
         first.end = comma;
     cs_span_trim_right(&first);
     if (is_null_string(first.p, (size_t)(first.end - first.p)) && !comma) {
-        snprintf(field, size, "%s", CS_SM_CONFIG_DEFAULT_ENGINE);
+        snprintf(field, size, "%s", if_null);
         return 0;
     }
     char name[32] = "";
@@ -483,9 +486,9 @@ static int set_engine(char *field, size_t size, const char *v, size_t n, char *n
         struct cs_span rest = {comma + 1, v + n};
         cs_span_skip_space(&rest);
         snprintf(note, note_size,
-                 "routing_engine: only '%s' is used; cloudsm falls back to minhop by itself "
+                 "%s: only '%s' is used; cloudsm falls back to minhop by itself "
                  "(ignored: '%s')",
-                 name, shown(rest.p, (size_t)(rest.end - rest.p), buf));
+                 key, name, shown(rest.p, (size_t)(rest.end - rest.p), buf));
     }
     return 0;
 }
@@ -545,7 +548,10 @@ static int set_value(struct cs_sm_config *c, const struct key *k, const char *v,
         memset(field + n, 0, CS_SM_CONFIG_PATH_MAX - n);
         return 0;
     case VALUE_ENGINE:
-        return set_engine(field, sizeof c->routing_engine, v, n, note, note_size, err);
+        /* (null): routing_engine's default; reconfig_engine's "same as routing_engine" */
+        return set_engine(k->name, field, sizeof c->routing_engine, v, n,
+                          field == c->routing_engine ? CS_SM_CONFIG_DEFAULT_ENGINE : "", note,
+                          note_size, err);
     case VALUE_LEVEL: {
         char name[16];
         enum cs_log_level level;

@@ -29,8 +29,10 @@ const struct cs_sm_command_info cs_sm_commands[CS_SM_CMD_COUNT] = {
                             "the fabric the SM swept: nodes, switches, CAs, links", false},
     [CS_SM_CMD_LFTS] = {"lfts", 0, 0, "lfts",
                         "the forwarding tables the SM programmed (opensm-lfts.dump)", false},
-    [CS_SM_CMD_REROUTE] = {"reroute", 1, 0, "reroute ENGINE",
-                           "route again with ENGINE now and program the blocks that differ", true},
+    [CS_SM_CMD_REROUTE] = {"reroute", 1, 2, "reroute ENGINE [subtree=GUID,...] [order=PATH]",
+                           "route again with ENGINE now (a sub-tree, a node order) and program "
+                           "the blocks that differ",
+                           true},
     [CS_SM_CMD_LOG_LEVEL] = {"log-level", 1, 0, "log-level LEVEL",
                              "log at LEVEL (error, warn, info, debug) from now on", true},
     [CS_SM_CMD_SWEEP] = {"sweep", 0, 0, "sweep", "a heavy sweep now", true},
@@ -115,8 +117,9 @@ static int check_vm_arguments(struct cs_sm_request *req, struct cs_error *err)
     vm->method = CS_PLAN_FTREEMINRC;
     if (req->command == CS_SM_CMD_VM_LIST)
         return 0;
-    /* NAME fits a VM name: an argument is at most CS_SM_REQUEST_ARG_MAX - 1 bytes. */
-    _Static_assert(CS_SM_REQUEST_ARG_MAX - 1 == CS_VM_NAME_MAX, "an argument holds a VM name");
+    if (strlen(req->argv[0]) > CS_VM_NAME_MAX)
+        return cs_fail(err, "a VM name is at most %d bytes ('%.40s...' is longer)", CS_VM_NAME_MAX,
+                       req->argv[0]);
     if (info->args >= 2 && parse_guid(req->argv[1], "hypervisor", &vm->hypervisor, err) < 0)
         return -1;
     if (info->args >= 3 && parse_guid(req->argv[2], "vGUID", &vm->vguid, err) < 0)
@@ -146,6 +149,41 @@ static int check_vm_arguments(struct cs_sm_request *req, struct cs_error *err)
     return 0;
 }
 
+/* reroute's options: subtree=GUID[,GUID...] and order=PATH (absolute: the daemon's working
+ * directory is not the client's). */
+static int check_reroute_options(struct cs_sm_request *req, struct cs_error *err)
+{
+    const struct cs_sm_command_info *info = &cs_sm_commands[req->command];
+    struct cs_sm_reroute_args *rr = &req->reroute;
+    for (unsigned a = info->args; a < req->argc; a++) {
+        char *opt = req->argv[a];
+        if (strncmp(opt, "subtree=", 8) == 0 && rr->num_subtree == 0) {
+            for (char *p = opt + 8;;) {
+                char *comma = strchr(p, ',');
+                char guid[CS_SM_REQUEST_ARG_MAX];
+                size_t len = comma ? (size_t)(comma - p) : strlen(p);
+                memcpy(guid, p, len);
+                guid[len] = '\0';
+                if (rr->num_subtree == CS_SM_SUBTREE_MAX)
+                    return cs_fail(err, "'%s': at most %d GUIDs", opt, CS_SM_SUBTREE_MAX);
+                if (parse_guid(guid, "subtree node", &rr->subtree[rr->num_subtree], err) < 0)
+                    return -1;
+                rr->num_subtree++;
+                if (!comma)
+                    break;
+                p = comma + 1;
+            }
+        } else if (strncmp(opt, "order=", 6) == 0 && rr->order_arg == 0) {
+            if (opt[6] != '/')
+                return cs_fail(err, "'%s': the order file's path must be absolute", opt);
+            rr->order_arg = (uint8_t)a;
+        } else {
+            return cs_fail(err, "unknown or repeated option '%s': %s", opt, info->usage);
+        }
+    }
+    return 0;
+}
+
 /* The arguments a command's table entry does not check by count: what they name must exist. */
 static int check_arguments(struct cs_sm_request *req, struct cs_error *err)
 {
@@ -156,6 +194,8 @@ static int check_arguments(struct cs_sm_request *req, struct cs_error *err)
         cs_route_engine_names(names, sizeof names);
         return cs_fail(err, "unknown routing engine '%s' (cloudsm has: %s)", req->argv[0], names);
     }
+    if (req->command == CS_SM_CMD_REROUTE)
+        return check_reroute_options(req, err);
     if (req->command == CS_SM_CMD_LOG_LEVEL) {
         if (!cs_log_level_parse(req->argv[0], &req->log_level))
             return cs_fail(err, "unknown log level '%s' (error, warn, info, debug)", req->argv[0]);

@@ -48,7 +48,7 @@ check "cloudsm help sm log-level" grep -q "^usage: cloudsm sm log-level LEVEL" "
 # Usage errors are caught before connecting (the socket does not exist: exit 2, not 1).
 usage_error "reroute wants 1 argument: reroute ENGINE" reroute
 usage_error "unknown routing engine 'dfsssp' (cloudsm has: ftree, noftree, " reroute dfsssp
-usage_error "too many arguments ('minhop'): reroute ENGINE" reroute ftree minhop
+usage_error "unknown or repeated option 'minhop': reroute ENGINE" reroute ftree minhop
 usage_error "unknown log level 'loud' (error, warn, info, debug)" log-level loud
 usage_error "status takes no arguments ('now' is one too many)" status now
 usage_error "unknown option '--verbose'" status --verbose

@@ -10,10 +10,10 @@ source "$(dirname "$0")/../lib/common.sh"
 require_oracles ibsim ibnetdiscover dump_fts
 cd "$WORK" || exit 1
 
-# 4-ary-3-tree: 64 hosts, 48 switches; S-0020000200000000 port 5 goes up to root
-# S-0020000300000000 port 1. Roots: the level-3 switches.
-"$CLOUDSM" topo gen kary 4 3 -o tree.topo || fail "topo gen"
-sed -nE 's/^switchguid=0x(200003[0-9a-f]+).*/0x00\1/p' tree.topo >roots.guids
+# 16-ary-2-tree: 256 hosts, 32 switches, LIDs in 5 blocks per switch; leaf S-0020000100000000
+# port 17 goes up to root S-0020000200000000 port 1. Roots: the level-2 switches.
+"$CLOUDSM" topo gen kary 16 2 -o tree.topo || fail "topo gen"
+sed -nE 's/^switchguid=0x(200002[0-9a-f]+).*/0x00\1/p' tree.topo >roots.guids
 expect_eq "16 roots" 16 "$(wc -l <roots.guids)"
 
 # the N-th "lfts:" line's blocks sent (1 = the bring-up).
@@ -32,7 +32,7 @@ run_cut() {
     >"$name/sm.conf"
   start_cloudsmd_daemon "$name.log" -c "$name/sm.conf" --state-dir "$name/state"
   sim dump_fts >"$name-before.dump" 2>/dev/null || fail "$name: dump_fts"
-  ibsim_cmd 'Unlink "S-0020000200000000"[5]'
+  ibsim_cmd 'Unlink "S-0020000100000000"[17]'
   check "$name: repaired within a sweep" wait_log "$name.log" "sweep done" 1 20
   sleep 0.3
   sim ibnetdiscover >"$name-cut.topo" 2>/dev/null
@@ -67,6 +67,7 @@ expect_eq "live slimupdate tables = offline slimupdate --previous (entries diffe
 # What the log reports = what lft diff counts over the cut fabric.
 "$CLOUDSM" lft diff slim-before.dump slim-cut.dump --topology slim-cut.topo --json >paths.json
 line=$(grep "reconfiguration: slimupdate" slim.log | head -n 1)
+grep -E "route: slimupdate|lfts: .* blocks sent|reconfiguration: slimupdate" slim.log | sed -n 2,4p
 expect_eq "reported paths changed = lft diff's" "$(json_get paths.json paths_changed)" \
   "$(sed -E 's/.*: ([0-9]+) paths changed.*/\1/' <<<"$line")"
 expect_eq "reported LFT blocks = lft diff's" "$(json_get paths.json blocks_changed)" \
@@ -78,5 +79,47 @@ check "the phases are timed" grep -qE "build [0-9.]+ ms.*, route [0-9.]+ ms, dis
 expect_eq "sm reroute slimupdate, nothing changed: blocks sent" 0 "$(json_get same.json blocks_sent)"
 expect_eq "sm reroute slimupdate, nothing changed: paths changed" 0 "$(json_get same.json paths_changed)"
 expect_eq "sm reroute slimupdate: the machinery was kept" true "$(json_get same.json build_kept)"
+kill -TERM "$daemon"; wait "$daemon"; stop_ibsim
+
+# Sub-tree re-routing on demand, on a 4-ary-3-tree: the pod of hosts 0 and 5 (leaves 0 and 1:
+# the first two-level sub-tree, leaves 0x00200001000000{00..03}, middles 0x00200002000000{00..03})
+# with noftree and an order (hosts 1 and 2 first). Only the pod's switches are written.
+"$CLOUDSM" topo gen kary 4 3 -o k4n3.topo || fail "topo gen"
+start_ibsim k4n3.topo
+mkdir -p sub
+start_cloudsmd_daemon sub.log --state-dir sub/state
+sim dump_fts >sub-before.dump 2>/dev/null
+printf '0x0010000000000101\n0x0010000000000201\n' >order.guids
+"$CLOUDSM" sm reroute noftree -d sub/state --subtree 0x0010000000000001,0x0010000000000501 \
+  --order order.guids --json >sub.json
+expect_eq "sub-tree: its 8 switches" 8 "$(json_get sub.json subtree_switches)"
+check "sub-tree: some blocks sent" test "$(json_get sub.json blocks_sent)" -gt 0
+sim ibnetdiscover >sub-now.topo 2>/dev/null
+sim dump_fts >sub-after.dump 2>/dev/null
+check "sub-tree: every CA pair connected (lft check on dump_fts)" \
+  "$CLOUDSM" lft check sub-now.topo sub-after.dump
+"$CLOUDSM" lft diff sub-before.dump sub-after.dump --per-switch >sub-diff.txt
+outside=$(grep -E '^ *0x' sub-diff.txt | grep -vcE '0x002000010000000[0-3]|0x002000020000000[0-3]')
+expect_eq "sub-tree: no switch outside the pod changed" 0 "$outside"
+expect_eq "sub-tree: blocks sent = blocks that differ" \
+  "$(sed -nE 's/^blocks +([0-9]+) changed.*/\1/p' sub-diff.txt)" "$(json_get sub.json blocks_sent)"
+"$CLOUDSM" route -R noftree k4n3.topo --guid2lid sub/state/guid2lid --previous sub-before.dump \
+  --subtree 0x0010000000000001,0x0010000000000501 --order order.guids -o sub-offline.lfts \
+  2>/dev/null || fail "offline sub-tree re-routing"
+"$CLOUDSM" lft diff sub-offline.lfts sub-after.dump --json >sub-offline.json
+expect_eq "sub-tree: live tables = offline cloudsm route --subtree (entries differing)" 0 \
+  "$(json_get sub-offline.json entries_changed)"
+
+# mftree: phase I goes to STATE_DIR/metabase.sqlite; after a restart it is loaded, not computed.
+"$CLOUDSM" sm reroute mftree -d sub/state --json >mf1.json
+expect_eq "mftree: phase I computed" false "$(json_get mf1.json build_kept)"
+check "mftree: the metabase is kept in the state directory" test -s sub/state/metabase.sqlite
+kill -TERM "$daemon"; wait "$daemon"
+start_cloudsmd_daemon sub2.log --state-dir sub/state -R mftree
+check "mftree after a restart: phase I loaded from the metabase" \
+  grep -qE "route: mftree tables .*build [0-9.]+ ms \(kept\)" sub2.log
+sim ibnetdiscover >mf-now.topo 2>/dev/null
+sim dump_fts >mf.dump 2>/dev/null
+check "mftree: every CA pair connected (lft check on dump_fts)" "$CLOUDSM" lft check mf-now.topo mf.dump
 
 finish

@@ -250,7 +250,8 @@ static void test_parse_errors(void **state)
     expect_parse_error("--json status", 13, "unknown command '--json'");
     expect_parse_error("status extra", 12, "status takes no arguments ('extra' is one too many)");
     expect_parse_error("reroute", 7, "reroute wants 1 argument: reroute ENGINE");
-    expect_parse_error("reroute ftree minhop", 20, "too many arguments ('minhop'): reroute ENGINE");
+    expect_parse_error("reroute ftree minhop", 20,
+                       "unknown or repeated option 'minhop': reroute ENGINE");
     /* The names come from the one engine registry. */
     char names[256], want[320];
     snprintf(want, sizeof want, "unknown routing engine 'dfsssp' (cloudsm has: %s)",
@@ -262,10 +263,10 @@ static void test_parse_errors(void **state)
     expect_parse_error("sta\0tus", 7, "byte 0x00 at column 4");
     expect_parse_error("status \xff", 8, "byte 0xff");
     expect_parse_error("status\n\n", 8, "byte 0x0a"); /* one line only */
-    char arg[200] = "reroute ";
-    memset(arg + 8, 'a', 100);
-    arg[108] = '\0';
-    expect_parse_error(arg, strlen(arg), "is longer than 63 bytes");
+    char arg[400] = "reroute ";
+    memset(arg + 8, 'a', 300);
+    arg[308] = '\0';
+    expect_parse_error(arg, strlen(arg), "is longer than 255 bytes");
     static char big[CS_SM_REQUEST_MAX + 10];
     memset(big, ' ', sizeof big);
     memcpy(big, "status", 6);
@@ -426,6 +427,41 @@ static void test_serve_requests(void **state)
 
 /* The VM commands: arguments in order, then options; GUIDs, VFs and methods checked here, so
  * that the daemon only acts. */
+/* reroute's options: a sub-tree by GUIDs, a node order by absolute path; each refused with what
+ * is wrong. */
+static void test_parse_reroute(void **state)
+{
+    (void)state;
+    struct cs_sm_request req =
+        parse_ok("reroute noftree subtree=0x10,17 order=/var/o.guids --json");
+    assert_int_equal(req.command, CS_SM_CMD_REROUTE);
+    assert_string_equal(req.argv[0], "noftree");
+    assert_int_equal(req.reroute.num_subtree, 2);
+    assert_int_equal(req.reroute.subtree[0], 0x10);
+    assert_int_equal(req.reroute.subtree[1], 17);
+    assert_int_equal(req.reroute.order_arg, 2);
+    assert_string_equal(req.argv[req.reroute.order_arg] + 6, "/var/o.guids");
+    assert_true(req.json);
+    req = parse_ok("reroute slimupdate");
+    assert_int_equal(req.reroute.num_subtree, 0);
+    assert_int_equal(req.reroute.order_arg, 0);
+    char line[CS_SM_REQUEST_MAX];
+    req = parse_ok("reroute ftree order=/o subtree=0x1");
+    int len = cs_sm_request_format(&req, line, sizeof line);
+    assert_true(len > 0);
+    assert_string_equal(line, "reroute ftree order=/o subtree=0x1\n");
+
+    expect_parse_error("reroute ftree order=o.guids", 27, "path must be absolute");
+    expect_parse_error("reroute ftree subtree=0x1,zz", 28, "subtree node 'zz' is not a GUID");
+    expect_parse_error("reroute ftree subtree=0x1,", 26, "subtree node '' is not a GUID");
+    expect_parse_error("reroute ftree depth=2", 21, "unknown or repeated option 'depth=2'");
+    expect_parse_error("reroute ftree order=/a order=/b", 31, "unknown or repeated option");
+    char many[CS_SM_REQUEST_MAX] = "reroute ftree subtree=1";
+    for (int i = 2; i <= CS_SM_SUBTREE_MAX + 1; i++)
+        snprintf(many + strlen(many), sizeof many - strlen(many), ",%d", i);
+    expect_parse_error(many, strlen(many), "at most 13 GUIDs");
+}
+
 static void test_parse_vm(void **state)
 {
     (void)state;
@@ -468,7 +504,7 @@ static void test_parse_vm(void **state)
     memset(longname + 11, 'v', 63);
     assert_int_equal(parse_ok(longname).command, CS_SM_CMD_VM_DESTROY); /* 63: the longest */
     strcat(longname, "v");
-    expect_parse_error(longname, strlen(longname), "is longer than 63 bytes");
+    expect_parse_error(longname, strlen(longname), "a VM name is at most 63 bytes");
 }
 
 /* A deferred reply: the handler returns 1 and writes nothing that reaches the client; the
@@ -1153,6 +1189,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parse),
         cmocka_unit_test(test_parse_errors),
+        cmocka_unit_test(test_parse_reroute),
         cmocka_unit_test(test_parse_vm),
         cmocka_unit_test(test_format),
         cmocka_unit_test(test_status_lines),

@@ -364,9 +364,9 @@ static void test_restart_keeps_live_routes(void **state)
     for (uint32_t n = 0; n < mf->num_nodes; n++)
         before[n] = cs_sma_model_lft_entry(r.m, n, lid);
     cs_sma_model_reset_counts(r.m);
-    struct cs_sm_lft_counts lc;
-    assert_int_equal(cs_sm_core_reroute(&r.core, NULL, &lc, &err), 0);
-    assert_int_equal(model_sets(&r, CS_SMP_ATTR_LINEAR_FT), lc.blocks_sent);
+    struct cs_sm_reconfig rc;
+    assert_int_equal(cs_sm_core_reroute(&r.core, NULL, &rc, &err), 0);
+    assert_int_equal(model_sets(&r, CS_SMP_ATTR_LINEAR_FT), rc.lc.blocks_sent);
     unsigned changed = 0;
     for (uint32_t n = 0; n < mf->num_nodes; n++)
         changed += before[n] != cs_sma_model_lft_entry(r.m, n, lid);

@@ -3,8 +3,11 @@
  * The daemon formats every answer (text or JSON); this side checks the command line with the
  * same parser the daemon uses, so that a typo is a usage error before anything connects, sends
  * one request, turns the status line into the exit code and copies the body out. */
+#include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -48,19 +51,30 @@ static const char lfts_help[] =
     "  cloudsm lft check fabric.topo live.lfts\n";
 
 static const char reroute_help[] =
-    "usage: cloudsm sm reroute ENGINE [options]\n"
+    "usage: cloudsm sm reroute ENGINE [--subtree NODES] [--order FILE] [options]\n"
     "\n"
     "Route the fabric again now with ENGINE and program only the LFT blocks that differ\n"
     "from what the switches hold. The answer says which engine routed (ftree falls back\n"
-    "to minhop on a fabric that is not a fat-tree) and how many blocks were sent. The\n"
-    "engine stays in use for later sweeps until the next reroute or restart.\n"
+    "to minhop on a fabric that is not a fat-tree), how many routes and LFT entries\n"
+    "changed, the blocks sent, and the phases' times (build, route, distribute). The\n"
+    "engine stays in use until the next reroute or restart; sweeps after a fault use\n"
+    "reconfig_engine if the configuration sets one.\n"
+    "\n"
+    "  --subtree NODES  fast hybrid reconfiguration: re-route only the sub-tree of the\n"
+    "                   nodes' common ancestor (every node on its leaves, inside it;\n"
+    "                   only its switches are written; docs/routing/hybrid.md). NODES:\n"
+    "                   port or node GUIDs of CAs, comma-separated, at most 13 (two on\n"
+    "                   leaves at the sub-tree's corners are enough)\n"
+    "  --order FILE     a node order (port GUIDs, one per line) for engines that take one\n"
+    "                   (noftree, mftree); kept with the engine until the next reroute\n"
     "\n"
     "engines:\n"
     "@ENGINES@\n"
     "\n" CLI_CONTROL_OPTIONS_HELP "\n"
     "examples:\n"
-    "  cloudsm sm reroute minhop\n"
-    "  cloudsm sm reroute ftree --json\n";
+    "  cloudsm sm reroute slimupdate --json\n"
+    "  cloudsm sm reroute noftree --subtree 0x0010000000000001,0x0010000000000301 \\\n"
+    "      --order hot.guids\n";
 
 static const char log_level_help[] =
     "usage: cloudsm sm log-level LEVEL [options]\n"
@@ -221,13 +235,68 @@ static int sm_main(int argc, char **argv)
     return cli_control_request(who, &o, &req);
 }
 
+/* reroute: --subtree and --order become the request's subtree= and order= (an absolute path:
+ * the daemon's working directory is not ours). */
+static int reroute_main(int argc, char **argv)
+{
+    const char *who = argv[0];
+    struct cli_control o = CLI_CONTROL_DEFAULTS;
+    enum { OPT_SUBTREE = 0x200, OPT_ORDER };
+    static const struct option options[] = {CLI_CONTROL_LONG_OPTIONS,
+                                            {"subtree", required_argument, NULL, OPT_SUBTREE},
+                                            {"order", required_argument, NULL, OPT_ORDER},
+                                            {NULL, 0, NULL, 0}};
+    const char *subtree = NULL, *order = NULL;
+    int opt, rc = EXIT_OK;
+    opterr = 0;
+    while ((opt = getopt_long(argc, argv, ":" CLI_CONTROL_SHORT_OPTIONS, options, NULL)) != -1) {
+        if (cli_control_option(&o, opt, who, &rc)) {
+            if (rc != EXIT_OK)
+                return rc;
+            continue;
+        }
+        if (opt == OPT_SUBTREE)
+            subtree = optarg;
+        else if (opt == OPT_ORDER)
+            order = optarg;
+        else if (opt == ':')
+            return cli_usage(who, "option '%s' needs a value", argv[optind - 1]);
+        else
+            return cli_usage(who, "unknown option '%s'", argv[optind - 1]);
+    }
+    if ((rc = cli_control_check(&o, who)) != EXIT_OK)
+        return rc;
+    char subtree_arg[CS_SM_REQUEST_ARG_MAX + 16], order_arg[PATH_MAX + 8];
+    char *args[CS_SM_REQUEST_MAX_ARGS];
+    int n = 0;
+    for (int i = optind; i < argc && n < CS_SM_REQUEST_MAX_ARGS - 2; i++)
+        args[n++] = argv[i];
+    if (subtree) {
+        snprintf(subtree_arg, sizeof subtree_arg, "subtree=%.*s", CS_SM_REQUEST_ARG_MAX, subtree);
+        args[n++] = subtree_arg;
+    }
+    if (order) {
+        char resolved[PATH_MAX];
+        if (!realpath(order, resolved))
+            return cli_usage(who, "--order %s: %s", order, strerror(errno));
+        snprintf(order_arg, sizeof order_arg, "order=%s", resolved);
+        args[n++] = order_arg;
+    }
+    struct cs_sm_request req;
+    rc = cli_control_build(who, cli_control_command(who, ""), n, args, o.json, &req);
+    if (rc != EXIT_OK)
+        return rc;
+    return cli_control_request(who, &o, &req);
+}
+
 const struct cli_command cli_sm_commands[] = {
     {"sm", "status", "ask the running cloudsmd: state, port, last sweep, fabric, routing",
      status_help, sm_main},
     {"sm", "topology", "the fabric cloudsmd swept, summarised", topology_help, sm_main},
     {"sm", "lfts", "the LFTs cloudsmd programmed (opensm-lfts.dump)", lfts_help, sm_main},
-    {"sm", "reroute", "route again now with an engine; program the differences", reroute_help,
-     sm_main},
+    {"sm", "reroute",
+     "route again now with an engine (a sub-tree, an order); program the differences", reroute_help,
+     reroute_main},
     {"sm", "log-level", "change cloudsmd's log level now", log_level_help, sm_main},
     {"sm", "sweep", "a heavy sweep now", sweep_help, sm_main},
     {"sm", NULL, NULL, NULL, NULL},

@@ -182,28 +182,52 @@ static int on_control(void *arg, const struct cs_sm_request *req, FILE *out, str
             return cs_fail(err, "lfts has no JSON form: it is an opensm-lfts.dump");
         return cs_lfts_write(out, &r->core.lfts, CS_LFT_FORMAT_OSM, err);
     case CS_SM_CMD_REROUTE: {
-        struct cs_sm_lft_counts lc;
-        if (cs_sm_core_reroute(&r->core, req->argv[0], &lc, err) < 0)
+        const struct cs_sm_reroute_args *ra = &req->reroute;
+        struct cs_sm_reroute_request rq = {
+            .engine = req->argv[0],
+            .subtree = ra->subtree,
+            .num_subtree = ra->num_subtree,
+            .order_file = ra->order_arg ? req->argv[ra->order_arg] + 6 : NULL,
+        };
+        struct cs_sm_reconfig rc;
+        if (cs_sm_core_reroute(&r->core, &rq, &rc, err) < 0)
             return -1;
-        cloudsmd_logf(&r->log, CS_LOG_INFO, "reroute: %s tables, %llu blocks sent",
-                      r->core.route.engine, (unsigned long long)lc.blocks_sent);
+        const struct cs_route_stats *st = &r->core.route;
         if (req->json) {
             struct json j;
             json_init(&j, out);
             json_object_begin(&j, NULL);
-            json_str(&j, "engine_requested", r->core.route.requested);
-            json_str(&j, "engine", r->core.route.engine);
-            json_bool(&j, "fell_back", r->core.route.fell_back);
-            json_u64(&j, "blocks_sent", lc.blocks_sent);
-            json_u64(&j, "blocks_read", lc.blocks_read);
-            json_u64(&j, "failures", lc.failures);
+            json_str(&j, "engine_requested", st->requested);
+            json_str(&j, "engine", st->engine);
+            json_bool(&j, "fell_back", st->fell_back);
+            json_u64(&j, "subtree_switches", rc.subtree_switches);
+            json_u64(&j, "paths_changed", rc.paths_changed);
+            json_u64(&j, "entries_changed", rc.entries_changed);
+            json_u64(&j, "blocks_sent", rc.lc.blocks_sent);
+            json_u64(&j, "blocks_read", rc.lc.blocks_read);
+            json_u64(&j, "failures", rc.lc.failures);
+            json_double(&j, "build_ms", rc.build_ms);
+            json_bool(&j, "build_kept", rc.build_kept);
+            json_double(&j, "route_ms", rc.route_ms);
+            json_double(&j, "distribute_ms", rc.distribute_ms);
+            json_double(&j, "predicted_distribute_ms", rc.predicted_ms);
             json_object_end(&j);
             json_finish(&j);
         } else {
-            fprintf(out, "routed with %s%s%s, %llu LFT blocks sent, %u failures\n",
-                    r->core.route.engine, r->core.route.fell_back ? " (fell back: " : "",
-                    r->core.route.fell_back ? r->core.route.fallback_reason : "",
-                    (unsigned long long)lc.blocks_sent, lc.failures);
+            char scope[48] = "";
+            if (rc.subtree_switches)
+                snprintf(scope, sizeof scope, " (a sub-tree of %u switches)", rc.subtree_switches);
+            fprintf(
+                out,
+                "routed with %s%s%s%s%s: %llu paths changed, %llu LFT entries, %llu LFT "
+                "blocks sent, %u failures\n"
+                "build %.1f ms%s, route %.1f ms, distribute %.1f ms (Eq. 1 predicted %.1f ms)\n",
+                st->engine, scope, st->fell_back ? " (fell back: " : "",
+                st->fell_back ? st->fallback_reason : "", st->fell_back ? ")" : "",
+                (unsigned long long)rc.paths_changed, (unsigned long long)rc.entries_changed,
+                (unsigned long long)rc.lc.blocks_sent, rc.lc.failures, rc.build_ms,
+                rc.build_kept ? " (kept)" : "", rc.route_ms - rc.build_ms, rc.distribute_ms,
+                rc.predicted_ms);
         }
         return 0;
     }

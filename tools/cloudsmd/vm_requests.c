@@ -27,7 +27,8 @@ int cloudsmd_vm_queue_add(struct cloudsmd_vm_queue *q, const struct cs_sm_reques
     }
     struct cs_sm_vm_job *job = &q->jobs[q->count];
     memset(job, 0, sizeof *job);
-    snprintf(job->name, sizeof job->name, "%s", req->argv[0]);
+    /* The parser refused a longer name (CS_VM_NAME_MAX). */
+    snprintf(job->name, sizeof job->name, "%.*s", (int)sizeof job->name - 1, req->argv[0]);
     job->req.op = req->command == CS_SM_CMD_VM_CREATE    ? CS_VM_CREATE
                   : req->command == CS_SM_CMD_VM_DESTROY ? CS_VM_DESTROY
                                                          : CS_VM_MIGRATE;
