@@ -50,7 +50,8 @@ struct cs_route_inputs {
     const uint32_t *scope_switches;
     uint32_t num_scope_switches;
     const char *metabase_file; /* mftree: the SQLite metabase (NULL: kept in memory only) */
-    uint32_t metabase_paths;   /* mftree: spanning trees per leaf (0: every different one,
+    uint32_t metabase_paths;   /* mftree: spanning trees per leaf (0: every different one a leaf
+                                  can use, at most its nodes;
                                   CS_METABASE_PATHS_DISJOINT: the disjoint count) */
     /* Kept between routings of the same fabric by a caller that routes again (cloudsmd): the
      * built fat-tree machinery, the loaded metabase. NULL: everything is built afresh. */

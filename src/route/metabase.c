@@ -465,7 +465,11 @@ int cs_metabase_build(const struct cs_fabric *f, const struct cs_route_options *
         goto out;
     uint64_t different, disjoint, fewest;
     cs_ft_spanning_counts(&ft, chains, &different, &disjoint, &fewest);
-    uint64_t k = requested_paths == 0                            ? different
+    /* By default every different tree a leaf can use: phase II gives each compute node of a
+     * leaf one path, so more paths than the fullest leaf has nodes would never be used (and on
+     * the 11664-host XGFT every different tree, 324 a leaf, would be 340 MB). */
+    uint64_t usable = different < ft.max_cn_per_leaf ? different : ft.max_cn_per_leaf;
+    uint64_t k = requested_paths == 0                            ? usable
                  : requested_paths == CS_METABASE_PATHS_DISJOINT ? disjoint
                                                                  : requested_paths;
     if (k > different) /* more columns than any leaf can fill */

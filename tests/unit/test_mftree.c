@@ -139,13 +139,18 @@ static void test_paths_are_different_trees(void **state)
         struct cs_fabric f;
         struct cs_metabase mb;
         generate(&f, trees[i], 0);
-        build(&f, 0, &mb);
         struct cs_pgft_spec s;
         struct cs_spanning sp;
         struct cs_error err = {{0}};
         bool parallel = strchr(strchr(strchr(trees[i], ';') + 1, ';') + 1, ';') != NULL;
         assert_int_equal(cs_pgft_parse(&s, trees[i], parallel, &err), 0);
         assert_int_equal(cs_spanning_pgft(&s, &sp, &err), 0);
+        /* The default: every different tree a leaf can use (no more than its nodes). */
+        build(&f, 0, &mb);
+        uint64_t nodes = s.m[0]; /* hosts per leaf */
+        assert_int_equal(mb.paths, sp.different < nodes ? sp.different : nodes);
+        cs_metabase_free(&mb);
+        build(&f, (uint32_t)sp.different, &mb); /* every different tree, asked for */
         assert_int_equal(mb.paths, sp.different);
         uint32_t width = cs_metabase_columns(&mb);
         for (uint32_t l = 0; l < mb.num_leaves; l++) {
@@ -403,7 +408,7 @@ static void test_degraded_tree(void **state)
         top_switches(&f, specs[i][0] - '0', &roots);
         struct cs_route_options opt = {.root_guids = &roots};
         struct cs_metabase mb;
-        build_opt(&f, &opt, 0, &mb);
+        build_opt(&f, &opt, 65535, &mb); /* as many as any leaf has */
         uint32_t fewer = 0;
         for (uint32_t l = 0; l < mb.num_leaves; l++)
             fewer += mb.leaf_paths[l] < mb.paths;
