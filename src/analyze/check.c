@@ -328,19 +328,8 @@ static int make_plan(struct check_plan *p, struct plan_storage *st, const struct
 
 static unsigned pick_threads(const struct check_plan *p, const struct cs_check_options *opt)
 {
-    unsigned threads = opt->threads;
-    if (!threads) {
-        threads = cs_cpu_count();
-        uint64_t work = (uint64_t)p->num_dests * (p->t->num_switches + 1);
-        uint64_t useful = work / CHECK_MIN_WORK_PER_THREAD;
-        if (useful < threads)
-            threads = useful ? (unsigned)useful : 1;
-    }
-    if (threads > CHECK_MAX_THREADS)
-        threads = CHECK_MAX_THREADS;
-    if (threads > p->num_dests)
-        threads = p->num_dests ? p->num_dests : 1;
-    return threads;
+    return cs_threads_for(opt->threads, (uint64_t)p->num_dests * (p->t->num_switches + 1),
+                          CHECK_MIN_WORK_PER_THREAD, CHECK_MAX_THREADS, p->num_dests);
 }
 
 /* ---- Credit loops: cycles in the channel dependency graph ---- */

@@ -293,15 +293,8 @@ static unsigned pick_threads(const struct plan *p)
 {
     uint64_t work = (uint64_t)p->num_dests *
                     (p->new_t->num_switches + p->old_t->num_switches + p->num_moved + 1);
-    uint64_t useful = work / PATH_DIFF_MIN_WORK_PER_THREAD;
-    unsigned threads = cs_cpu_count();
-    if (useful < threads)
-        threads = useful ? (unsigned)useful : 1;
-    if (threads > PATH_DIFF_MAX_THREADS)
-        threads = PATH_DIFF_MAX_THREADS;
-    if (threads > p->num_dests)
-        threads = p->num_dests ? p->num_dests : 1;
-    return threads;
+    return cs_threads_for(0, work, PATH_DIFF_MIN_WORK_PER_THREAD, PATH_DIFF_MAX_THREADS,
+                          p->num_dests);
 }
 
 int cs_path_diff(const struct cs_tracer *old_t, const struct cs_tracer *new_t,

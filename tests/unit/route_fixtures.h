@@ -8,7 +8,32 @@
 #include <string.h>
 
 #include "cloudsm/analyze.h"
+#include "cloudsm/mutate.h"
 #include "cloudsm/route.h"
+#include "cloudsm/topo_gen.h"
+
+/* A fabric from an XGFT spec "h;m..;w.." or a PGFT spec "h;m..;w..;p.." (parallel cables), with
+ * `cut` switch cables cut at random (a fixed seed), then LIDs. */
+static inline void rt_generate_cut(struct cs_fabric *f, const char *spec, uint32_t cut)
+{
+    struct cs_pgft_spec s;
+    struct cs_error err = {{0}};
+    bool parallel = strchr(strchr(strchr(spec, ';') + 1, ';') + 1, ';') != NULL;
+    if (cs_pgft_parse(&s, spec, parallel, &err) != 0)
+        fail_msg("parse %s: %s", spec, err.msg);
+    cs_fabric_init(f);
+    if (cs_pgft_generate(f, &s, &err) != 0)
+        fail_msg("generate %s: %s", spec, err.msg);
+    struct cs_mutation m = {.unlink_switch_links = cut, .seed = 11};
+    if (cut && cs_fabric_mutate(f, &m, &err) != 0)
+        fail_msg("%s", err.msg);
+    fx_lids(f, 0);
+}
+
+static inline void rt_generate(struct cs_fabric *f, const char *spec)
+{
+    rt_generate_cut(f, spec, 0);
+}
 
 /* Route with `engine` and insist that it is that engine's table (no fallback). */
 static inline void rt_route(const char *engine, const struct cs_fabric *f,

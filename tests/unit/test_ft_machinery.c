@@ -16,20 +16,6 @@
 #include "cloudsm/topo_gen.h"
 #include "route/fattree.h"
 
-/* An XGFT spec "h;m..;w.." or a PGFT spec "h;m..;w..;p.." (parallel cables). */
-static void generate(struct cs_fabric *f, const char *spec)
-{
-    struct cs_pgft_spec s;
-    struct cs_error err = {{0}};
-    bool parallel = strchr(strchr(strchr(spec, ';') + 1, ';') + 1, ';') != NULL;
-    if (cs_pgft_parse(&s, spec, parallel, &err) != 0)
-        fail_msg("parse %s: %s", spec, err.msg);
-    cs_fabric_init(f);
-    if (cs_pgft_generate(f, &s, &err) != 0)
-        fail_msg("generate %s: %s", spec, err.msg);
-    fx_lids(f, 0);
-}
-
 static const char *const fabrics[] = {"2;4,4;1,4", "3;4,3,2;1,2,3",       "3;2,2,2;1,2,2",
                                       "2;6,3;1,2", "3;4,3,2;1,2,2;1,2,1", "2;4,4;1,2;1,3"};
 
@@ -118,7 +104,7 @@ static void test_do_nothing_policy_is_ftree(void **state)
     (void)state;
     for (size_t i = 0; i < sizeof fabrics / sizeof *fabrics; i++) {
         struct cs_fabric f;
-        generate(&f, fabrics[i]);
+        rt_generate(&f, fabrics[i]);
         struct cs_lfts want, got;
         route_engine("ftree", &f, NULL, &want);
         uint64_t hops = 0;
@@ -146,7 +132,7 @@ static void test_reset_routes_as_fresh(void **state)
     (void)state;
     for (size_t i = 0; i < sizeof fabrics / sizeof *fabrics; i++) {
         struct cs_fabric f;
-        generate(&f, fabrics[i]);
+        rt_generate(&f, fabrics[i]);
         struct cs_lfts want, got;
         route_engine("ftree", &f, NULL, &want);
         struct cs_ft ft;
@@ -177,7 +163,7 @@ static void test_scope_limits_tables(void **state)
 {
     (void)state;
     struct cs_fabric f;
-    generate(&f, "3;4,3,2;1,2,3");
+    rt_generate(&f, "3;4,3,2;1,2,3");
     struct cs_lfts t;
     struct cs_ft ft;
     route_machinery(&f, NULL, &t, &ft);
@@ -213,7 +199,7 @@ static void test_noftree_empty_order_is_ftree(void **state)
     (void)state;
     for (size_t i = 0; i < sizeof fabrics / sizeof *fabrics; i++) {
         struct cs_fabric f;
-        generate(&f, fabrics[i]);
+        rt_generate(&f, fabrics[i]);
         struct cs_lfts want, got, got2;
         route_engine("ftree", &f, NULL, &want);
         route_engine("noftree", &f, NULL, &got);
@@ -237,7 +223,7 @@ static void test_noftree_fig5_fig6(void **state)
 {
     (void)state;
     struct cs_fabric f;
-    generate(&f, "2;4,4;1,4");
+    rt_generate(&f, "2;4,4;1,4");
     struct cs_ft ft;
     struct cs_error err = {{0}};
     assert_int_equal(cs_ft_build(&ft, &f, NULL, &err), 0);

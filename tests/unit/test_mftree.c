@@ -26,23 +26,6 @@
 #include "route/metabase.h"
 #include "route/route_state.h"
 
-/* An XGFT spec "h;m..;w..", a PGFT spec "h;m..;w..;p..", optionally with cables cut. */
-static void generate(struct cs_fabric *f, const char *spec, uint32_t cut)
-{
-    struct cs_pgft_spec s;
-    struct cs_error err = {{0}};
-    bool parallel = strchr(strchr(strchr(spec, ';') + 1, ';') + 1, ';') != NULL;
-    if (cs_pgft_parse(&s, spec, parallel, &err) != 0)
-        fail_msg("parse %s: %s", spec, err.msg);
-    cs_fabric_init(f);
-    if (cs_pgft_generate(f, &s, &err) != 0)
-        fail_msg("generate %s: %s", spec, err.msg);
-    struct cs_mutation m = {.unlink_switch_links = cut, .seed = 11};
-    if (cut && cs_fabric_mutate(f, &m, &err) != 0)
-        fail_msg("%s", err.msg);
-    fx_lids(f, 0);
-}
-
 /* The top-level switches of a generated tree (topo_gen.h's GUID rule): a damaged tree needs them,
  * as OpenSM's ftree does, since its validation refuses a tree with a cable missing. */
 static void top_switches(const struct cs_fabric *f, unsigned levels, struct cs_guid_list *roots)
@@ -113,7 +96,7 @@ static void test_tables_deliver(void **state)
         for (size_t j = 0; j < sizeof paths / sizeof *paths; j++) {
             struct cs_fabric f;
             struct cs_lfts t;
-            generate(&f, trees[i], 0);
+            rt_generate_cut(&f, trees[i], 0);
             struct cs_route_inputs in = {.metabase_paths = paths[j]};
             route_mf(&f, &in, &t, NULL);
             struct cs_check_result r;
@@ -138,7 +121,7 @@ static void test_paths_are_different_trees(void **state)
     for (size_t i = 0; i < sizeof trees / sizeof *trees; i++) {
         struct cs_fabric f;
         struct cs_metabase mb;
-        generate(&f, trees[i], 0);
+        rt_generate_cut(&f, trees[i], 0);
         struct cs_pgft_spec s;
         struct cs_spanning sp;
         struct cs_error err = {{0}};
@@ -197,7 +180,7 @@ static void test_paths_balanced(void **state)
     for (size_t i = 0; i < sizeof specs / sizeof *specs; i++) {
         struct cs_fabric f;
         struct cs_metabase mb;
-        generate(&f, specs[i], 0);
+        rt_generate_cut(&f, specs[i], 0);
         build(&f, 0, &mb);
         uint32_t *use = calloc(f.num_port_slots, sizeof *use);
         assert_non_null(use);
@@ -253,7 +236,7 @@ static void test_disjoint_paths(void **state)
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         struct cs_fabric f;
         struct cs_metabase mb;
-        generate(&f, cases[i].spec, 0);
+        rt_generate_cut(&f, cases[i].spec, 0);
         build(&f, CS_METABASE_PATHS_DISJOINT, &mb);
         assert_int_equal(mb.paths, cases[i].paths);
         uint32_t *use = calloc(f.num_port_slots, sizeof *use);
@@ -283,7 +266,7 @@ static void test_equals_ftree_on_two_level_trees(void **state)
     static const char *const specs[] = {"2;4,4;1,4", "2;8,8;1,8", "2;8,4;1,4", "2;12,4;1,4"};
     for (size_t i = 0; i < sizeof specs / sizeof *specs; i++) {
         struct cs_fabric f;
-        generate(&f, specs[i], 0);
+        rt_generate_cut(&f, specs[i], 0);
         struct cs_lfts ft, mf;
         rt_route("ftree", &f, NULL, &ft);
         struct cs_route_inputs in = {0};
@@ -323,7 +306,7 @@ static void test_node_order(void **state)
 {
     (void)state;
     struct cs_fabric f;
-    generate(&f, "2;4,4;1,4", 0);
+    rt_generate_cut(&f, "2;4,4;1,4", 0);
     struct cs_lfts plain, reversed, same;
     struct cs_route_state *rs = cs_route_state_new();
     struct cs_route_inputs in = {.state = rs};
@@ -373,7 +356,7 @@ static void test_weights(void **state)
 {
     (void)state;
     struct cs_fabric f;
-    generate(&f, "2;12,4;1,4", 0);
+    rt_generate_cut(&f, "2;12,4;1,4", 0);
     struct cs_node_weights w = {0};
     w.entries = calloc(1, sizeof *w.entries);
     w.entries[0].guid = f.ports[host_port(&f, 5)].guid;
@@ -403,7 +386,7 @@ static void test_degraded_tree(void **state)
     static const char *const specs[] = {"2;4,4;1,4", "3;4,4,4;1,4,4", "3;8,4,4;1,4,4"};
     for (size_t i = 0; i < sizeof specs / sizeof *specs; i++) {
         struct cs_fabric f;
-        generate(&f, specs[i], 1);
+        rt_generate_cut(&f, specs[i], 1);
         struct cs_guid_list roots;
         top_switches(&f, specs[i][0] - '0', &roots);
         struct cs_route_options opt = {.root_guids = &roots};
@@ -446,8 +429,8 @@ static void test_state_reuse(void **state)
 {
     (void)state;
     struct cs_fabric f, g;
-    generate(&f, "3;4,4,4;1,4,4", 0);
-    generate(&g, "3;4,4,4;1,4,2", 0);
+    rt_generate_cut(&f, "3;4,4,4;1,4,4", 0);
+    rt_generate_cut(&g, "3;4,4,4;1,4,2", 0);
     struct cs_route_state *rs = cs_route_state_new();
     struct cs_route_inputs in = {.state = rs};
     struct cs_lfts a, b, c;
@@ -501,8 +484,8 @@ static void test_metabase_file(void **state)
     close(fd);
     unlink(path);
     struct cs_fabric f, g;
-    generate(&f, "3;4,4,4;1,4,4", 0);
-    generate(&g, "3;4,4,4;1,4,2", 0);
+    rt_generate_cut(&f, "3;4,4,4;1,4,4", 0);
+    rt_generate_cut(&g, "3;4,4,4;1,4,2", 0);
     struct captured log = {{0}, 0};
     struct cs_route_inputs in = {.metabase_file = path, .log = &(struct cs_log){capture, &log}};
     struct cs_lfts a, b, c, d;

@@ -21,19 +21,6 @@
 #include "cloudsm/lft_diff.h"
 #include "cloudsm/topo_gen.h"
 
-static void generate(struct cs_fabric *f, const char *spec)
-{
-    struct cs_pgft_spec s;
-    struct cs_error err = {{0}};
-    bool parallel = strchr(strchr(strchr(spec, ';') + 1, ';') + 1, ';') != NULL;
-    if (cs_pgft_parse(&s, spec, parallel, &err) != 0)
-        fail_msg("parse %s: %s", spec, err.msg);
-    cs_fabric_init(f);
-    if (cs_pgft_generate(f, &s, &err) != 0)
-        fail_msg("generate %s: %s", spec, err.msg);
-    fx_lids(f, 0);
-}
-
 /* Route with an engine from previous tables (NULL: none); roots: the fabric's top switches are
  * given as roots (how OpenSM's ftree routes a damaged tree). */
 static void reroute(const char *engine, const struct cs_fabric *f, const struct cs_lfts *previous,
@@ -120,7 +107,7 @@ static void test_first_run_balanced(void **state)
                                         "2;4,4;1,2;1,2"};
     for (size_t i = 0; i < sizeof specs / sizeof *specs; i++) {
         struct cs_fabric f;
-        generate(&f, specs[i]);
+        rt_generate(&f, specs[i]);
         struct cs_lfts slim, ftree;
         reroute("slimupdate", &f, NULL, false, &slim);
         reroute("ftree", &f, NULL, false, &ftree);
@@ -142,7 +129,7 @@ static void test_keeps_balanced_tables(void **state)
                                         "2;8,4;1,4", "2;4,4;1,2;1,2"};
     for (size_t i = 0; i < sizeof specs / sizeof *specs; i++) {
         struct cs_fabric f;
-        generate(&f, specs[i]);
+        rt_generate(&f, specs[i]);
         struct cs_lfts ftree, from_ftree, first, again;
         reroute("ftree", &f, NULL, false, &ftree);
         reroute("slimupdate", &f, &ftree, false, &from_ftree);
@@ -165,7 +152,7 @@ static void test_node_shutdowns_keep_survivors(void **state)
 {
     (void)state;
     struct cs_fabric f;
-    generate(&f, "2;16,16;1,16");
+    rt_generate(&f, "2;16,16;1,16");
     struct cs_lfts slim0, ftree0;
     reroute("slimupdate", &f, NULL, false, &slim0);
     reroute("ftree", &f, NULL, false, &ftree0);
@@ -225,7 +212,7 @@ static void test_link_failure_changes_few(void **state)
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         struct cs_fabric f;
-        generate(&f, cases[i].spec);
+        rt_generate(&f, cases[i].spec);
         struct cs_lfts slim0, ftree0;
         reroute("slimupdate", &f, NULL, false, &slim0);
         reroute("ftree", &f, NULL, false, &ftree0);
@@ -266,7 +253,7 @@ static void test_maximum_counters_rebalance(void **state)
 {
     (void)state;
     struct cs_fabric f;
-    generate(&f, "2;4,4;1,4");
+    rt_generate(&f, "2;4,4;1,4");
     struct cs_lfts ftree, skewed, slim;
     reroute("ftree", &f, NULL, false, &ftree);
     struct cs_error err = {{0}};
@@ -299,7 +286,7 @@ static void test_routes_degraded_tree(void **state)
 {
     (void)state;
     struct cs_fabric f;
-    generate(&f, "2;4,4;1,4");
+    rt_generate(&f, "2;4,4;1,4");
     cut(&f, node_by_guid(&f, CS_GUID_SWITCH_BASE + (UINT64_C(1) << 32) + 0), 4 + 1);
     struct cs_lfts t;
     struct cs_route_stats st;

@@ -20,20 +20,6 @@
 #include "cloudsm/topo_gen.h"
 #include "cloudsm/weights.h"
 
-/* An XGFT spec "h;m..;w.." or a PGFT spec "h;m..;w..;p.." (parallel cables). */
-static void generate(struct cs_fabric *f, const char *spec)
-{
-    struct cs_pgft_spec s;
-    struct cs_error err = {{0}};
-    bool parallel = strchr(strchr(strchr(spec, ';') + 1, ';') + 1, ';') != NULL;
-    if (cs_pgft_parse(&s, spec, parallel, &err) != 0)
-        fail_msg("parse %s: %s", spec, err.msg);
-    cs_fabric_init(f);
-    if (cs_pgft_generate(f, &s, &err) != 0)
-        fail_msg("generate %s: %s", spec, err.msg);
-    fx_lids(f, 0);
-}
-
 static void route_engine(const char *engine, const struct cs_fabric *f,
                          const struct cs_node_weights *weights, struct cs_lfts *t)
 {
@@ -85,7 +71,7 @@ static void test_heavy_nodes_get_own_up_links(void **state)
 {
     (void)state;
     struct cs_fabric f;
-    generate(&f, "2;4,4;1,4");
+    rt_generate(&f, "2;4,4;1,4");
     const unsigned heavy[3] = {4, 8, 12};
     struct cs_node_weights w;
     heavy_hosts(&f, heavy, 3, &w);
@@ -139,7 +125,7 @@ static void test_equal_weights_balance_as_ftree(void **state)
                                        "3;4,4,8;1,4,4"};
     for (size_t i = 0; i < sizeof full / sizeof *full; i++) {
         struct cs_fabric f;
-        generate(&f, full[i]);
+        rt_generate(&f, full[i]);
         struct cs_lfts a, b;
         route_engine("ftree", &f, NULL, &a);
         route_engine("wftree", &f, NULL, &b);
@@ -207,8 +193,8 @@ static void test_order_independent_of_cabling(void **state)
     for (size_t i = 0; i < sizeof specs / sizeof *specs; i++) {
         struct cs_fabric f, g;
         struct cs_error err = {{0}};
-        generate(&f, specs[i]);
-        generate(&g, specs[i]);
+        rt_generate(&f, specs[i]);
+        rt_generate(&g, specs[i]);
         struct cs_mutation m = {.shuffle_host_ports = true, .seed = 7};
         assert_int_equal(cs_fabric_mutate(&g, &m, &err), 0);
         for (uint32_t p = 0; p < f.num_port_slots; p++) /* same LIDs on both */
@@ -294,7 +280,7 @@ static void test_hotspot_receivers_bandwidth(void **state)
     unsigned better = 0;
     for (size_t i = 0; i < sizeof fabrics / sizeof *fabrics; i++) {
         struct cs_fabric f;
-        generate(&f, fabrics[i].spec);
+        rt_generate(&f, fabrics[i].spec);
         uint32_t hosts = count_hosts(&f);
         uint32_t m1 = fabrics[i].hosts_per_leaf;
         for (int spread = 0; spread < 2; spread++) {

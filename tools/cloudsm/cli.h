@@ -96,9 +96,14 @@ enum { CLI_CONTROL_OPT_SOCKET = 0x100, CLI_CONTROL_OPT_JSON, CLI_CONTROL_OPT_TIM
     }
 
 struct cs_sm_request;
-/* One of the options above from getopt_long: 1 when it was one (*rc set to a usage exit code if
- * its value is bad), 0 when it is not ours. */
-int cli_control_option(struct cli_control *o, int opt, const char *who, int *rc);
+/* getopt_long over options (the control options above and the subcommand's own): the control
+ * ones go into o; returns the next option of the subcommand's own, -1 at the end, or
+ * CLI_CONTROL_BAD with *rc set to the usage exit code (a bad value, a missing value, an unknown
+ * option). */
+#define CLI_CONTROL_BAD (-2)
+struct option;
+int cli_control_getopt(int argc, char **argv, const struct option *options, struct cli_control *o,
+                       const char *who, int *rc);
 /* After the options: a usage error if they contradict each other, else EXIT_OK. */
 int cli_control_check(const struct cli_control *o, const char *who);
 /* The control command a subcommand stands for: argv[0] is "GROUP NAME" and the command is

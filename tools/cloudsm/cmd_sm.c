@@ -178,7 +178,8 @@ int cli_control_request(const char *who, const struct cli_control *o,
     return rc;
 }
 
-int cli_control_option(struct cli_control *o, int opt, const char *who, int *rc)
+/* One of the control options: 1 (*rc set if its value is bad), 0 when it is not one. */
+static int control_option(struct cli_control *o, int opt, const char *who, int *rc)
 {
     switch (opt) {
     case CLI_CONTROL_OPT_SOCKET:
@@ -201,6 +202,31 @@ int cli_control_option(struct cli_control *o, int opt, const char *who, int *rc)
     return 0;
 }
 
+int cli_control_getopt(int argc, char **argv, const struct option *options, struct cli_control *o,
+                       const char *who, int *rc)
+{
+    opterr = 0;
+    for (;;) {
+        int opt = getopt_long(argc, argv, ":" CLI_CONTROL_SHORT_OPTIONS, options, NULL);
+        if (opt == -1)
+            return -1;
+        if (control_option(o, opt, who, rc)) {
+            if (*rc != EXIT_OK)
+                return CLI_CONTROL_BAD;
+            continue;
+        }
+        if (opt == ':') {
+            *rc = cli_usage(who, "option '%s' needs a value", argv[optind - 1]);
+            return CLI_CONTROL_BAD;
+        }
+        if (opt == '?') {
+            *rc = cli_usage(who, "unknown option '%s'", argv[optind - 1]);
+            return CLI_CONTROL_BAD;
+        }
+        return opt;
+    }
+}
+
 int cli_control_check(const struct cli_control *o, const char *who)
 {
     if (o->socket_path && o->state_dir)
@@ -213,18 +239,9 @@ static int sm_main(int argc, char **argv)
     const char *who = argv[0];
     struct cli_control o = CLI_CONTROL_DEFAULTS;
     static const struct option options[] = {CLI_CONTROL_LONG_OPTIONS, {NULL, 0, NULL, 0}};
-    int opt, rc = EXIT_OK;
-    opterr = 0;
-    while ((opt = getopt_long(argc, argv, ":" CLI_CONTROL_SHORT_OPTIONS, options, NULL)) != -1) {
-        if (cli_control_option(&o, opt, who, &rc)) {
-            if (rc != EXIT_OK)
-                return rc;
-            continue;
-        }
-        if (opt == ':')
-            return cli_usage(who, "option '%s' needs a value", argv[optind - 1]);
-        return cli_usage(who, "unknown option '%s'", argv[optind - 1]);
-    }
+    int rc = EXIT_OK;
+    if (cli_control_getopt(argc, argv, options, &o, who, &rc) == CLI_CONTROL_BAD)
+        return rc;
     if ((rc = cli_control_check(&o, who)) != EXIT_OK)
         return rc;
     struct cs_sm_request req;
@@ -248,23 +265,13 @@ static int reroute_main(int argc, char **argv)
                                             {NULL, 0, NULL, 0}};
     const char *subtree = NULL, *order = NULL;
     int opt, rc = EXIT_OK;
-    opterr = 0;
-    while ((opt = getopt_long(argc, argv, ":" CLI_CONTROL_SHORT_OPTIONS, options, NULL)) != -1) {
-        if (cli_control_option(&o, opt, who, &rc)) {
-            if (rc != EXIT_OK)
-                return rc;
-            continue;
-        }
+    while ((opt = cli_control_getopt(argc, argv, options, &o, who, &rc)) >= 0) {
         if (opt == OPT_SUBTREE)
             subtree = optarg;
-        else if (opt == OPT_ORDER)
-            order = optarg;
-        else if (opt == ':')
-            return cli_usage(who, "option '%s' needs a value", argv[optind - 1]);
         else
-            return cli_usage(who, "unknown option '%s'", argv[optind - 1]);
+            order = optarg;
     }
-    if ((rc = cli_control_check(&o, who)) != EXIT_OK)
+    if (opt == CLI_CONTROL_BAD || (rc = cli_control_check(&o, who)) != EXIT_OK)
         return rc;
     char subtree_arg[CS_SM_REQUEST_ARG_MAX + 16], order_arg[PATH_MAX + 8];
     char *args[CS_SM_REQUEST_MAX_ARGS];

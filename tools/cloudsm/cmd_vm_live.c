@@ -81,13 +81,7 @@ int cli_vm_live(int argc, char **argv)
         {NULL, 0, NULL, 0},
     };
     int opt, rc = EXIT_OK;
-    opterr = 0;
-    while ((opt = getopt_long(argc, argv, ":" CLI_CONTROL_SHORT_OPTIONS, options, NULL)) != -1) {
-        if (cli_control_option(&o, opt, who, &rc)) {
-            if (rc != EXIT_OK)
-                return rc;
-            continue;
-        }
+    while ((opt = cli_control_getopt(argc, argv, options, &o, who, &rc)) >= 0) {
         switch (opt) {
         case 'n':
             vm = optarg;
@@ -107,12 +101,10 @@ int cli_vm_live(int argc, char **argv)
         case 'p':
             port255 = true;
             break;
-        case ':':
-            return cli_usage(who, "option '%s' needs a value", argv[optind - 1]);
-        default:
-            return cli_usage(who, "unknown option '%s'", argv[optind - 1]);
         }
     }
+    if (opt == CLI_CONTROL_BAD)
+        return rc;
     if (optind < argc)
         return cli_usage(who, "unexpected argument '%s'", argv[optind]);
     if ((rc = cli_control_check(&o, who)) != EXIT_OK)
