@@ -171,6 +171,8 @@ void cs_sm_core_free(struct cs_sm_core *c)
     cs_sm_files_free(&c->files);
     cs_guid2lid_free(&c->guid2lid);
     cs_sm_sweep_free(&c->sweep);
+    cs_route_state_free(c->route_state);
+    cs_guid_list_free(&c->order_override);
     memset(c, 0, sizeof *c);
 }
 
