@@ -108,6 +108,9 @@ struct cs_route_engine {
     const char *name;
     const char *summary;
     cs_route_fn route;
+    /* Re-routes a sub-tree (inputs->scope_switches): the engines that run through the fat-tree
+     * machinery's cs_ft_run. cs_route_with refuses a scope for the others. */
+    bool subtree;
 };
 
 /* All engines, ending with a {NULL} entry. */

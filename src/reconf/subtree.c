@@ -142,6 +142,16 @@ int cs_subtree_select(const struct cs_fabric *f, const struct cs_route_options *
     struct cs_ft local, *tree;
     bool kept;
     int rc = cs_ft_machinery(f, opt, state, &local, &tree, &kept, err);
+    if (rc == CS_ROUTE_UNSUITABLE && !(opt && opt->tolerate_degraded)) {
+        /* Selection needs the ranks and tuples, not OpenSM's regularity checks: a damaged tree
+         * (a cut cable) still has a sub-tree to re-route, by slimupdate say. Whether the engine
+         * accepts the damaged tree is the engine's business. */
+        if (tree == &local)
+            cs_ft_free(&local);
+        struct cs_route_options degraded_ok = opt ? *opt : (struct cs_route_options){0};
+        degraded_ok.tolerate_degraded = true;
+        rc = cs_ft_machinery(f, &degraded_ok, state, &local, &tree, &kept, err);
+    }
     if (rc != 0) {
         char why[CS_ERROR_MAX] = "";
         if (err)

@@ -15,24 +15,26 @@
 #include "route/route_state.h"
 
 const struct cs_route_engine cs_route_engines[] = {
-    {"ftree", "OpenSM 3.3.23's fat-tree routing, entry for entry on the same LIDs", cs_route_ftree},
+    {"ftree", "OpenSM 3.3.23's fat-tree routing, entry for entry on the same LIDs", cs_route_ftree,
+     true},
     {"noftree", "NoFTree: ftree with the compute nodes routed in a given node order",
-     cs_route_noftree},
+     cs_route_noftree, true},
     {"wftree", "wFatTree: ftree routing nodes in decreasing receive weight, loads = weights",
-     cs_route_wftree},
+     cs_route_wftree, true},
     {"pftree", "pFTree: partition-aware fat-tree with isolation policies, weights and VLs",
-     cs_route_pftree},
+     cs_route_pftree, false},
     {"vftree", "vSwitchFatTree: ftree routing each VM with weight 1/(VMs on its vSwitch), then PFs",
-     cs_route_vftree},
+     cs_route_vftree, false},
     {"slimupdate",
      "SlimUpdate: ftree keeping the previous tables' routes while balanced (fewest changes)",
-     cs_route_slimupdate},
+     cs_route_slimupdate, true},
     {"mftree", "metabase-aided fat-tree: leaf-to-leaf spanning trees kept, then assigned to nodes",
-     cs_route_mftree},
+     cs_route_mftree, false},
     {"minhop", "shortest paths, balanced by per-port route counters (OpenSM's default)",
-     cs_route_minhop},
-    {"updn", "up*/down* shortest paths from the root switches: no credit loops", cs_route_updn},
-    {NULL, NULL, NULL},
+     cs_route_minhop, false},
+    {"updn", "up*/down* shortest paths from the root switches: no credit loops", cs_route_updn,
+     false},
+    {NULL, NULL, NULL, false},
 };
 
 const struct cs_route_engine *cs_route_engine_find(const char *name)
@@ -118,6 +120,16 @@ int cs_route_with(const char *engine, const struct cs_fabric *f, const struct cs
                        cs_route_engine_names(names, sizeof names));
     }
     copy_name(stats->requested, sizeof stats->requested, e->name);
+    if (in->scope_switches && !e->subtree) {
+        char names[128] = "";
+        size_t used = 0;
+        for (const struct cs_route_engine *x = cs_route_engines; x->name; x++)
+            if (x->subtree && used < sizeof names)
+                used += (size_t)snprintf(names + used, sizeof names - used, "%s%s",
+                                         used ? ", " : "", x->name);
+        return cs_fail(err, "%s cannot re-route a sub-tree (the engines that can: %s)", e->name,
+                       names);
+    }
 
     uint32_t switches = 0;
     for (uint32_t n = 0; n < f->num_nodes; n++) {
@@ -132,7 +144,15 @@ int cs_route_with(const char *engine, const struct cs_fabric *f, const struct cs
     int rc = prepare(f, lfts, err);
     if (rc == 0)
         rc = e->route(f, opt, in, lfts, res, err);
-    if (rc == CS_ROUTE_UNSUITABLE && !opt->no_fallback) {
+    if (rc == CS_ROUTE_UNSUITABLE && in->scope_switches) {
+        /* minhop cannot keep to a sub-tree: no fallback for a sub-tree re-routing. */
+        char why[CS_ERROR_MAX];
+        copy_name(why, sizeof why, err->msg);
+        rc = cs_fail(err,
+                     "%s cannot route this fabric (%.*s); a sub-tree re-routing does not fall "
+                     "back to minhop",
+                     e->name, (int)(sizeof why / 2), why);
+    } else if (rc == CS_ROUTE_UNSUITABLE && !opt->no_fallback) {
         /* OpenSM: "Topologies that do not comply cause a fallback to min hop routing." */
         stats->fell_back = true;
         copy_name(stats->fallback_reason, sizeof stats->fallback_reason, err->msg);
@@ -145,12 +165,8 @@ int cs_route_with(const char *engine, const struct cs_fabric *f, const struct cs
     } else if (rc == CS_ROUTE_UNSUITABLE) {
         rc = -1;
     }
-    if (rc == 0 && in->scope_switches && !res->scoped)
-        rc = cs_fail(err,
-                     "%s cannot re-route a sub-tree: only the fat-tree engines that run on the "
-                     "shared machinery do (ftree, noftree, wftree)%s%s",
-                     e->name, stats->fell_back ? "; ftree fell back: " : "",
-                     stats->fell_back ? stats->fallback_reason : "");
+    if (rc == 0 && in->scope_switches && !res->scoped) /* a registry entry that lies */
+        rc = cs_fail(err, "%s did not keep to the sub-tree", e->name);
     stats->route_ms = cs_clock_ms() - start;
     if (rc != 0) {
         cs_lfts_free(lfts);

@@ -617,6 +617,42 @@ static void test_scope_errors(void **state)
     assert_int_equal(route_fails("ftree", &f, &in, &err), -1);
     assert_non_null(strstr(err.msg, "the previous tables have none for switch"));
     cs_lfts_free(&partial);
+
+    /* A damaged tree (the cable S1-S5 cut, inside the pod): ftree refuses it (OpenSM's checks)
+     * and a sub-tree re-routing does not fall back to minhop, which cannot keep to the sub-tree;
+     * slimupdate, which routes damaged trees, re-routes the sub-tree. Could fail if the fallback
+     * were taken (the whole fabric routed by minhop). */
+    uint32_t s1 = named(&f, "S1"), s5 = named(&f, "S5");
+    for (unsigned p = 1; p <= f.nodes[s1].num_ports; p++) {
+        uint32_t port = f.nodes[s1].first_port + p, peer = f.ports[port].peer;
+        if (peer != CS_NONE && f.ports[peer].node == s5) {
+            f.ports[port].peer = CS_NONE;
+            f.ports[peer].peer = CS_NONE;
+            break;
+        }
+    }
+    in.previous = &ftree;
+    assert_int_equal(route_fails("ftree", &f, &in, &err), -1);
+    assert_non_null(strstr(err.msg, "a sub-tree re-routing does not fall back to minhop"));
+    struct cs_lfts slim;
+    struct cs_route_stats st;
+    if (cs_route_with("slimupdate", &f, NULL, &in, &slim, &st, NULL, &err) != 0)
+        fail_msg("slimupdate: %s", err.msg);
+    assert_false(st.fell_back);
+    unsigned changed_in = 0, changed_out = 0;
+    for (uint32_t t = 0; t < slim.num_switches; t++) {
+        bool inside = false;
+        for (unsigned i = 0; i < 4; i++)
+            inside |= slim.switches[t].node == pod[i];
+        uint32_t o = cs_lfts_find(&ftree, slim.switches[t].guid);
+        bool differs =
+            memcmp(cs_lfts_table(&slim, t), cs_lfts_table(&ftree, o), slim.max_lid + 1) != 0;
+        changed_in += inside && differs;
+        changed_out += !inside && differs;
+    }
+    assert_int_equal(changed_out, 0);
+    assert_true(changed_in > 0); /* S1 lost a cable: its routes up it moved */
+    cs_lfts_free(&slim);
     cs_lfts_free(&ftree);
     cs_fabric_free(&f);
 }
