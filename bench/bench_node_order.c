@@ -128,16 +128,6 @@ static void add(struct stats *s, double v)
     s->max = v > s->max ? v : s->max;
 }
 
-static void shuffle(uint32_t *v, uint32_t n, struct cs_rng *rng)
-{
-    for (uint32_t i = n; i > 1; i--) {
-        uint32_t j = cs_rng_below(rng, i);
-        uint32_t x = v[i - 1];
-        v[i - 1] = v[j];
-        v[j] = x;
-    }
-}
-
 /* Node order r of the model into ports (cn: the nodes in fabric order, hosts leaf by leaf, per
  * leaf nodes_per_leaf of them, as topo_gen.h numbers them). */
 static void draw_order(bool by_leaves, const uint32_t *cn, uint32_t nodes, uint32_t per_leaf,
@@ -145,16 +135,16 @@ static void draw_order(bool by_leaves, const uint32_t *cn, uint32_t nodes, uint3
 {
     if (!by_leaves) {
         memcpy(ports, cn, nodes * sizeof *ports);
-        shuffle(ports, nodes, rng);
+        cs_rng_shuffle(rng, ports, nodes);
         return;
     }
     uint32_t leaves = nodes / per_leaf;
     for (uint32_t l = 0; l < leaves; l++)
         scratch[l] = l;
-    shuffle(scratch, leaves, rng);
+    cs_rng_shuffle(rng, scratch, leaves);
     for (uint32_t l = 0; l < leaves; l++) {
         memcpy(ports + l * per_leaf, cn + scratch[l] * per_leaf, per_leaf * sizeof *ports);
-        shuffle(ports + l * per_leaf, per_leaf, rng);
+        cs_rng_shuffle(rng, ports + l * per_leaf, per_leaf);
     }
 }
 

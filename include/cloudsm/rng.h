@@ -34,4 +34,16 @@ static inline uint32_t cs_rng_below(struct cs_rng *r, uint32_t bound)
     return (uint32_t)(m >> 32);
 }
 
+/* Shuffle v[0..n) uniformly (Fisher-Yates from the top: for i = n..2, swap v[i-1] with a
+ * uniform v[j], j < i). The draws are part of every seeded result that uses it: keep the order. */
+static inline void cs_rng_shuffle(struct cs_rng *r, uint32_t *v, uint32_t n)
+{
+    for (uint32_t i = n; i > 1; i--) {
+        uint32_t j = cs_rng_below(r, i);
+        uint32_t x = v[i - 1];
+        v[i - 1] = v[j];
+        v[j] = x;
+    }
+}
+
 #endif

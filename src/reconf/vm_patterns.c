@@ -256,11 +256,8 @@ static int pattern_grouping(struct cs_vm_placement *p, unsigned groups, struct c
     /* Deal the VMs at random: a shuffled order, position mod groups. */
     for (uint32_t i = 0; rc == 0 && i < p->vms; i++)
         order[i] = i;
-    for (uint32_t i = p->vms; rc == 0 && i > 1; i--) {
-        uint32_t j = cs_rng_below(rng, i), t = order[i - 1];
-        order[i - 1] = order[j];
-        order[j] = t;
-    }
+    if (rc == 0)
+        cs_rng_shuffle(rng, order, p->vms);
     for (uint32_t i = 0; rc == 0 && i < p->vms; i++)
         group_of[order[i]] = i % groups;
     /* Blocks of neighbouring hypervisors, group after group from the left. */

@@ -5,16 +5,6 @@
 #include "cloudsm/lid.h"
 #include "cloudsm/rng.h"
 
-static void shuffle(uint32_t *v, uint32_t n, struct cs_rng *rng)
-{
-    for (uint32_t i = n; i > 1; i--) {
-        uint32_t j = cs_rng_below(rng, i);
-        uint32_t t = v[i - 1];
-        v[i - 1] = v[j];
-        v[j] = t;
-    }
-}
-
 static bool is_switch_port(const struct cs_fabric *f, uint32_t port)
 {
     return cs_node_is_switch(&f->nodes[f->ports[port].node]);
@@ -76,7 +66,7 @@ static int shuffle_hosts(struct cs_fabric *f, struct cs_rng *rng, struct cs_erro
                 hosts[count++] = peer;
             }
         }
-        shuffle(hosts, count, rng);
+        cs_rng_shuffle(rng, hosts, count);
         for (uint32_t i = 0; i < count; i++) {
             f->ports[ports[i]].peer = hosts[i];
             f->ports[hosts[i]].peer = ports[i];
