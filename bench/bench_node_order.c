@@ -8,7 +8,7 @@
  * "16-ary-3" row has 256 nodes: a 16-ary-2-tree), 8-ary-3), each with 1..4 nodes per leaf port
  * (oversubscription o: m_1 = o*k). Patterns bruck, neighbor(2), neighbor(4), neighbor(6), recdbl
  * (pattern.h). Order r is drawn from splitmix64 seeded with cs_sim_run_seed(seed, r), in one of
- * two models; rank i is the i-th node of the order, for both engines:
+ * three models; rank i is the i-th node of the order, for both engines:
  *   random  a uniform shuffle of all compute nodes;
  *   leaves  the leaves in a random order, each leaf's nodes in a random order, ranks given leaf
  *           by leaf (a scheduler that allocates whole leaves and numbers ranks on each leaf
@@ -21,7 +21,12 @@
  * sets would dominate; the first order of every topology is also run through cs_simulate and
  * the two must agree, or the bench stops.
  *
- * usage: bench_node_order [--orders N] [--seed S] [--only K,N] [--model random|leaves]
+ *   tuple   the leaves in the fabric's (tuple) order, each leaf's nodes in a random order: rank
+ *           blocks on consecutive leaves, as a scheduler that places a job leaf by leaf would;
+ *           not in bench/metabase's table (both engines reach 1.0 for Bruck and recursive
+ *           doubling there: the order model, not the engine, makes the paper's contrast).
+ *
+ * usage: bench_node_order [--orders N] [--seed S] [--only K,N] [--model random|leaves|tuple]
  * Prints one line per topology, pattern and engine: k n o nodes model pattern engine mean min
  * max.
  */
@@ -130,10 +135,13 @@ static void add(struct stats *s, double v)
 
 /* Node order r of the model into ports (cn: the nodes in fabric order, hosts leaf by leaf, per
  * leaf nodes_per_leaf of them, as topo_gen.h numbers them). */
-static void draw_order(bool by_leaves, const uint32_t *cn, uint32_t nodes, uint32_t per_leaf,
-                       struct cs_rng *rng, uint32_t *ports, uint32_t *scratch)
+enum order_model { MODEL_RANDOM, MODEL_LEAVES, MODEL_TUPLE };
+static const char *const model_names[] = {"random", "leaves", "tuple"};
+
+static void draw_order(enum order_model model, const uint32_t *cn, uint32_t nodes,
+                       uint32_t per_leaf, struct cs_rng *rng, uint32_t *ports, uint32_t *scratch)
 {
-    if (!by_leaves) {
+    if (model == MODEL_RANDOM) {
         memcpy(ports, cn, nodes * sizeof *ports);
         cs_rng_shuffle(rng, ports, nodes);
         return;
@@ -141,7 +149,8 @@ static void draw_order(bool by_leaves, const uint32_t *cn, uint32_t nodes, uint3
     uint32_t leaves = nodes / per_leaf;
     for (uint32_t l = 0; l < leaves; l++)
         scratch[l] = l;
-    cs_rng_shuffle(rng, scratch, leaves);
+    if (model == MODEL_LEAVES)
+        cs_rng_shuffle(rng, scratch, leaves);
     for (uint32_t l = 0; l < leaves; l++) {
         memcpy(ports + l * per_leaf, cn + scratch[l] * per_leaf, per_leaf * sizeof *ports);
         cs_rng_shuffle(rng, ports + l * per_leaf, per_leaf);
@@ -149,7 +158,7 @@ static void draw_order(bool by_leaves, const uint32_t *cn, uint32_t nodes, uint3
 }
 
 static void run_topology(unsigned k, unsigned n, unsigned o, uint32_t orders, uint64_t seed,
-                         bool by_leaves)
+                         enum order_model model)
 {
     struct cs_pgft_spec spec;
     struct cs_error err = {{0}};
@@ -204,7 +213,7 @@ static void run_topology(unsigned k, unsigned n, unsigned o, uint32_t orders, ui
     for (uint32_t r = 0; r < orders; r++) {
         struct cs_rng rng;
         cs_rng_seed(&rng, cs_sim_run_seed(seed, r));
-        draw_order(by_leaves, cn, nodes, spec.m[0], &rng, ports, scratch);
+        draw_order(model, cn, nodes, spec.m[0], &rng, ports, scratch);
         for (uint32_t i = 0; i < nodes; i++)
             order.guids[i] = f.ports[ports[i]].guid;
         double t0 = bench_now_ms();
@@ -235,9 +244,9 @@ static void run_topology(unsigned k, unsigned n, unsigned o, uint32_t orders, ui
     }
     for (int i = 0; i < NUM_PATTERNS; i++)
         for (int e = 0; e < 2; e++)
-            printf("%u %u %u %u %s %s %s %.4f %.4f %.4f\n", k, n, o, nodes,
-                   by_leaves ? "leaves" : "random", pattern_names[i], e ? "mftree" : "ftree",
-                   result[i][e].sum / orders, result[i][e].min, result[i][e].max);
+            printf("%u %u %u %u %s %s %s %.4f %.4f %.4f\n", k, n, o, nodes, model_names[model],
+                   pattern_names[i], e ? "mftree" : "ftree", result[i][e].sum / orders,
+                   result[i][e].min, result[i][e].max);
     fprintf(stderr,
             "bench_node_order: %u-ary-%u-tree x%u (%u nodes): %u orders, mftree phase II "
             "%.2f ms per order\n",
@@ -264,21 +273,24 @@ int main(int argc, char **argv)
     uint32_t orders = 1000;
     uint64_t seed = 1;
     unsigned only_k = 0, only_n = 0;
-    bool by_leaves = false;
+    enum order_model model = MODEL_RANDOM;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--orders") == 0 && i + 1 < argc)
             orders = (uint32_t)strtoul(argv[++i], NULL, 10);
         else if (strcmp(argv[i], "--seed") == 0 && i + 1 < argc)
             seed = strtoull(argv[++i], NULL, 10);
         else if (strcmp(argv[i], "--model") == 0 && i + 1 < argc &&
-                 (strcmp(argv[i + 1], "random") == 0 || strcmp(argv[i + 1], "leaves") == 0))
-            by_leaves = strcmp(argv[++i], "leaves") == 0;
+                 (strcmp(argv[i + 1], "random") == 0 || strcmp(argv[i + 1], "leaves") == 0 ||
+                  strcmp(argv[i + 1], "tuple") == 0))
+            model = strcmp(argv[++i], "leaves") == 0 ? MODEL_LEAVES
+                    : strcmp(argv[i], "tuple") == 0  ? MODEL_TUPLE
+                                                     : MODEL_RANDOM;
         else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc &&
                  sscanf(argv[++i], "%u,%u", &only_k, &only_n) == 2)
             ;
         else {
             fprintf(stderr, "usage: bench_node_order [--orders N] [--seed S] [--only K,N] "
-                            "[--model random|leaves]\n");
+                            "[--model random|leaves|tuple]\n");
             return 2;
         }
     }
@@ -290,7 +302,7 @@ int main(int argc, char **argv)
         if (only_k && (k != only_k || n != only_n))
             continue;
         for (unsigned o = 1; o <= 4; o++)
-            run_topology(k, n, o, orders, seed, by_leaves);
+            run_topology(k, n, o, orders, seed, model);
     }
     return 0;
 }
