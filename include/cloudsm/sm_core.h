@@ -84,6 +84,7 @@ struct cs_sm_core {
                                            metabase) */
     char metabase_path[CS_SM_CONFIG_PATH_MAX + 16]; /* STATE_DIR/metabase.sqlite (mftree) */
     struct cs_sm_reconfig last_reconfig;            /* the last routing after the first */
+    struct cs_lfts routed_from; /* the tables before the last routing, until it is counted */
     double t_smp_ms; /* measured: the last programming's time per LFT block sent (Eq. 1) */
     struct cs_route_stats route;   /* of the tables in lfts */
     struct cs_route_result routed; /* what the engine said besides lfts: the partitions' SLs */

@@ -173,6 +173,7 @@ void cs_sm_core_free(struct cs_sm_core *c)
     cs_sm_sweep_free(&c->sweep);
     cs_route_state_free(c->route_state);
     cs_guid_list_free(&c->order_override);
+    cs_lfts_free(&c->routed_from);
     memset(c, 0, sizeof *c);
 }
 
@@ -245,10 +246,10 @@ static int route(struct cs_sm_core *c, const char *engine, const uint32_t *scope
                                   .route_ms = st.route_ms,
                                   .subtree_switches = scope ? num_scope : 0};
     snprintf(rc->engine, sizeof rc->engine, "%s", st.engine);
-    int diffed = rc->first ? 0 : count_changes(c, &before, rc, err);
-    cs_lfts_free(&before);
-    if (diffed < 0)
-        return -1;
+    /* Compared once the new tables are sent (note_distribution): the count takes a tracer over
+     * both, which should not delay the programming. */
+    cs_lfts_free(&c->routed_from);
+    c->routed_from = before;
     c->route = st;
     cs_route_result_free(&c->routed);
     c->routed = res;
@@ -641,10 +642,12 @@ static int assign_lids(struct cs_sm_core *c, bool first, struct cs_error *err)
     return failures;
 }
 
-/* The distribution phase of a routing: its blocks and time into c->last_reconfig, the Eq. 1
- * prediction from the t_smp measured before, then t_smp from this one; logged (not for the
- * subnet's first routing: nothing to compare with). */
-static void note_distribution(struct cs_sm_core *c, const struct cs_sm_lft_counts *lc, double ms)
+/* After the distribution phase of a routing: its blocks and time into c->last_reconfig, the
+ * Eq. 1 prediction from the t_smp measured before, then t_smp from this one; what changed
+ * (count_changes, now that the switches have the tables); logged (not for the subnet's first
+ * routing: nothing to compare with). */
+static int note_distribution(struct cs_sm_core *c, const struct cs_sm_lft_counts *lc, double ms,
+                             struct cs_error *err)
 {
     struct cs_sm_reconfig *rc = &c->last_reconfig;
     rc->lc = *lc;
@@ -652,8 +655,10 @@ static void note_distribution(struct cs_sm_core *c, const struct cs_sm_lft_count
     rc->predicted_ms = (double)lc->blocks_sent * c->t_smp_ms;
     if (lc->blocks_sent > 0)
         c->t_smp_ms = ms / (double)lc->blocks_sent;
-    if (rc->first)
-        return;
+    int counted = rc->first ? 0 : count_changes(c, &c->routed_from, rc, err);
+    cs_lfts_free(&c->routed_from);
+    if (rc->first || counted < 0)
+        return counted;
     char scope[48] = "the whole fabric";
     if (rc->subtree_switches)
         snprintf(scope, sizeof scope, "a sub-tree of %u switches", rc->subtree_switches);
@@ -665,6 +670,7 @@ static void note_distribution(struct cs_sm_core *c, const struct cs_sm_lft_count
             (unsigned long long)rc->entries_changed, (unsigned long long)lc->blocks_sent,
             rc->build_ms, rc->build_kept ? " (kept)" : "", rc->route_ms - rc->build_ms, ms,
             rc->predicted_ms);
+    return 0;
 }
 
 int cs_sm_core_sweep(struct cs_sm_core *c, bool first, struct cs_error *err)
@@ -711,7 +717,8 @@ int cs_sm_core_sweep(struct cs_sm_core *c, bool first, struct cs_error *err)
             "lfts: %llu blocks read back, %llu blocks sent, %llu LinearFDBTop sets",
             (unsigned long long)lc.blocks_read, (unsigned long long)lc.blocks_sent,
             (unsigned long long)lc.switch_info_sets);
-    note_distribution(c, &lc, phase_end(&c->log, &ph));
+    if (note_distribution(c, &lc, phase_end(&c->log, &ph), err) < 0)
+        return -1;
 
     phase_begin(&ph, "sl2vl", c->pipe);
     int sv = program_sl2vl(c, err);
@@ -770,13 +777,13 @@ int cs_sm_core_reroute(struct cs_sm_core *c, const struct cs_sm_reroute_request 
     }
     cs_sa_db_free(c->sa); /* it points into the tables route() replaces */
     c->sa = NULL;
-    double start = cs_clock_ms();
     struct cs_sm_lft_counts lc = {0};
     int rc = route(c, engine, subtree.switches, subtree.num_switches, err);
+    double start = cs_clock_ms();
     if (rc == 0)
         rc = program_lfts(c, false, &lc, err);
     if (rc == 0)
-        note_distribution(c, &lc, cs_clock_ms() - start - c->last_reconfig.route_ms);
+        rc = note_distribution(c, &lc, cs_clock_ms() - start, err);
     if (rc == 0)
         rc = program_sl2vl(c, err) < 0 || cs_sm_core_vms_forget_live_routes(c, err) < 0 ||
                      cs_sm_core_rebuild_sa(c, err) < 0
