@@ -73,8 +73,9 @@ void cs_ft_spanning_counts(const struct cs_ft *ft, const uint64_t *chains, uint6
                            uint64_t *disjoint, uint64_t *fewest);
 
 /* Phase I: build the fat-tree view and compute the metabase (K from requested_paths: 0 = every
- * different tree a leaf can use (at most the fullest leaf's compute nodes), CS_METABASE_PATHS_DISJOINT = the disjoint count, else that many, capped per
- * leaf). Returns 0, -1 or CS_ROUTE_UNSUITABLE. */
+ * different tree a leaf can use (at most the fullest leaf's compute nodes),
+ * CS_METABASE_PATHS_DISJOINT = the disjoint count, else that many, capped per leaf). Returns 0, -1
+ * or CS_ROUTE_UNSUITABLE. */
 int cs_metabase_build(const struct cs_fabric *f, const struct cs_route_options *opt,
                       uint32_t requested_paths, uint64_t fingerprint, struct cs_metabase *mb,
                       struct cs_error *err);
