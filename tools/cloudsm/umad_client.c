@@ -10,6 +10,7 @@
 #include <infiniband/umad.h>
 
 #include "cloudsm/clock.h"
+#include "cloudsm/pma.h"
 #include "cloudsm/sa.h"
 #include "cloudsm/smp.h"
 
@@ -26,7 +27,7 @@ int umad_client_open(struct umad_client *c, const char *ca_name, int port_num, u
                      int timeout_ms, struct cs_error *err)
 {
     memset(c, 0, sizeof *c);
-    c->portid = c->agent_sa = c->agent_lid = c->agent_dr = -1;
+    c->portid = c->agent_sa = c->agent_lid = c->agent_dr = c->agent_pma = -1;
     c->timeout_ms = timeout_ms;
     c->next_tid = 1;
     if (umad_init() < 0)
@@ -75,6 +76,14 @@ int umad_client_open(struct umad_client *c, const char *ca_name, int port_num, u
             umad_register(c->portid, CS_SMP_CLASS_DIRECTED_ROUTE, CS_SMP_CLASS_VERSION, 0, NULL);
         if (c->agent_lid < 0 || c->agent_dr < 0) {
             cs_fail(err, "cannot register SMP agents on %s port %d", c->ca_name, c->port_num);
+            umad_client_close(c);
+            return -1;
+        }
+    }
+    if (flags & UMAD_CLIENT_PMA) {
+        c->agent_pma = umad_register(c->portid, CS_PMA_CLASS, CS_PMA_CLASS_VERSION, 0, NULL);
+        if (c->agent_pma < 0) {
+            cs_fail(err, "cannot register a PerfMgt agent on %s port %d", c->ca_name, c->port_num);
             umad_client_close(c);
             return -1;
         }
@@ -133,6 +142,14 @@ int umad_client_send_smp(struct umad_client *c, const uint8_t *mad, uint16_t dli
     if (agent < 0)
         return cs_fail(err, "no SMP agent on %s port %d", c->ca_name, c->port_num);
     return send_mad(c, agent, mad, CS_SMP_SIZE, dr ? CS_SMP_PERMISSIVE_LID : dlid, QP0, 0, 0, err);
+}
+
+int umad_client_send_pma(struct umad_client *c, const uint8_t *mad, uint16_t dlid,
+                         struct cs_error *err)
+{
+    if (c->agent_pma < 0)
+        return cs_fail(err, "no PerfMgt agent on %s port %d", c->ca_name, c->port_num);
+    return send_mad(c, c->agent_pma, mad, CS_PMA_MAD_SIZE, dlid, QP1, 0, QP1_QKEY, err);
 }
 
 int umad_client_recv(struct umad_client *c, const uint8_t **mad, size_t *len, uint16_t *slid,

@@ -27,12 +27,14 @@
 #include "cloudsm/sa_client.h"
 
 #define UMAD_CLIENT_SMP 1u /* also register SMP agents (probes, the local PortInfo) */
+#define UMAD_CLIENT_PMA 2u /* also register a PerfMgt agent (port counters) */
 
 struct umad_client {
     int portid;
     int agent_sa;  /* SubnAdm, QP1 */
     int agent_lid; /* LID-routed SMPs, QP0; -1 without UMAD_CLIENT_SMP */
     int agent_dr;  /* directed-route SMPs, QP0; -1 without UMAD_CLIENT_SMP */
+    int agent_pma; /* PerfMgt, QP1; -1 without UMAD_CLIENT_PMA */
     char ca_name[64];
     int port_num;
     uint64_t port_guid;
@@ -66,6 +68,10 @@ int umad_client_send_sa(struct umad_client *c, const uint8_t *mad, size_t len,
 /* Send one SMP request (256 bytes): LID-routed to dlid, or directed route (class 0x81, dlid
  * 0xffff). Needs UMAD_CLIENT_SMP. */
 int umad_client_send_smp(struct umad_client *c, const uint8_t *mad, uint16_t dlid,
+                         struct cs_error *err);
+/* Send one PerfMgt request (CS_PMA_MAD_SIZE bytes) to the agent at dlid. Needs
+ * UMAD_CLIENT_PMA. */
+int umad_client_send_pma(struct umad_client *c, const uint8_t *mad, uint16_t dlid,
                          struct cs_error *err);
 /* Wait up to timeout_ms for a MAD on any of our agents: 1 with *mad (valid until the next call),
  * its length and the sender's LID, 0 if none came, -1 on a failure. A signal ends the wait early
