@@ -331,6 +331,21 @@ static inline cs_ft_load cs_ft_cable_load(const struct cs_ft *ft, uint32_t g, ui
     return up ? ft->ports[cable].load_up : ft->ports[cable].load_down;
 }
 
+/* OpenSM's cable of group g for a route: the first cable with the least load (load_down for a
+ * route going up from the owner: its packets come down the cable; load_up for one going down).
+ * An index < the group's num_ports: the walk's choice, and a cable policy's when it keeps none
+ * of its own. */
+static inline unsigned cs_ft_least_loaded_cable(const struct cs_ft *ft, uint32_t g, bool up)
+{
+    const struct cs_ft_group *grp = &ft->groups[g];
+    unsigned best = 0;
+    for (unsigned i = 1; i < grp->num_ports; i++)
+        if (cs_ft_cable_load(ft, g, grp->first_port + i, !up) <
+            cs_ft_cable_load(ft, g, grp->first_port + best, !up))
+            best = i;
+    return best;
+}
+
 /* Build the fat-tree view of f (LIDs assigned) as OpenSM's construct_fabric does, with the
  * options' root_guids (rank from them, skip validation) and cn_guids (compute nodes; other CA
  * ports are routed after them). Returns 0, CS_ROUTE_UNSUITABLE (err: why OpenSM would fall back)

@@ -235,9 +235,8 @@ static inline void took_hop(struct cs_ft *ft, uint32_t s, uint32_t g, uint32_t c
         ft->policy.hop(ft->policy.ctx, ft, ft->target, s, g, cable, dir, main);
 }
 
-/* The cable of group g that carries a route: OpenSM takes the first cable with the least
- * counter, load_down for a route going up from the owner (its packets come down the
- * cable), load_up for a route going down. */
+/* The cable of group g that carries a route (an index into ft->ports): the policy's, or
+ * OpenSM's (cs_ft_least_loaded_cable). */
 static inline uint32_t pick_cable(const struct cs_ft *ft, uint32_t g, bool up)
 {
     const struct cs_ft_group *grp = &ft->groups[g];
@@ -245,14 +244,7 @@ static inline uint32_t pick_cable(const struct cs_ft *ft, uint32_t g, bool up)
         return grp->first_port;
     if (ft->policy.cable)
         return grp->first_port + ft->policy.cable(ft->policy.ctx, ft, ft->target, g, up);
-    uint32_t best = grp->first_port;
-    for (uint32_t p = best + 1; p < grp->first_port + grp->num_ports; p++) {
-        cs_ft_load c = up ? ft->ports[p].load_down : ft->ports[p].load_up;
-        cs_ft_load bc = up ? ft->ports[best].load_down : ft->ports[best].load_up;
-        if (c < bc)
-            best = p;
-    }
-    return best;
+    return grp->first_port + cs_ft_least_loaded_cable(ft, g, up);
 }
 
 /* The far end's port number of a cable of group g. */

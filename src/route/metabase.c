@@ -285,12 +285,7 @@ static unsigned distinct_cable(void *ctx, const struct cs_ft *ft, const struct c
         dp->pending = false;
         return dp->pending_cable - grp->first_port;
     }
-    unsigned best = 0;
-    for (unsigned i = 1; i < grp->num_ports; i++)
-        if (cs_ft_cable_load(ft, g, grp->first_port + i, !up) <
-            cs_ft_cable_load(ft, g, grp->first_port + best, !up))
-            best = i;
-    return best;
+    return cs_ft_least_loaded_cable(ft, g, up);
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -376,15 +371,14 @@ static int route_paths(struct cs_ft *ft, struct cs_lfts *shadow, struct cs_metab
             columns[list.count] = column;
             if (cs_ft_targets_add(&list, &t, err) < 0)
                 goto out;
-            bool last = k + 1 == mb->paths && i + 1 == mb->num_leaves;
-            if (list.count == PATH_CHUNK || last) {
+            if (list.count == PATH_CHUNK) {
                 cs_ft_route_targets(ft, &list);
                 copy_out(ft, shadow, mb, lids, columns, list.count);
                 list.count = 0;
             }
         }
     }
-    if (list.count) {
+    if (list.count) { /* the last, partial chunk */
         cs_ft_route_targets(ft, &list);
         copy_out(ft, shadow, mb, lids, columns, list.count);
     }

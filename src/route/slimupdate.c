@@ -40,7 +40,6 @@
 
 struct slim {
     const struct cs_lfts *previous;
-    bool ready;            /* built for the bound machinery (first callback) */
     uint32_t *prev_table;  /* per switch: its table in previous, or CS_NONE */
     uint32_t *next_switch; /* per switch, per port number: the switch behind it, or CS_NONE */
     uint32_t *group_owner; /* per group: the switch that owns it */
@@ -52,7 +51,6 @@ struct slim {
     uint32_t carried_seq;  /* stamp of the current LID in `carried` */
     uint32_t max_hops;     /* a previous route longer than this is a loop */
     uint32_t matched;      /* switches that have a previous table */
-    struct cs_error init_err;
 };
 
 static void slim_free(struct slim *st)
@@ -169,7 +167,6 @@ static int slim_prepare(struct slim *st, const struct cs_ft *ft, struct cs_error
         st->up_max[s] = ceil_share(all - below[s], up_cables(ft, s), ft->unit);
     }
     st->max_hops = 2 * (ft->max_rank + 1) + 2;
-    st->ready = true;
     rc = 0;
 out:
     cs_key_index_free(&by_guid);
@@ -225,21 +222,13 @@ static uint32_t previous_cable(const struct slim *st, const struct cs_ft *ft, ui
     return CS_NONE;
 }
 
-static struct slim *ready(void *ctx, const struct cs_ft *ft)
-{
-    struct slim *st = ctx;
-    if (!st->ready && !st->init_err.msg[0])
-        slim_prepare(st, ft, &st->init_err);
-    return st->ready ? st : NULL;
-}
-
 /* Alg. 2: the previous main path's group while under its maximum, else the least loaded. */
 static unsigned keep_or_least_loaded_group(void *ctx, const struct cs_ft *ft,
                                            const struct cs_ft_target *t, uint32_t s)
 {
-    struct slim *st = ready(ctx, ft);
+    struct slim *st = ctx;
     const struct cs_ft_switch *sw = &ft->sw[s];
-    if (st && t->lid && st->previous) {
+    if (t->lid && st->previous) {
         trace_previous(st, ft, t->lid);
         unsigned main = UINT32_MAX;
         uint32_t most = 0;
@@ -282,8 +271,8 @@ static unsigned keep_or_least_loaded_cable(void *ctx, const struct cs_ft *ft,
                                            const struct cs_ft_target *t, uint32_t g, bool up)
 {
     const struct cs_ft_group *grp = &ft->groups[g];
-    struct slim *st = ready(ctx, ft);
-    if (st && t->lid && st->previous) {
+    const struct slim *st = ctx;
+    if (t->lid && st->previous) {
         uint32_t cable = previous_cable(st, ft, g, t->lid);
         /* An up group's cable: routes come down it into its owner, within the owner's
          * downward maximum. A down group's: routes go up it from the remote switch, within
@@ -295,13 +284,7 @@ static unsigned keep_or_least_loaded_cable(void *ctx, const struct cs_ft *ft,
                 return cable - grp->first_port;
         }
     }
-    uint32_t best = grp->first_port;
-    for (uint32_t c = best + 1; c < grp->first_port + grp->num_ports; c++) {
-        cs_ft_load load = up ? ft->ports[c].load_down : ft->ports[c].load_up;
-        if (load < (up ? ft->ports[best].load_down : ft->ports[best].load_up))
-            best = c;
-    }
-    return best - grp->first_port;
+    return cs_ft_least_loaded_cable(ft, g, up);
 }
 
 /* Alg. 1 line 4: on every leaf, the compute nodes the previous tables route first. */
@@ -309,7 +292,7 @@ static int previous_first(const struct cs_ft *ft, const struct cs_route_inputs *
                           struct cs_ft_targets *list, struct cs_error *err)
 {
     struct slim *st = ft->policy.ctx;
-    if (!st->ready && slim_prepare(st, ft, err) < 0)
+    if (slim_prepare(st, ft, err) < 0) /* the machinery is bound: what the callbacks read */
         return -1;
     if (cs_ft_targets_cns(ft, list, err) < 0)
         return -1;
@@ -346,8 +329,6 @@ int cs_route_slimupdate(const struct cs_fabric *f, const struct cs_route_options
         .ctx = &st, .up_group = keep_or_least_loaded_group, .cable = keep_or_least_loaded_cable};
     int rc = cs_ft_run(f, &degraded_ok, in, &(struct cs_ft_variant){&policy, previous_first}, lfts,
                        res, err);
-    if (rc == 0 && st.init_err.msg[0]) /* a callback could not prepare: out of memory */
-        rc = cs_fail(err, "%s", st.init_err.msg);
     if (rc == 0 && in->previous && in->previous->num_switches > 0 && st.matched == 0)
         cs_logf(in->log, CS_LOG_WARN,
                 "slimupdate: none of the %u switches of the previous tables is in the fabric: "
