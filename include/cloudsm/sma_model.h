@@ -83,6 +83,7 @@
 
 #include "cloudsm/error.h"
 #include "cloudsm/fabric.h"
+#include "cloudsm/pma.h"
 #include "cloudsm/smp.h"
 #include "cloudsm/smp_pipe.h"
 
@@ -117,6 +118,8 @@ int cs_sma_model_process(struct cs_sma_model *m, const uint8_t request[CS_SMP_SI
  * and an answered one is never judged late, however slowly the test runs. The model must outlive
  * every pipe made on it. */
 struct cs_smp_transport cs_sma_model_transport(struct cs_sma_model *m);
+/* Move the transport's clock on by us (time passing between polls of a test). */
+void cs_sma_model_advance_clock(struct cs_sma_model *m, uint64_t us);
 /* From now on recv hands out the queued replies in a seeded random order (seed 0: send order
  * again), to check that a caller does not depend on reply order. */
 void cs_sma_model_shuffle_replies(struct cs_sma_model *m, uint64_t seed);
@@ -176,12 +179,28 @@ int cs_sma_model_set_guid_cap(struct cs_sma_model *m, uint32_t port, uint8_t gui
 int cs_sma_model_set_linear_fdb_cap(struct cs_sma_model *m, uint32_t node, uint16_t cap,
                                     struct cs_error *err);
 
+/* Performance management agents: every node answers PerfMgt Gets (class 0x04), LID-routed to
+ * any of its LIDs as LID-routed SMPs travel, for PortCounters and PortCountersExtended of the
+ * port PortSelect names (1..NumPorts; anything else 0x1c; another attribute 0x0c, another method
+ * 0x08). The counters are whatever the test puts here; they start at 0. */
+struct cs_sma_model_pma {
+    struct cs_pma_port_counters counters;
+    struct cs_pma_port_counters_ext extended;
+};
+/* The counters of port index `port`, to read and change; NULL out of range. */
+struct cs_sma_model_pma *cs_sma_model_pma(struct cs_sma_model *m, uint32_t port);
+/* Node `node` refuses PortCountersExtended (0x0c, an agent without the 64-bit counters), or
+ * answers it again. Fails on a node index out of range. */
+int cs_sma_model_set_pma_extended(struct cs_sma_model *m, uint32_t node, bool supported,
+                                  struct cs_error *err);
+
 /* What arrived, for tests that count SMPs. */
 struct cs_sma_model_stats {
-    uint64_t requests; /* MADs handed to the model */
-    uint64_t answered; /* replies produced */
-    uint64_t lost;     /* requests or replies that found no way (path, unresponsive node) */
-    uint64_t dropped;  /* requests or replies lost to the drop probability */
+    uint64_t requests;     /* MADs handed to the model */
+    uint64_t pma_requests; /* of them, PerfMgt requests (not in cs_sma_model_count) */
+    uint64_t answered;     /* replies produced */
+    uint64_t lost;         /* requests or replies that found no way (path, unresponsive node) */
+    uint64_t dropped;      /* requests or replies lost to the drop probability */
     uint64_t rejected; /* not a request an SMA answers (bad header, a response, a trap repress) */
 };
 struct cs_sma_model_stats cs_sma_model_stats(const struct cs_sma_model *m);

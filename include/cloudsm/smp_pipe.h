@@ -1,5 +1,6 @@
-/* The SMP pipeline: many SMPs in flight at once, matched to their replies by transaction id,
- * with timeouts and retries, over any transport that can send and receive 256-byte MADs.
+/* The SMP pipeline: many SMPs (and PerfMgt GMPs) in flight at once, matched to their replies by
+ * transaction id, with timeouts and retries, over any transport that can send and receive
+ * 256-byte MADs.
  *
  * A subnet manager spends nearly all of its time waiting for replies. OpenSM keeps at most 4
  * SMPs outstanding (max_wire_smps); the pipe keeps a configurable window of them in flight and
@@ -54,6 +55,11 @@ enum cs_smp_result {
 typedef int (*cs_smp_done_fn)(void *arg, enum cs_smp_result result, const struct cs_smp *request,
                               const struct cs_smp *reply, struct cs_error *err);
 
+/* The same for a MAD of another class (cs_smp_pipe_submit_mad): request and reply are the
+ * CS_SMP_SIZE bytes as they went out and came back (reply NULL on CS_SMP_TIMEOUT). */
+typedef int (*cs_mad_done_fn)(void *arg, enum cs_smp_result result, const uint8_t *request,
+                              const uint8_t *reply, struct cs_error *err);
+
 /* Called for a MAD that is not a reply to us (another SM's SMInfo Get, a trap). If it returns 1
  * with *answer filled, the pipe sends answer back: directed-route answers to the permissive LID,
  * LID-routed ones to the sender's LID. */
@@ -94,6 +100,12 @@ void cs_smp_pipe_set_unsolicited(struct cs_smp_pipe *pipe, cs_smp_unsolicited_fn
 int cs_smp_pipe_submit(struct cs_smp_pipe *pipe, const struct cs_smp *smp, uint16_t dlid,
                        cs_smp_done_fn done, void *arg, struct cs_error *err);
 
+/* Queue a MAD of another class (a PerfMgt Get: LID-routed, to dlid) through the same window,
+ * timeouts and retries. The pipe writes the transaction id; the transport tells classes apart by
+ * byte 1 (the management class). */
+int cs_smp_pipe_submit_mad(struct cs_smp_pipe *pipe, const uint8_t mad[CS_SMP_SIZE], uint16_t dlid,
+                           cs_mad_done_fn done, void *arg, struct cs_error *err);
+
 /* Send, receive and complete until nothing is queued or in flight. -1 on a transport failure or
  * when a callback returned -1; requests still queued are then dropped without their callback. */
 int cs_smp_pipe_run(struct cs_smp_pipe *pipe, struct cs_error *err);
@@ -103,6 +115,9 @@ int cs_smp_pipe_run(struct cs_smp_pipe *pipe, struct cs_error *err);
 int cs_smp_pipe_idle(struct cs_smp_pipe *pipe, int timeout_ms, struct cs_error *err);
 
 struct cs_smp_pipe_stats cs_smp_pipe_stats(const struct cs_smp_pipe *pipe);
+/* The clock the pipe judges deadlines by (the transport's, or the monotonic one), in
+ * microseconds: what a caller measures intervals between replies with. */
+uint64_t cs_smp_pipe_now_us(const struct cs_smp_pipe *pipe);
 /* now - before, counter by counter: the SMPs of one phase. */
 struct cs_smp_pipe_stats cs_smp_pipe_stats_since(const struct cs_smp_pipe_stats *now,
                                                  const struct cs_smp_pipe_stats *before);

@@ -47,6 +47,7 @@ struct model_port {
     unsigned sm_gets_left; /* set_sm_next: Gets (answered or refused) before next takes over */
     bool sm_changes, sm_next_answers;
     struct cs_smp_sm_info sm_next;
+    struct cs_sma_model_pma pma; /* its performance counters (external switch ports, CA ports) */
 };
 
 struct model_switch {
@@ -67,6 +68,7 @@ struct cs_sma_model {
     bool *unresponsive;            /* one per node */
     uint16_t *partition_cap;       /* one per node: NodeInfo PartitionCap */
     bool *no_sl2vl;                /* one per node: SL2VL refused (set_sl2vl_unsupported) */
+    bool *no_pma_ext;              /* one per node: PortCountersExtended refused */
     uint32_t sm_node;
     uint32_t sm_port; /* port slot index */
 
@@ -189,8 +191,9 @@ struct cs_sma_model *cs_sma_model_create(const struct cs_fabric *f, uint32_t sm_
     m->unresponsive = cs_calloc_array(f->num_nodes, sizeof *m->unresponsive, err);
     m->partition_cap = cs_calloc_array(f->num_nodes, sizeof *m->partition_cap, err);
     m->no_sl2vl = cs_calloc_array(f->num_nodes, sizeof *m->no_sl2vl, err);
+    m->no_pma_ext = cs_calloc_array(f->num_nodes, sizeof *m->no_pma_ext, err);
     if (m->ports == NULL || m->switches == NULL || m->unresponsive == NULL ||
-        m->partition_cap == NULL || m->no_sl2vl == NULL) {
+        m->partition_cap == NULL || m->no_sl2vl == NULL || m->no_pma_ext == NULL) {
         cs_sma_model_destroy(m);
         return NULL;
     }
@@ -225,6 +228,7 @@ void cs_sma_model_destroy(struct cs_sma_model *m)
     free(m->unresponsive);
     free(m->partition_cap);
     free(m->no_sl2vl);
+    free(m->no_pma_ext);
     free(m->queue);
     cs_fabric_free(&m->fabric);
     free(m);
@@ -992,6 +996,84 @@ static bool lid_route(const struct cs_sma_model *m, uint32_t from, uint32_t lid,
     return false;
 }
 
+/* ---- Performance management agents ---- */
+
+struct cs_sma_model_pma *cs_sma_model_pma(struct cs_sma_model *m, uint32_t port)
+{
+    return port < m->fabric.num_port_slots ? &m->ports[port].pma : NULL;
+}
+
+int cs_sma_model_set_pma_extended(struct cs_sma_model *m, uint32_t node, bool supported,
+                                  struct cs_error *err)
+{
+    if (node >= m->fabric.num_nodes)
+        return cs_fail(err, "set_pma_extended: no node index %u", node);
+    m->no_pma_ext[node] = !supported;
+    return 0;
+}
+
+/* The status a node's PMA answers a request with, and the attribute it fills in reply. */
+static uint16_t answer_pma(struct cs_sma_model *m, uint32_t node, const struct cs_mad_header *h,
+                           uint8_t port_select, uint8_t reply[CS_SMP_SIZE])
+{
+    if (h->method != CS_SMP_METHOD_GET)
+        return 0x08; /* the model's agents take Gets only (no counter clearing) */
+    if (h->attr_id != CS_PMA_ATTR_PORT_COUNTERS && h->attr_id != CS_PMA_ATTR_PORT_COUNTERS_EXT)
+        return 0x0c;
+    if (h->attr_id == CS_PMA_ATTR_PORT_COUNTERS_EXT && m->no_pma_ext[node])
+        return 0x0c;
+    uint32_t slot = cs_fabric_port(&m->fabric, node, port_select);
+    if (port_select == 0 || slot == CS_NONE)
+        return 0x1c;
+    struct cs_sma_model_pma *c = &m->ports[slot].pma;
+    if (h->attr_id == CS_PMA_ATTR_PORT_COUNTERS) {
+        struct cs_pma_port_counters pc = c->counters;
+        pc.port_select = port_select;
+        cs_pma_encode_port_counters(&pc, reply);
+    } else {
+        struct cs_pma_port_counters_ext pe = c->extended;
+        pe.port_select = port_select;
+        cs_pma_encode_port_counters_ext(&pe, reply);
+    }
+    return 0;
+}
+
+/* A PerfMgt request, LID-routed to the PMA of the node that has dlid, and its reply routed back
+ * to the SM port the same way an SMP's is. */
+static int process_pma(struct cs_sma_model *m, const uint8_t request[CS_SMP_SIZE], uint16_t dlid,
+                       uint8_t reply[CS_SMP_SIZE], uint16_t *reply_slid)
+{
+    struct cs_mad_header h;
+    cs_mad_header_decode(request, &h);
+    m->stats.requests++;
+    m->stats.pma_requests++;
+    if (h.base_version != CS_SMP_BASE_VERSION || h.class_version != CS_PMA_CLASS_VERSION ||
+        (h.method & 0x80) || dlid == CS_SMP_PERMISSIVE_LID) {
+        m->stats.rejected++;
+        return 0;
+    }
+    struct at dest, back;
+    if (!lid_route(m, m->sm_port, dlid, &dest)) {
+        m->stats.lost++;
+        return 0;
+    }
+    if (drop_now(m))
+        return 0;
+    memset(reply, 0, CS_SMP_SIZE);
+    h.status = answer_pma(m, dest.node, &h, request[CS_PMA_DATA_OFFSET + 1], reply);
+    h.method = CS_SMP_METHOD_GET_RESP;
+    cs_mad_header_encode(&h, reply);
+    if (!lid_route(m, dest.port, m->ports[m->sm_port].info.lid, &back) || back.node != m->sm_node) {
+        m->stats.lost++;
+        return 0;
+    }
+    if (drop_now(m))
+        return 0;
+    *reply_slid = dlid;
+    m->stats.answered++;
+    return 1;
+}
+
 /* ---- One request ---- */
 
 static bool request_acceptable(const struct cs_smp *req, uint16_t dlid)
@@ -1011,6 +1093,8 @@ static bool request_acceptable(const struct cs_smp *req, uint16_t dlid)
 static int process(struct cs_sma_model *m, const uint8_t request[CS_SMP_SIZE], uint16_t dlid,
                    uint8_t reply[CS_SMP_SIZE], uint16_t *reply_slid, struct cs_error *err)
 {
+    if (request[1] == CS_PMA_CLASS)
+        return process_pma(m, request, dlid, reply, reply_slid);
     struct cs_smp smp;
     cs_smp_decode(request, &smp);
     m->stats.requests++;
@@ -1114,6 +1198,11 @@ static int model_recv(void *ctx, uint8_t mad[CS_SMP_SIZE], uint16_t *slid, int t
     memcpy(mad, q->mad, CS_SMP_SIZE);
     *slid = q->slid;
     return 1;
+}
+
+void cs_sma_model_advance_clock(struct cs_sma_model *m, uint64_t us)
+{
+    m->clock_us += us;
 }
 
 static uint64_t model_now_us(void *ctx)

@@ -1,5 +1,11 @@
 /* The SMP pipeline (include/cloudsm/smp_pipe.h).
  *
+ * Requests are kept as the bytes they go out as: an SMP is encoded once when it is submitted,
+ * any other class (PerfMgt) is taken as it is, and only the transaction id (bytes 8..15, where
+ * every MAD class has it) is written at each attempt. Replies are matched, timed and retried
+ * the same way whatever their class; only the completion differs (an SMP's callback gets the
+ * request and reply decoded).
+ *
  * In-flight requests live in a fixed array of window slots. A request's transaction id is
  * (sequence << SLOT_BITS) | slot, so a reply finds its slot without a search and a late reply to
  * an earlier attempt (older sequence) is told apart from the current one. Slots in flight are also
@@ -20,9 +26,10 @@
 #define NO_SLOT UINT32_MAX
 
 struct request {
-    struct cs_smp smp;
+    uint8_t mad[CS_SMP_SIZE]; /* as sent; the transaction id is set at each attempt */
     uint16_t dlid;
-    cs_smp_done_fn done;
+    cs_smp_done_fn smp_done; /* an SMP's completion, or */
+    cs_mad_done_fn mad_done; /* another class's (at most one of the two is set) */
     void *arg;
 };
 
@@ -103,6 +110,11 @@ void cs_smp_pipe_set_unsolicited(struct cs_smp_pipe *pipe, cs_smp_unsolicited_fn
     pipe->unsolicited_arg = arg;
 }
 
+uint64_t cs_smp_pipe_now_us(const struct cs_smp_pipe *pipe)
+{
+    return now_us(pipe);
+}
+
 struct cs_smp_pipe_stats cs_smp_pipe_stats(const struct cs_smp_pipe *pipe)
 {
     return pipe->stats;
@@ -124,8 +136,7 @@ struct cs_smp_pipe_stats cs_smp_pipe_stats_since(const struct cs_smp_pipe_stats 
     };
 }
 
-int cs_smp_pipe_submit(struct cs_smp_pipe *pipe, const struct cs_smp *smp, uint16_t dlid,
-                       cs_smp_done_fn done, void *arg, struct cs_error *err)
+static struct request *queue_slot(struct cs_smp_pipe *pipe, struct cs_error *err)
 {
     /* Reclaim the consumed front before growing, so a long-running pipe stays small. */
     if (pipe->queue_head == pipe->queue_count) {
@@ -138,8 +149,35 @@ int cs_smp_pipe_submit(struct cs_smp_pipe *pipe, const struct cs_smp *smp, uint1
     }
     if (cs_grow((void **)&pipe->queue, &pipe->queue_capacity, pipe->queue_count + 1,
                 sizeof(*pipe->queue), err) < 0)
+        return NULL;
+    return &pipe->queue[pipe->queue_count++];
+}
+
+int cs_smp_pipe_submit(struct cs_smp_pipe *pipe, const struct cs_smp *smp, uint16_t dlid,
+                       cs_smp_done_fn done, void *arg, struct cs_error *err)
+{
+    struct request *r = queue_slot(pipe, err);
+    if (r == NULL)
         return -1;
-    pipe->queue[pipe->queue_count++] = (struct request){*smp, dlid, done, arg};
+    cs_smp_encode(smp, r->mad);
+    r->dlid = dlid;
+    r->smp_done = done;
+    r->mad_done = NULL;
+    r->arg = arg;
+    return 0;
+}
+
+int cs_smp_pipe_submit_mad(struct cs_smp_pipe *pipe, const uint8_t mad[CS_SMP_SIZE], uint16_t dlid,
+                           cs_mad_done_fn done, void *arg, struct cs_error *err)
+{
+    struct request *r = queue_slot(pipe, err);
+    if (r == NULL)
+        return -1;
+    memcpy(r->mad, mad, CS_SMP_SIZE);
+    r->dlid = dlid;
+    r->smp_done = NULL;
+    r->mad_done = done;
+    r->arg = arg;
     return 0;
 }
 
@@ -177,14 +215,15 @@ static int send_attempt(struct cs_smp_pipe *pipe, uint32_t i, struct cs_error *e
     if (pipe->seq == 0)
         pipe->seq = 1; /* never transaction id 0: some agents treat it as unset */
     s->tid = (pipe->seq << SLOT_BITS) | i;
-    s->req.smp.transaction_id = s->tid;
+    /* Bytes 8..15, big-endian; the high 32 bits stay 0 (the kernel's agent id goes there). */
+    memset(s->req.mad + 8, 0, 4);
+    for (int b = 0; b < 4; b++)
+        s->req.mad[12 + b] = (uint8_t)(s->tid >> (24 - 8 * b));
     s->attempts++;
     s->deadline_us = now_us(pipe) + (uint64_t)pipe->opt.timeout_ms * 1000u;
     list_append(pipe, i);
-    uint8_t wire[CS_SMP_SIZE];
-    cs_smp_encode(&s->req.smp, wire);
     pipe->stats.sent++;
-    return pipe->transport.send(pipe->transport.ctx, wire, s->req.dlid, err);
+    return pipe->transport.send(pipe->transport.ctx, s->req.mad, s->req.dlid, err);
 }
 
 static int start_queued(struct cs_smp_pipe *pipe, struct cs_error *err)
@@ -195,7 +234,7 @@ static int start_queued(struct cs_smp_pipe *pipe, struct cs_error *err)
         s->req = pipe->queue[pipe->queue_head++];
         s->attempts = 0;
         s->busy = true;
-        if (s->req.smp.method == CS_SMP_METHOD_SET)
+        if (s->req.mad[3] == CS_SMP_METHOD_SET)
             pipe->stats.sets++;
         else
             pipe->stats.gets++;
@@ -208,16 +247,22 @@ static int start_queued(struct cs_smp_pipe *pipe, struct cs_error *err)
 /* Free slot i and call its request's callback. The request is copied out first: the callback
  * may submit, and a later start_queued may reuse the slot. */
 static int finish(struct cs_smp_pipe *pipe, uint32_t i, enum cs_smp_result result,
-                  const struct cs_smp *reply, struct cs_error *err)
+                  const uint8_t *reply, struct cs_error *err)
 {
     struct slot *s = &pipe->slots[i];
     struct request req = s->req;
     list_remove(pipe, i);
     s->busy = false;
     pipe->free_slots[pipe->num_free++] = i;
-    if (req.done == NULL)
+    if (req.mad_done != NULL)
+        return req.mad_done(req.arg, result, req.mad, reply, err);
+    if (req.smp_done == NULL)
         return 0;
-    return req.done(req.arg, result, &req.smp, reply, err);
+    struct cs_smp request, answer;
+    cs_smp_decode(req.mad, &request);
+    if (reply != NULL)
+        cs_smp_decode(reply, &answer);
+    return req.smp_done(req.arg, result, &request, reply != NULL ? &answer : NULL, err);
 }
 
 static int expire(struct cs_smp_pipe *pipe, struct cs_error *err)
@@ -258,23 +303,26 @@ static int answer_unsolicited(struct cs_smp_pipe *pipe, const struct cs_smp *mad
 static int handle(struct cs_smp_pipe *pipe, const uint8_t wire[CS_SMP_SIZE], uint16_t slid,
                   struct cs_error *err)
 {
-    struct cs_smp mad;
-    cs_smp_decode(wire, &mad);
-    if (!(mad.method & 0x80))
+    struct cs_mad_header h;
+    cs_mad_header_decode(wire, &h);
+    if (!(h.method & 0x80)) {
+        struct cs_smp mad;
+        cs_smp_decode(wire, &mad);
         return answer_unsolicited(pipe, &mad, slid, err);
-    uint32_t tid = (uint32_t)mad.transaction_id;
+    }
+    uint32_t tid = (uint32_t)h.transaction_id;
     uint32_t i = tid & SLOT_MASK;
     if (i >= pipe->opt.window || !pipe->slots[i].busy || pipe->slots[i].tid != tid) {
         pipe->stats.stray++;
         return 0;
     }
     pipe->stats.completed++;
-    uint16_t status = mad.status;
-    if (mad.mgmt_class == CS_SMP_CLASS_DIRECTED_ROUTE)
+    uint16_t status = h.status;
+    if (h.mgmt_class == CS_SMP_CLASS_DIRECTED_ROUTE)
         status &= CS_SMP_STATUS_CODE_MASK;
     if (status != 0)
         pipe->stats.bad_status++;
-    return finish(pipe, i, status == 0 ? CS_SMP_OK : CS_SMP_STATUS, &mad, err);
+    return finish(pipe, i, status == 0 ? CS_SMP_OK : CS_SMP_STATUS, wire, err);
 }
 
 static int wait_ms_until(const struct cs_smp_pipe *pipe, uint64_t deadline_us)
