@@ -136,6 +136,12 @@ enum cs_node_type cs_node_type_parse_long_name(const char *s, size_t len);
 const char *cs_link_speed_name(enum cs_link_speed speed);
 /* Parse a speed name (as written by cs_link_speed_name); CS_SPEED_UNKNOWN if not recognised. */
 enum cs_link_speed cs_link_speed_parse(const char *s, size_t len);
+/* Data rate of one lane at speed, bytes per second after line encoding (8b/10b up to QDR,
+ * 64b/66b from FDR10); 0 for an unknown speed. */
+double cs_link_lane_bytes_per_s(enum cs_link_speed speed);
+/* Data rate of the link at port index `port` (width x lane rate), bytes per second; 0 when its
+ * width or speed is unknown. */
+double cs_port_bytes_per_s(const struct cs_fabric *f, uint32_t port);
 
 /* GUID indexes of a fabric (see key_index.h): node GUID -> node index, port GUID -> port index
  * (every port that has a GUID). Both fail on a duplicate GUID, naming it. */

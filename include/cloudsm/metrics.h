@@ -113,8 +113,4 @@ uint32_t cs_metrics_find_node(const struct cs_metrics *m, uint64_t guid);
 /* Index of port num of the node with guid, or UINT32_MAX. */
 uint32_t cs_metrics_find_port(const struct cs_metrics *m, uint64_t node_guid, uint8_t num);
 
-/* Data rate of one lane at speed, bytes per second after line encoding (8b/10b up to QDR,
- * 64b/66b from FDR10); 0 for an unknown speed. */
-double cs_link_lane_bytes_per_s(enum cs_link_speed speed);
-
 #endif

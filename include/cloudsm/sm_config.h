@@ -37,8 +37,9 @@
 #define CS_SM_CONFIG_DEFAULT_ENGINE "ftree"
 #define CS_SM_CONFIG_DEFAULT_SUBNET_PREFIX UINT64_C(0xfe80000000000000)
 #define CS_SM_CONFIG_DEFAULT_SM_KEY 1 /* OpenSM's default: OpenSM trusts only its own key */
-#define CS_SM_CONFIG_DEFAULT_SUBNET_TIMEOUT 18 /* OpenSM's default */
-#define CS_SM_CONFIG_DEFAULT_SWEEP_INTERVAL 10 /* seconds, OpenSM's default */
+#define CS_SM_CONFIG_DEFAULT_SUBNET_TIMEOUT 18      /* OpenSM's default */
+#define CS_SM_CONFIG_DEFAULT_SWEEP_INTERVAL 10      /* seconds, OpenSM's default */
+#define CS_SM_CONFIG_DEFAULT_PERFMGR_SWEEP_TIME 180 /* seconds, OpenSM's default */
 #define CS_SM_CONFIG_MAX_RETRIES 100
 #define CS_SM_CONFIG_MAX_TIMEOUT_MS 60000
 
@@ -66,6 +67,8 @@ struct cs_sm_config {
     unsigned timeout_ms;         /* transaction_timeout: per SMP attempt, ms */
     unsigned retries;            /* transaction_retries */
     unsigned sweep_interval;     /* sweep_interval: seconds, 0 = no sweeps (used from issue 7) */
+    bool perfmgr;                /* perfmgr: poll the ports' counters (src/sm/perfmgr.c) */
+    unsigned perfmgr_sweep_time_s;                 /* perfmgr_sweep_time_s: seconds between polls */
     char root_guid_file[CS_SM_CONFIG_PATH_MAX];    /* root_guid_file */
     char cn_guid_file[CS_SM_CONFIG_PATH_MAX];      /* cn_guid_file */
     char node_order_file[CS_SM_CONFIG_PATH_MAX];   /* node_order_file (cloudsm's): noftree */

@@ -11,9 +11,10 @@
  *                            activate ports, rebuild the SA's view
  *     cs_sm_core_poll        what a serving SM does between requests: send the GUIDInfo blocks
  *                            SA requests changed (alias GUIDs), poll its own port while it is
- *                            down, and when a light sweep is due (sweep_interval, a trap, the
- *                            port back, the last sweep failed) elect and light-sweep, and
- *                            heavy-sweep when something changed
+ *                            down, read the ports' counters when due (perfmgr), and when a light
+ *                            sweep is due (sweep_interval, a trap, the port back, the last sweep
+ *                            failed) elect and light-sweep, and heavy-sweep when something
+ *                            changed
  *     cs_sm_core_reroute     route again with an engine, program the blocks that differ
  *     cs_sm_core_reconfigure a new configuration and files (SIGHUP): apply what changed
  *     cs_sm_core_answer_sa   one SA request -> its reply, from the current view
@@ -35,6 +36,7 @@
 #include "cloudsm/lid.h"
 #include "cloudsm/log.h"
 #include "cloudsm/partitions.h"
+#include "cloudsm/perfmgr.h"
 #include "cloudsm/route.h"
 #include "cloudsm/sa.h"
 #include "cloudsm/sm.h"
@@ -48,6 +50,9 @@
 /* How long a new master waits for an SM of higher precedence that is still discovering to
  * decide (it finds us master and stops, or claims and we stop) before programming anyway. */
 #define CS_SM_CORE_CLAIM_WAIT_MS 5000
+
+/* Seconds of counter samples the SM keeps in memory for its rules. */
+#define CS_SM_CORE_MONITOR_KEEP_S 900
 
 /* What a routing after the first did (a sweep's re-routing, a reroute, SIGHUP): the seeds' phases
  * (build the engine's view of the fabric, route, distribute), the changes and what they cost. */
@@ -118,6 +123,12 @@ struct cs_sm_core {
     uint64_t vm_batches;  /* batches they ran in (operations in one batch run in parallel) */
     bool left_tables;     /* the first sweep found the digest of the tables a clean stop left */
     uint64_t left;        /* that digest */
+    /* The monitor (src/sm/core_monitor.c, docs/sm/monitoring.md): with perfmgr on, every
+     * perfmgr_sweep_time_s a serving master reads every port's counters; perf.metrics keeps
+     * the samples of the last CS_SM_CORE_MONITOR_KEEP_S seconds. */
+    struct cs_perfmgr perf;
+    unsigned perf_sweeps; /* the heavy sweep whose fabric perf watches (c->sweeps then) */
+    double next_perf_ms;
     /* The serving loop's state (cs_sm_core_poll). */
     volatile bool trap_seen; /* set from the pipe's unsolicited handler */
     bool retry;              /* the last heavy sweep had failures: sweep again when due */

@@ -251,3 +251,36 @@ int cs_key_index_ports(struct cs_key_index *ix, const struct cs_fabric *f, struc
             cs_key_index_add(ix, f->ports[i].guid, i, err);
     return index_unique(ix, "port", err);
 }
+
+double cs_link_lane_bytes_per_s(enum cs_link_speed speed)
+{
+    /* Signalling rate per lane in Gb/s times the encoding's payload share, over 8 bits. */
+    switch (speed) {
+    case CS_SPEED_SDR:
+        return 2.5e9 * 0.8 / 8;
+    case CS_SPEED_DDR:
+        return 5e9 * 0.8 / 8;
+    case CS_SPEED_QDR:
+        return 10e9 * 0.8 / 8;
+    case CS_SPEED_FDR10:
+        return 10.3125e9 * 64 / 66 / 8;
+    case CS_SPEED_FDR:
+        return 14.0625e9 * 64 / 66 / 8;
+    case CS_SPEED_EDR:
+        return 25.78125e9 * 64 / 66 / 8;
+    case CS_SPEED_HDR:
+        return 53.125e9 * 64 / 66 / 8; /* PAM4, 50 Gb/s of data per lane */
+    case CS_SPEED_NDR:
+        return 106.25e9 * 64 / 66 / 8;
+    case CS_SPEED_XDR:
+        return 212.5e9 * 64 / 66 / 8;
+    default:
+        return 0;
+    }
+}
+
+double cs_port_bytes_per_s(const struct cs_fabric *f, uint32_t port)
+{
+    const struct cs_port *p = &f->ports[port];
+    return p->width * cs_link_lane_bytes_per_s((enum cs_link_speed)p->speed);
+}

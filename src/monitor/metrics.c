@@ -157,33 +157,6 @@ uint32_t cs_metrics_find_port(const struct cs_metrics *m, uint64_t node_guid, ui
                                                                                      : UINT32_MAX;
 }
 
-double cs_link_lane_bytes_per_s(enum cs_link_speed speed)
-{
-    /* Signalling rate per lane in Gb/s times the encoding's payload share, over 8 bits. */
-    switch (speed) {
-    case CS_SPEED_SDR:
-        return 2.5e9 * 0.8 / 8;
-    case CS_SPEED_DDR:
-        return 5e9 * 0.8 / 8;
-    case CS_SPEED_QDR:
-        return 10e9 * 0.8 / 8;
-    case CS_SPEED_FDR10:
-        return 10.3125e9 * 64 / 66 / 8;
-    case CS_SPEED_FDR:
-        return 14.0625e9 * 64 / 66 / 8;
-    case CS_SPEED_EDR:
-        return 25.78125e9 * 64 / 66 / 8;
-    case CS_SPEED_HDR:
-        return 53.125e9 * 64 / 66 / 8; /* PAM4, 50 Gb/s of data per lane */
-    case CS_SPEED_NDR:
-        return 106.25e9 * 64 / 66 / 8;
-    case CS_SPEED_XDR:
-        return 212.5e9 * 64 / 66 / 8;
-    default:
-        return 0;
-    }
-}
-
 /* Order of fabric node indices by GUID. */
 static int by_guid(const void *a, const void *b, void *fabric)
 {
@@ -241,7 +214,7 @@ int cs_metrics_set_fabric(struct cs_metrics *m, const struct cs_fabric *f,
                     continue; /* no LID: its PMA cannot be reached */
                 mp.lid = p->lid;
             }
-            mp.link_bytes_per_s = p->width * cs_link_lane_bytes_per_s((enum cs_link_speed)p->speed);
+            mp.link_bytes_per_s = cs_port_bytes_per_s(f, pi);
             if (cs_metrics_add_port(m, &mp, err) < 0)
                 goto out;
         }

@@ -149,6 +149,7 @@ void cs_sm_core_init(struct cs_sm_core *c, const struct cs_sm_config *cfg,
     snprintf(c->guid2lid_path, sizeof(c->guid2lid_path), "%s/guid2lid", cfg->state_dir);
     cs_sm_config_vm_state_path(cfg, c->vm_state_path, sizeof c->vm_state_path);
     cs_sm_sweep_init(&c->sweep);
+    cs_perfmgr_init(&c->perf, CS_SM_CORE_MONITOR_KEEP_S);
     c->me = (struct cs_sm_identity){.guid = port_guid,
                                     .sm_key = cfg->sm_key,
                                     .m_key = cfg->m_key,
@@ -174,6 +175,7 @@ void cs_sm_core_free(struct cs_sm_core *c)
     cs_route_state_free(c->route_state);
     cs_guid_list_free(&c->order_override);
     cs_lfts_free(&c->routed_from);
+    cs_perfmgr_free(&c->perf);
     memset(c, 0, sizeof *c);
 }
 
@@ -866,6 +868,8 @@ int cs_sm_core_poll(struct cs_sm_core *c, struct cs_error *err)
         return -1;
     int port_back = sm_port_back(c, err);
     if (port_back < 0)
+        return -1;
+    if (cs_sm_core_monitor_turn(c, err) < 0)
         return -1;
     unsigned interval = c->cfg.sweep_interval;
     bool due = interval > 0 && cs_clock_ms() >= c->next_light_ms;

@@ -57,4 +57,9 @@ int cs_sm_core_vms_tables_changed(struct cs_sm_core *c, struct cs_error *err);
 
 void cs_sm_core_vms_free(struct cs_sm_core *c);
 
+/* A serving master's monitor turn (core_monitor.c): when perfmgr is on and a poll is due, read
+ * every port's counters (watching the ports of the last heavy sweep). -1 only on a transport
+ * failure. */
+int cs_sm_core_monitor_turn(struct cs_sm_core *c, struct cs_error *err);
+
 #endif

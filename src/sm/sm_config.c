@@ -123,6 +123,11 @@ static const struct key keys[] = {
      CS_SM_CONFIG_RESTART, "Resends of an SMP that got no reply"},
     {"sweep_interval", VALUE_UINT, FIELD(sweep_interval), 0, 86400, CS_SM_CONFIG_LIVE,
      "Seconds between light sweeps; 0 = none (traps and control-socket sweeps only)"},
+    {"perfmgr", VALUE_BOOL, FIELD(perfmgr), 0, 0, CS_SM_CONFIG_LIVE,
+     "Poll every port's PerfMgt counters (the monitor: rates kept for rules and `cloudsm sm "
+     "counters`)"},
+    {"perfmgr_sweep_time_s", VALUE_UINT, FIELD(perfmgr_sweep_time_s), 1, 86400, CS_SM_CONFIG_LIVE,
+     "Seconds between two polls of the counters (OpenSM's default is 180)"},
     {"reassign_lids", VALUE_BOOL, FIELD(reassign_lids), 0, 0, CS_SM_CONFIG_RESTART,
      "Forget guid2lid and the LIDs ports hold at start: number every port afresh (OpenSM -r)"},
     {"state_dir", VALUE_PATH, FIELD(state_dir), 0, 0, CS_SM_CONFIG_RESTART,
@@ -333,6 +338,7 @@ void cs_sm_config_defaults(struct cs_sm_config *c)
     c->timeout_ms = CS_SMP_PIPE_DEFAULT_TIMEOUT_MS;
     c->retries = CS_SMP_PIPE_DEFAULT_RETRIES;
     c->sweep_interval = CS_SM_CONFIG_DEFAULT_SWEEP_INTERVAL;
+    c->perfmgr_sweep_time_s = CS_SM_CONFIG_DEFAULT_PERFMGR_SWEEP_TIME;
     snprintf(c->state_dir, sizeof c->state_dir, "%s", CS_SM_CONFIG_DEFAULT_STATE_DIR);
     c->log_level = CS_LOG_INFO;
 }

@@ -12,6 +12,8 @@
 
 #include <infiniband/umad.h>
 
+#include "cloudsm/pma.h"
+
 #define QP0 0
 #define QP1_QKEY 0x80010000u
 #define SA_CLASS 0x03
@@ -71,7 +73,7 @@ int umad_sm_port_open(struct umad_sm_port *p, uint64_t port_guid, int timeout_ms
                       struct cs_error *err)
 {
     memset(p, 0, sizeof(*p));
-    p->portid = p->agent_dr = p->agent_lid = p->agent_sa = p->issm_fd = -1;
+    p->portid = p->agent_dr = p->agent_lid = p->agent_sa = p->agent_pma = p->issm_fd = -1;
     p->timeout_ms = timeout_ms;
     if (umad_init() < 0)
         return cs_fail(err, "libibumad: umad_init failed");
@@ -98,6 +100,13 @@ int umad_sm_port_open(struct umad_sm_port *p, uint64_t port_guid, int timeout_ms
     if (p->agent_dr < 0 || p->agent_lid < 0) {
         cs_fail(err, "cannot register SMP agents on %s port %d (is another SM running here?)",
                 p->ca_name, p->port_num);
+        umad_sm_port_close(p);
+        return -1;
+    }
+    /* PerfMgt: only replies to the performance manager's Gets arrive here (no method mask). */
+    p->agent_pma = umad_register(p->portid, CS_PMA_CLASS, CS_PMA_CLASS_VERSION, 0, NULL);
+    if (p->agent_pma < 0) {
+        cs_fail(err, "cannot register a PerfMgt agent on %s port %d", p->ca_name, p->port_num);
         umad_sm_port_close(p);
         return -1;
     }
@@ -179,8 +188,14 @@ static int umad_transport_send(void *ctx, const uint8_t mad[CS_SMP_SIZE], uint16
 {
     struct umad_sm_port *p = ctx;
     memcpy(umad_get_mad(p->buf), mad, CS_SMP_SIZE);
-    umad_set_addr(p->buf, dlid, QP0, 0, 0);
-    int agent = mad[1] == CS_SMP_CLASS_DIRECTED_ROUTE ? p->agent_dr : p->agent_lid;
+    int agent;
+    if (mad[1] == CS_PMA_CLASS) { /* a GMP: QP1 of the node's agent, with the QP1 Q_Key */
+        umad_set_addr(p->buf, dlid, 1, 0, QP1_QKEY);
+        agent = p->agent_pma;
+    } else {
+        umad_set_addr(p->buf, dlid, QP0, 0, 0);
+        agent = mad[1] == CS_SMP_CLASS_DIRECTED_ROUTE ? p->agent_dr : p->agent_lid;
+    }
     /* A request carries the kernel timeout so that the kernel matches its reply; a response we
      * send expects nothing back. Retries are the pipe's, never the kernel's. */
     int timeout = (mad[3] & 0x80) ? 0 : p->timeout_ms;

@@ -1,4 +1,5 @@
-/* cloudsmd's transport: the SMP pipe (include/cloudsm/smp_pipe.h) over libibumad on QP0.
+/* cloudsmd's transport: the SMP pipe (include/cloudsm/smp_pipe.h) over libibumad: SMPs on QP0,
+ * the performance manager's PerfMgt GMPs on QP1.
  *
  * The same code talks to a real HCA and, under LD_PRELOAD of ibsim's libumad2sim.so, to ibsim.
  * Only cloudsmd links libibumad; the library stays free of rdma-core.
@@ -31,6 +32,7 @@ struct umad_sm_port {
     int agent_dr;  /* agent for directed-route SMPs (class 0x81) */
     int agent_lid; /* agent for LID-routed SMPs (class 0x01) */
     int agent_sa;  /* agent for SA requests (class 0x03, QP1, kernel RMPP); -1 until enabled */
+    int agent_pma; /* agent for the performance manager's PerfMgt Gets (class 0x04, QP1) */
     umad_gmp_handler sa_answer;
     void *sa_arg;
     uint64_t sa_requests, sa_replies;
