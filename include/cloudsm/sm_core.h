@@ -85,6 +85,10 @@ struct cs_sm_core {
      * the next reroute or SIGHUP; has_order_override false: the configuration's file. */
     struct cs_guid_list order_override;
     bool has_order_override;
+    /* Node weights a reroute gave (the adaptation loop's learned weights), likewise until the
+     * next reroute that gives weights or a SIGHUP with a new weights file. */
+    struct cs_node_weights weights_override;
+    bool has_weights_override;
     struct cs_route_state *route_state; /* what engines keep between routings (machinery,
                                            metabase) */
     char metabase_path[CS_SM_CONFIG_PATH_MAX + 16]; /* STATE_DIR/metabase.sqlite (mftree) */
@@ -169,9 +173,17 @@ struct cs_sm_reroute_request {
     const uint64_t *subtree;
     uint32_t num_subtree;
     const char *order_file;
+    const struct cs_node_weights *weights; /* NULL: the configuration's (or the last given) */
 };
 int cs_sm_core_reroute(struct cs_sm_core *c, const struct cs_sm_reroute_request *rq,
                        struct cs_sm_reconfig *done, struct cs_error *err);
+
+/* What the core routes with (cloudsmd's configuration, files and the last reroute's order and
+ * weights, the tables it holds as the previous ones): for planning a re-routing offline exactly
+ * as cs_sm_core_reroute would do it. scope as cs_route_inputs's. */
+struct cs_route_options cs_sm_core_route_options(const struct cs_sm_core *c);
+struct cs_route_inputs cs_sm_core_route_inputs(const struct cs_sm_core *c, const uint32_t *scope,
+                                               uint32_t num_scope);
 
 /* After the bring-up, before serving: clear the PortStateChange flags and traps the bring-up
  * itself raised, and schedule the first light sweep. */

@@ -38,6 +38,9 @@ struct cs_node_weights {
 
 void cs_node_weights_init(struct cs_node_weights *w);
 void cs_node_weights_free(struct cs_node_weights *w);
+/* dst (initialised here) = src; -1 with err when out of memory (dst then empty). */
+int cs_node_weights_copy(struct cs_node_weights *dst, const struct cs_node_weights *src,
+                         struct cs_error *err);
 
 /* Parse text (name in error messages) into w (initialised here; empty on failure). */
 int cs_node_weights_parse(struct cs_node_weights *w, const char *text, size_t len, const char *name,

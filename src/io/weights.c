@@ -23,6 +23,19 @@ void cs_node_weights_free(struct cs_node_weights *w)
     cs_node_weights_init(w);
 }
 
+int cs_node_weights_copy(struct cs_node_weights *dst, const struct cs_node_weights *src,
+                         struct cs_error *err)
+{
+    cs_node_weights_init(dst);
+    if (src->count == 0)
+        return 0;
+    if (cs_grow((void **)&dst->entries, &dst->capacity, src->count, sizeof *dst->entries, err) < 0)
+        return -1;
+    memcpy(dst->entries, src->entries, src->count * sizeof *src->entries);
+    dst->count = src->count;
+    return 0;
+}
+
 static int append(struct cs_node_weights *w, uint64_t guid, uint32_t weight, unsigned line,
                   struct cs_error *err)
 {

@@ -174,6 +174,7 @@ void cs_sm_core_free(struct cs_sm_core *c)
     cs_sm_sweep_free(&c->sweep);
     cs_route_state_free(c->route_state);
     cs_guid_list_free(&c->order_override);
+    cs_node_weights_free(&c->weights_override);
     cs_lfts_free(&c->routed_from);
     cs_perfmgr_free(&c->perf);
     memset(c, 0, sizeof *c);
@@ -181,7 +182,7 @@ void cs_sm_core_free(struct cs_sm_core *c)
 
 /* ---- The steps of a sweep -------------------------------------------------------------------- */
 
-static struct cs_route_options route_options(const struct cs_sm_core *c)
+struct cs_route_options cs_sm_core_route_options(const struct cs_sm_core *c)
 {
     return (struct cs_route_options){
         .root_guids = c->cfg.root_guid_file[0] ? &c->files.roots : NULL,
@@ -217,10 +218,9 @@ static int count_changes(struct cs_sm_core *c, const struct cs_lfts *before,
  * a sub-tree re-routing keeps everything outside scope), and note what changed in
  * c->last_reconfig. scope: fabric node indices of the switches a sub-tree re-routing may change
  * (NULL: all). */
-static int route(struct cs_sm_core *c, const char *engine, const uint32_t *scope,
-                 uint32_t num_scope, struct cs_error *err)
+struct cs_route_inputs cs_sm_core_route_inputs(const struct cs_sm_core *c, const uint32_t *scope,
+                                               uint32_t num_scope)
 {
-    struct cs_route_options ropt = route_options(c);
     /* The partitions the P_Key tables come from are the ones partition-aware engines route. */
     struct cs_route_inputs in = {.log = &c->log,
                                  .partitions = &c->files.partitions,
@@ -231,10 +231,21 @@ static int route(struct cs_sm_core *c, const char *engine, const uint32_t *scope
     cs_route_loaded_inputs(&c->files.route, &in);
     if (c->has_order_override)
         in.node_order = &c->order_override;
+    if (c->has_weights_override)
+        in.weights = &c->weights_override;
+    if (c->lfts.num_switches > 0)
+        in.previous = &c->lfts;
+    return in;
+}
+
+static int route(struct cs_sm_core *c, const char *engine, const uint32_t *scope,
+                 uint32_t num_scope, struct cs_error *err)
+{
+    struct cs_route_options ropt = cs_sm_core_route_options(c);
+    struct cs_route_inputs in = cs_sm_core_route_inputs(c, scope, num_scope);
     struct cs_lfts before = c->lfts; /* the SM's copy of what it programmed: LFT_old */
     memset(&c->lfts, 0, sizeof c->lfts);
-    if (before.num_switches > 0)
-        in.previous = &before;
+    in.previous = before.num_switches > 0 ? &before : NULL; /* the same tables, moved */
     struct cs_route_stats st;
     struct cs_route_result res;
     if (cs_route_with(engine, &c->sweep.fabric, &ropt, &in, &c->lfts, &st, &res, err) < 0) {
@@ -764,18 +775,31 @@ int cs_sm_core_reroute(struct cs_sm_core *c, const struct cs_sm_reroute_request 
     if (rq->order_file && cs_guid_list_read(&order, rq->order_file, err) < 0)
         return -1;
     struct cs_subtree subtree = {0};
-    struct cs_route_options ropt = route_options(c);
+    struct cs_route_options ropt = cs_sm_core_route_options(c);
     if (rq->num_subtree > 0 && cs_subtree_select(&c->sweep.fabric, &ropt, c->route_state,
                                                  rq->subtree, rq->num_subtree, &subtree, err) < 0) {
         cs_guid_list_free(&order);
         return -1;
     }
-    /* The order goes with this routing; kept (with the engine) only if it succeeds. */
+    struct cs_node_weights weights;
+    cs_node_weights_init(&weights);
+    if (rq->weights && cs_node_weights_copy(&weights, rq->weights, err) < 0) {
+        cs_guid_list_free(&order);
+        cs_subtree_free(&subtree);
+        return -1;
+    }
+    /* The order and weights go with this routing; kept (with the engine) only if it succeeds. */
     struct cs_guid_list kept_order = c->order_override;
     bool had_order = c->has_order_override;
     if (rq->order_file) {
         c->order_override = order;
         c->has_order_override = true;
+    }
+    struct cs_node_weights kept_weights = c->weights_override;
+    bool had_weights = c->has_weights_override;
+    if (rq->weights) {
+        c->weights_override = weights;
+        c->has_weights_override = true;
     }
     cs_sa_db_free(c->sa); /* it points into the tables route() replaces */
     c->sa = NULL;
@@ -798,10 +822,17 @@ int cs_sm_core_reroute(struct cs_sm_core *c, const struct cs_sm_reroute_request 
             c->order_override = kept_order;
             c->has_order_override = had_order;
         }
+        if (rq->weights) {
+            cs_node_weights_free(&c->weights_override);
+            c->weights_override = kept_weights;
+            c->has_weights_override = had_weights;
+        }
         return -1;
     }
     if (rq->order_file)
         cs_guid_list_free(&kept_order);
+    if (rq->weights)
+        cs_node_weights_free(&kept_weights);
     if (rq->engine)
         snprintf(c->engine, sizeof c->engine, "%s", rq->engine);
     if (done)
@@ -920,6 +951,8 @@ int cs_sm_core_reconfigure(struct cs_sm_core *c, const struct cs_sm_config *next
                      cs_sm_files_differ(&c->files, files, CS_SM_FILE_VM_STATE);
     bool new_order = cs_sm_files_differ(&c->files, files, CS_SM_FILE_NODE_ORDER) ||
                      cs_sm_config_changed(changes, n, "node_order_file");
+    bool new_weights = cs_sm_files_differ(&c->files, files, CS_SM_FILE_NODE_WEIGHTS) ||
+                       cs_sm_config_changed(changes, n, "node_weights_file");
     done->pkeys = cs_sm_config_changes_take(changes, n, CS_SM_CONFIG_PKEYS) ||
                   cs_sm_files_differ(&c->files, files, CS_SM_FILE_PARTITIONS);
     cs_sa_db_free(c->sa); /* it points into the partitions and tables replaced here */
@@ -944,6 +977,10 @@ int cs_sm_core_reconfigure(struct cs_sm_core *c, const struct cs_sm_config *next
         if (new_order) { /* a new node order file replaces one a reroute gave */
             cs_guid_list_free(&c->order_override);
             c->has_order_override = false;
+        }
+        if (new_weights) { /* so does a new weights file learned weights */
+            cs_node_weights_free(&c->weights_override);
+            c->has_weights_override = false;
         }
         struct cs_sm_reconfig rc;
         if (cs_sm_core_reroute(c, NULL, &rc, err) < 0)
