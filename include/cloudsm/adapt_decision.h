@@ -27,6 +27,7 @@
 enum cs_adapt_mode { CS_ADAPT_MODE_OFF, CS_ADAPT_MODE_DRY_RUN, CS_ADAPT_MODE_ON };
 /* "off", "dry-run", "on"; the parse takes the same names (-1 for another). */
 const char *cs_adapt_mode_name(enum cs_adapt_mode m);
+extern const char *const cs_adapt_mode_names[]; /* in the enum's order, NULL-terminated */
 int cs_adapt_mode_parse(const char *name);
 
 struct cs_adapt_policy {

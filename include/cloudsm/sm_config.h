@@ -40,6 +40,8 @@
 #define CS_SM_CONFIG_DEFAULT_SUBNET_TIMEOUT 18      /* OpenSM's default */
 #define CS_SM_CONFIG_DEFAULT_SWEEP_INTERVAL 10      /* seconds, OpenSM's default */
 #define CS_SM_CONFIG_DEFAULT_PERFMGR_SWEEP_TIME 180 /* seconds, OpenSM's default */
+#define CS_SM_CONFIG_DEFAULT_ADAPT_MIN_GAIN 5       /* percent */
+#define CS_SM_CONFIG_WINDOW_MAX 12                  /* "HH:MM-HH:MM" and its NUL */
 #define CS_SM_CONFIG_MAX_RETRIES 100
 #define CS_SM_CONFIG_MAX_TIMEOUT_MS 60000
 
@@ -68,13 +70,20 @@ struct cs_sm_config {
     unsigned retries;            /* transaction_retries */
     unsigned sweep_interval;     /* sweep_interval: seconds, 0 = no sweeps (used from issue 7) */
     bool perfmgr;                /* perfmgr: poll the ports' counters (src/sm/perfmgr.c) */
-    unsigned perfmgr_sweep_time_s;                 /* perfmgr_sweep_time_s: seconds between polls */
-    char root_guid_file[CS_SM_CONFIG_PATH_MAX];    /* root_guid_file */
-    char cn_guid_file[CS_SM_CONFIG_PATH_MAX];      /* cn_guid_file */
-    char node_order_file[CS_SM_CONFIG_PATH_MAX];   /* node_order_file (cloudsm's): noftree */
-    char node_weights_file[CS_SM_CONFIG_PATH_MAX]; /* node_weights_file (cloudsm's): wftree */
-    char vm_state_file[CS_SM_CONFIG_PATH_MAX];     /* vm_state_file (cloudsm's): the VMs; ""
-                                                      = STATE_DIR/vms (cs_sm_config_vm_state_path) */
+    unsigned perfmgr_sweep_time_s; /* perfmgr_sweep_time_s: seconds between polls */
+    /* The adaptation loop (cloudsm's keys; adapt_decision.h says what each limit does). */
+    char adapt_rules_file[CS_SM_CONFIG_PATH_MAX];    /* adapt_rules_file: IBAdapt rules */
+    uint8_t adapt_mode;                              /* adapt_mode: enum cs_adapt_mode */
+    unsigned adapt_min_gain_percent;                 /* adapt_min_gain_percent */
+    unsigned adapt_max_smps_per_percent;             /* adapt_max_smps_per_percent: 0 = none */
+    unsigned adapt_max_smps_per_hour;                /* adapt_max_smps_per_hour: 0 = none */
+    char adapt_quiet_hours[CS_SM_CONFIG_WINDOW_MAX]; /* adapt_quiet_hours: "" = none */
+    char root_guid_file[CS_SM_CONFIG_PATH_MAX];      /* root_guid_file */
+    char cn_guid_file[CS_SM_CONFIG_PATH_MAX];        /* cn_guid_file */
+    char node_order_file[CS_SM_CONFIG_PATH_MAX];     /* node_order_file (cloudsm's): noftree */
+    char node_weights_file[CS_SM_CONFIG_PATH_MAX];   /* node_weights_file (cloudsm's): wftree */
+    char vm_state_file[CS_SM_CONFIG_PATH_MAX];       /* vm_state_file (cloudsm's): the VMs; ""
+                                                        = STATE_DIR/vms (cs_sm_config_vm_state_path) */
     uint8_t vm_lid_policy; /* vm_lid_policy (cloudsm's): enum cs_lid_policy, prepopulated or
                               dynamic, for a VM state that has no VMs yet */
     char log_file[CS_SM_CONFIG_PATH_MAX];  /* log_file: "" = standard error */
@@ -131,7 +140,7 @@ bool cs_sm_config_equal(const struct cs_sm_config *a, const struct cs_sm_config 
 
 /* ---- SIGHUP: what changed between two configurations ---- */
 
-#define CS_SM_CONFIG_KEYS_MAX 32 /* at least the number of keys */
+#define CS_SM_CONFIG_KEYS_MAX 64 /* at least the number of keys */
 
 /* What a change of a key takes in a running SM; the key table in src/sm/sm_config.c says it
  * for each key. */

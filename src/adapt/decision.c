@@ -4,17 +4,17 @@
 #include <stdio.h>
 #include <string.h>
 
-static const char *const mode_names[] = {"off", "dry-run", "on"};
+const char *const cs_adapt_mode_names[] = {"off", "dry-run", "on", NULL};
 
 const char *cs_adapt_mode_name(enum cs_adapt_mode m)
 {
-    return (unsigned)m < 3 ? mode_names[m] : "?";
+    return (unsigned)m < 3 ? cs_adapt_mode_names[m] : "?";
 }
 
 int cs_adapt_mode_parse(const char *name)
 {
     for (int m = 0; m < 3; m++)
-        if (strcmp(name, mode_names[m]) == 0)
+        if (strcmp(name, cs_adapt_mode_names[m]) == 0)
             return m;
     return -1;
 }

@@ -1,6 +1,8 @@
 /* cloudsmd's configuration file (include/cloudsm/sm_config.h). */
 #include "cloudsm/sm_config.h"
 
+#include "cloudsm/adapt_decision.h"
+
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +27,7 @@ enum value_kind {
     VALUE_LEVEL,  /* enum cs_log_level */
     VALUE_LMC,    /* no field: only 0 is accepted */
     VALUE_CHOICE, /* uint8_t: an index into the key's choices (an enum of the library) */
+    VALUE_WINDOW, /* char[CS_SM_CONFIG_WINDOW_MAX]: a daily window HH:MM-HH:MM, "(null)" = "" */
 };
 
 /* Choices are in their enum's order; NULL ends the list. */
@@ -47,7 +50,8 @@ static const struct {
     size_t offset;
     const char *const *names;
 } choice_lists[] = {{FIELD(part_enforce), enforce_names},
-                    {FIELD(vm_lid_policy), vm_lid_policy_names}};
+                    {FIELD(vm_lid_policy), vm_lid_policy_names},
+                    {FIELD(adapt_mode), cs_adapt_mode_names}};
 
 static const char *const *choices(const struct key *k)
 {
@@ -128,6 +132,19 @@ static const struct key keys[] = {
      "counters`)"},
     {"perfmgr_sweep_time_s", VALUE_UINT, FIELD(perfmgr_sweep_time_s), 1, 86400, CS_SM_CONFIG_LIVE,
      "Seconds between two polls of the counters (OpenSM's default is 180)"},
+    {"adapt_rules_file", VALUE_PATH, FIELD(adapt_rules_file), 0, 0, CS_SM_CONFIG_LIVE,
+     "cloudsm: IBAdapt rules the adaptation loop evaluates after every counter poll; (null) = "
+     "none"},
+    {"adapt_mode", VALUE_CHOICE, FIELD(adapt_mode), 0, 0, CS_SM_CONFIG_LIVE,
+     "cloudsm: off (rules not evaluated), dry-run (decide and record, send nothing) or on"},
+    {"adapt_min_gain_percent", VALUE_UINT, FIELD(adapt_min_gain_percent), 0, 100, CS_SM_CONFIG_LIVE,
+     "cloudsm: expected congestion reduction a re-routing must bring, in %"},
+    {"adapt_max_smps_per_percent", VALUE_UINT, FIELD(adapt_max_smps_per_percent), 0, 1000000000,
+     CS_SM_CONFIG_LIVE, "cloudsm: LFT SMPs a percent of gain may cost at most; 0 = no bound"},
+    {"adapt_max_smps_per_hour", VALUE_UINT, FIELD(adapt_max_smps_per_hour), 0, 1000000000,
+     CS_SM_CONFIG_LIVE, "cloudsm: LFT SMPs adaptations may send in any hour; 0 = no limit"},
+    {"adapt_quiet_hours", VALUE_WINDOW, FIELD(adapt_quiet_hours), 0, 0, CS_SM_CONFIG_LIVE,
+     "cloudsm: daily HH:MM-HH:MM (local time) in which adaptations are not carried out"},
     {"reassign_lids", VALUE_BOOL, FIELD(reassign_lids), 0, 0, CS_SM_CONFIG_RESTART,
      "Forget guid2lid and the LIDs ports hold at start: number every port afresh (OpenSM -r)"},
     {"state_dir", VALUE_PATH, FIELD(state_dir), 0, 0, CS_SM_CONFIG_RESTART,
@@ -339,6 +356,8 @@ void cs_sm_config_defaults(struct cs_sm_config *c)
     c->retries = CS_SMP_PIPE_DEFAULT_RETRIES;
     c->sweep_interval = CS_SM_CONFIG_DEFAULT_SWEEP_INTERVAL;
     c->perfmgr_sweep_time_s = CS_SM_CONFIG_DEFAULT_PERFMGR_SWEEP_TIME;
+    c->adapt_mode = CS_ADAPT_MODE_DRY_RUN;
+    c->adapt_min_gain_percent = CS_SM_CONFIG_DEFAULT_ADAPT_MIN_GAIN;
     snprintf(c->state_dir, sizeof c->state_dir, "%s", CS_SM_CONFIG_DEFAULT_STATE_DIR);
     c->log_level = CS_LOG_INFO;
 }
@@ -511,7 +530,7 @@ static int set_value(struct cs_sm_config *c, const struct key *k, const char *v,
     note[0] = '\0';
     if (memchr(v, '\0', n))
         return cs_fail(err, "the value holds a NUL byte");
-    if (n == 0 && k->kind != VALUE_PATH)
+    if (n == 0 && k->kind != VALUE_PATH && k->kind != VALUE_WINDOW)
         return cs_fail(err, "missing value");
     switch (k->kind) {
     case VALUE_GUID:
@@ -553,6 +572,20 @@ static int set_value(struct cs_sm_config *c, const struct key *k, const char *v,
         memcpy(field, v, n);
         memset(field + n, 0, CS_SM_CONFIG_PATH_MAX - n);
         return 0;
+    case VALUE_WINDOW: {
+        if (is_null_string(v, n))
+            n = 0;
+        char text[CS_SM_CONFIG_WINDOW_MAX + 8] = "";
+        if (n >= sizeof text)
+            return cs_fail(err, "'%s' is not a daily window HH:MM-HH:MM", shown(v, n, buf));
+        memcpy(text, v, n);
+        struct cs_adapt_policy scratch;
+        if (cs_adapt_quiet_hours_parse(&scratch, text, err) < 0)
+            return -1;
+        memset(field, 0, CS_SM_CONFIG_WINDOW_MAX);
+        memcpy(field, v, n);
+        return 0;
+    }
     case VALUE_ENGINE:
         /* (null): routing_engine's default; reconfig_engine's "same as routing_engine" */
         return set_engine(k->name, field, sizeof c->routing_engine, v, n,
@@ -651,8 +684,9 @@ static int parse_line(struct cs_sm_config *c, struct cs_span line, const char *n
     }
     /* A bare key is a mistake; `key ""` or `key (null)` unsets a string on purpose. */
     if (n == 0)
-        return cs_fail_at(err, name, number, "%s: missing value%s", k->name,
-                          k->kind == VALUE_PATH ? " (write (null) for none)" : "");
+        return cs_fail_at(
+            err, name, number, "%s: missing value%s", k->name,
+            k->kind == VALUE_PATH || k->kind == VALUE_WINDOW ? " (write (null) for none)" : "");
     /* One pair of enclosing quotes goes, as OpenSM's clean_val does it. */
     if (n >= 2 && (line.p[0] == '"' || line.p[0] == '\'') && line.end[-1] == line.p[0]) {
         line.p++;
@@ -777,6 +811,7 @@ int cs_sm_config_write(FILE *out, const struct cs_sm_config *c, struct cs_error 
         }
         case VALUE_PATH:
         case VALUE_ENGINE:
+        case VALUE_WINDOW:
             if (!*field)
                 bad |= fprintf(out, "%s\n", NULL_STRING) < 0;
             else if (needs_quotes(field))
@@ -824,6 +859,8 @@ static size_t value_size(const struct key *k)
         return sizeof(enum cs_log_level);
     case VALUE_CHOICE:
         return sizeof(uint8_t);
+    case VALUE_WINDOW:
+        return CS_SM_CONFIG_WINDOW_MAX;
     case VALUE_LMC:
         break;
     }
@@ -834,7 +871,7 @@ static bool value_equal(const struct key *k, const struct cs_sm_config *a,
                         const struct cs_sm_config *b)
 {
     const char *fa = (const char *)a + k->offset, *fb = (const char *)b + k->offset;
-    if (k->kind == VALUE_PATH || k->kind == VALUE_ENGINE)
+    if (k->kind == VALUE_PATH || k->kind == VALUE_ENGINE || k->kind == VALUE_WINDOW)
         return strncmp(fa, fb, value_size(k)) == 0; /* what follows the NUL does not count */
     return memcmp(fa, fb, value_size(k)) == 0;
 }
@@ -900,6 +937,7 @@ int cs_sm_config_format_value(const struct cs_sm_config *c, const char *key, cha
         return snprintf(buf, size, "%s", b ? "TRUE" : "FALSE");
     case VALUE_PATH:
     case VALUE_ENGINE:
+    case VALUE_WINDOW:
         return snprintf(buf, size, "%s", *field ? field : NULL_STRING);
     case VALUE_LEVEL:
         memcpy(&level, field, sizeof level);

@@ -8,6 +8,7 @@
 
 #include <cmocka.h>
 
+#include "cloudsm/adapt_decision.h"
 #include "cloudsm/sm_config.h"
 #include "testlib.h"
 
@@ -107,7 +108,15 @@ static void test_every_key(void **state)
              "sweep_interval 0\n"
              "state_dir /srv/sm\n"
              "log_file /var/log/cloudsmd.log\n"
-             "log_level debug\n",
+             "log_level debug\n"
+             "perfmgr TRUE\n"
+             "perfmgr_sweep_time_s 10\n"
+             "adapt_rules_file /etc/cloudsm/fabric.rules\n"
+             "adapt_mode on\n"
+             "adapt_min_gain_percent 12\n"
+             "adapt_max_smps_per_percent 40\n"
+             "adapt_max_smps_per_hour 5000\n"
+             "adapt_quiet_hours 22:00-06:00\n",
              &w);
     assert_int_equal(w.count, 0);
     assert_true(c.port_guid == UINT64_C(0x0002c90300001234));
@@ -133,6 +142,14 @@ static void test_every_key(void **state)
     assert_string_equal(c.state_dir, "/srv/sm");
     assert_string_equal(c.log_file, "/var/log/cloudsmd.log");
     assert_int_equal(c.log_level, CS_LOG_DEBUG);
+    assert_true(c.perfmgr);
+    assert_int_equal(c.perfmgr_sweep_time_s, 10);
+    assert_string_equal(c.adapt_rules_file, "/etc/cloudsm/fabric.rules");
+    assert_int_equal(c.adapt_mode, CS_ADAPT_MODE_ON);
+    assert_int_equal(c.adapt_min_gain_percent, 12);
+    assert_int_equal(c.adapt_max_smps_per_percent, 40);
+    assert_int_equal(c.adapt_max_smps_per_hour, 5000);
+    assert_string_equal(c.adapt_quiet_hours, "22:00-06:00");
     cs_sm_config_warnings_free(&w);
 }
 
@@ -271,6 +288,15 @@ static void test_bad_values(void **state)
         {"lmc 2\n", "sm.conf:1: lmc: LMC 2 is not supported"},
         {"lmc x\n", "sm.conf:1: lmc: 'x' is not a number"},
         {"qos TRUE\nbogus 1\nsm_priority 99\n", "sm.conf:3: sm_priority: 99 is out of range"},
+        {"adapt_mode maybe\n", "sm.conf:1: adapt_mode: 'maybe' is not one of off, dry-run, on"},
+        {"adapt_quiet_hours 8-18\n",
+         "sm.conf:1: adapt_quiet_hours: '8-18' is not a daily window HH:MM-HH:MM"},
+        {"adapt_quiet_hours 08:00-24:00\n",
+         "sm.conf:1: adapt_quiet_hours: '08:00-24:00' is not a daily window HH:MM-HH:MM"},
+        {"adapt_quiet_hours 08:00-18:00:00\n",
+         "sm.conf:1: adapt_quiet_hours: '08:00-18:00:00' is not a daily window HH:MM-HH:MM"},
+        {"adapt_quiet_hours\n", "sm.conf:1: adapt_quiet_hours: missing value (write (null)"},
+        {"adapt_min_gain_percent 101\n", "sm.conf:1: adapt_min_gain_percent: 101 is out of "},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         const char *msg = parse_error(cases[i].text);
@@ -385,14 +411,18 @@ static void test_round_trip(void **state)
     assert_non_null(strstr(text, "\nlog_file (null)\n"));
     assert_non_null(strstr(text, "\nconnect_roots FALSE\n"));
     assert_non_null(strstr(text, "\nlmc 0\n"));
+    assert_non_null(strstr(text, "\nadapt_mode dry-run\n"));
+    assert_non_null(strstr(text, "\nadapt_quiet_hours (null)\n"));
     free(text);
 
     parse_ok(&c,
              "guid 0x1\nrouting_engine minhop\nconnect_roots TRUE\nsm_priority 11\n"
              "subnet_prefix 0x1\nm_key 0xffffffffffffffff\nm_key_lease_period 60\n"
              "max_wire_smps 1\ntransaction_timeout 60000\ntransaction_retries 100\n"
-             "sweep_interval 86400\nlog_level error\nstate_dir (null)\n",
+             "sweep_interval 86400\nlog_level error\nstate_dir (null)\n"
+             "adapt_quiet_hours 23:30-00:15\nadapt_mode off\n",
              NULL);
+    assert_string_equal(c.adapt_quiet_hours, "23:30-00:15");
     round_trip(&c);
     /* Strings the parser would change without quotes: blanks at either end, enclosing
      * quotes. */
