@@ -372,40 +372,62 @@ static void describe(yysymbol_kind_t sym, const char *text, char *buf, size_t si
     }
 }
 
-/* "unexpected identifier 'foo', expecting 'then'": the expected tokens when there are at most
- * four, else none. */
+/* Whether a message shows a token as an operator (a word or a sign that continues an
+ * expression). */
+static bool is_operator(const char *shown)
+{
+    static const char *const operators[] = {"'or'", "'and'", "'<'", "'<='", "'>'", "'>='",
+                                            "'=='", "'!='", "'+'",  "'-'",  "'*'", "'/'",
+                                            "'.'",  "'('"};
+    for (size_t i = 0; i < sizeof operators / sizeof operators[0]; i++)
+        if (strcmp(shown, operators[i]) == 0)
+            return true;
+    return false;
+}
+
+/* "unexpected identifier 'foo', expecting an operator, 'for', 'cooldown' or 'then'": the
+ * expected tokens when there are at most four once the operators are one entry, else none. */
 static int yyreport_syntax_error(const yypcontext_t *yyctx, void *scanner,
                                  struct adapt_parse *ctx)
 {
     (void)scanner;
-    enum { SHOWN = 4 };
-    yysymbol_kind_t expected[SHOWN + 1];
-    int n = yypcontext_expected_tokens(yyctx, expected, SHOWN + 1);
-    char what[96], list[256] = "";
+    enum { SHOWN = 4, ALL = 64 };
+    yysymbol_kind_t expected[ALL];
+    int n = yypcontext_expected_tokens(yyctx, expected, ALL);
+    char what[96], list[256] = "", shown[SHOWN + 1][64];
     yysymbol_kind_t token = yypcontext_token(yyctx);
     describe(token, ctx->last_text, what, sizeof what);
-    if (token == YYSYMBOL_LE || token == YYSYMBOL_GE || token == YYSYMBOL_EQ ||
-        token == YYSYMBOL_NE || token == YYSYMBOL_LT || token == YYSYMBOL_GT) {
+    if (token == YYSYMBOL_LT || token == YYSYMBOL_LE || token == YYSYMBOL_GT ||
+        token == YYSYMBOL_GE || token == YYSYMBOL_EQ || token == YYSYMBOL_NE) {
         adapt_parse_error(ctx, at(*yypcontext_location(yyctx)),
                           "unexpected %s: comparisons do not chain (write a < b and b < c)", what);
         return 0;
     }
-    if (n > 0 && n <= SHOWN) {
-        size_t used = 0;
-        for (int i = 0; i < n; i++) {
-            char one[64];
-            describe(expected[i], "", one, sizeof one);
-            if (expected[i] == YYSYMBOL_IDENT)
-                snprintf(one, sizeof one, "an identifier");
-            else if (expected[i] == YYSYMBOL_NUMBER)
-                snprintf(one, sizeof one, "a number");
-            else if (expected[i] == YYSYMBOL_STRING)
-                snprintf(one, sizeof one, "a string");
-            used += (size_t)snprintf(list + used, sizeof list - used, "%s%s",
-                                     i == 0 ? ", expecting " : i == n - 1 ? " or " : ", ", one);
-            if (used >= sizeof list)
-                break;
+    int count = 0;
+    bool operators = false;
+    for (int i = 0; i < n && count <= SHOWN; i++) {
+        char one[64];
+        describe(expected[i], "", one, sizeof one);
+        if (expected[i] == YYSYMBOL_IDENT)
+            snprintf(one, sizeof one, "an identifier");
+        else if (expected[i] == YYSYMBOL_NUMBER)
+            snprintf(one, sizeof one, "a number");
+        else if (expected[i] == YYSYMBOL_STRING)
+            snprintf(one, sizeof one, "a string");
+        else if (is_operator(one)) {
+            if (operators)
+                continue;
+            operators = true;
+            snprintf(one, sizeof one, "an operator");
         }
+        snprintf(shown[count++], sizeof shown[0], "%s", one);
+    }
+    if (n > 0 && n < ALL && count <= SHOWN) {
+        size_t used = 0;
+        for (int i = 0; i < count && used < sizeof list; i++)
+            used += (size_t)snprintf(list + used, sizeof list - used, "%s%s",
+                                     i == 0 ? ", expecting " : i == count - 1 ? " or " : ", ",
+                                     shown[i]);
     }
     adapt_parse_error(ctx, at(*yypcontext_location(yyctx)), "unexpected %s%s", what, list);
     return 0;
