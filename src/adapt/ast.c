@@ -122,30 +122,15 @@ static bool deepen(unsigned *depth, const struct adapt_expr *operand, bool *too_
     return true;
 }
 
-struct adapt_expr *adapt_expr_unary(struct adapt_arena *a, enum adapt_op op,
-                                    struct adapt_expr *operand, struct adapt_loc loc,
-                                    bool *too_deep)
-{
-    unsigned depth = 1;
-    if (!deepen(&depth, operand, too_deep))
-        return NULL;
-    struct adapt_expr *e = adapt_expr_new(a, AX_UNARY, loc);
-    if (e != NULL) {
-        e->op = op;
-        e->lhs = operand;
-        e->depth = depth;
-    }
-    return e;
-}
-
-struct adapt_expr *adapt_expr_binary(struct adapt_arena *a, enum adapt_op op,
-                                     struct adapt_expr *lhs, struct adapt_expr *rhs,
-                                     struct adapt_loc loc, bool *too_deep)
+/* A unary (rhs NULL) or binary operation. */
+static struct adapt_expr *operation(struct adapt_arena *a, enum adapt_expr_kind kind,
+                                    enum adapt_op op, struct adapt_expr *lhs,
+                                    struct adapt_expr *rhs, struct adapt_loc loc, bool *too_deep)
 {
     unsigned depth = 1;
     if (!deepen(&depth, lhs, too_deep) || !deepen(&depth, rhs, too_deep))
         return NULL;
-    struct adapt_expr *e = adapt_expr_new(a, AX_BINARY, loc);
+    struct adapt_expr *e = adapt_expr_new(a, kind, loc);
     if (e != NULL) {
         e->op = op;
         e->lhs = lhs;
@@ -153,6 +138,20 @@ struct adapt_expr *adapt_expr_binary(struct adapt_arena *a, enum adapt_op op,
         e->depth = depth;
     }
     return e;
+}
+
+struct adapt_expr *adapt_expr_unary(struct adapt_arena *a, enum adapt_op op,
+                                    struct adapt_expr *operand, struct adapt_loc loc,
+                                    bool *too_deep)
+{
+    return operation(a, AX_UNARY, op, operand, NULL, loc, too_deep);
+}
+
+struct adapt_expr *adapt_expr_binary(struct adapt_arena *a, enum adapt_op op,
+                                     struct adapt_expr *lhs, struct adapt_expr *rhs,
+                                     struct adapt_loc loc, bool *too_deep)
+{
+    return operation(a, AX_BINARY, op, lhs, rhs, loc, too_deep);
 }
 
 struct adapt_expr *adapt_expr_call(struct adapt_arena *a, const char *name,

@@ -38,6 +38,10 @@ int adapt_parse_text(struct adapt_parse *p, const char *text, size_t len)
     yyscan_t scanner;
     if (adapt_yylex_init_extra(p, &scanner) != 0)
         return cs_fail(p->err, "%s: out of memory", p->name);
+    if (setjmp(p->fatal) != 0) {
+        adapt_yylex_destroy(scanner);
+        return cs_fail(p->err, "%s: %s", p->name, p->fatal_msg);
+    }
     int rc = -1;
     if (adapt_yy_scan_bytes(text, (int)len, scanner) != NULL) {
         rc = adapt_yyparse(scanner, p) == 0 ? 0 : -1;

@@ -3,6 +3,7 @@
 #ifndef CLOUDSM_ADAPT_PARSE_H
 #define CLOUDSM_ADAPT_PARSE_H
 
+#include <setjmp.h>
 #include <stdbool.h>
 
 #include "adapt/ast.h"
@@ -28,6 +29,10 @@ struct adapt_parse {
     struct adapt_param *params, **params_tail;
     struct adapt_rule *rules, **rules_tail;
     uint32_t num_params, num_rules;
+    /* flex's scanner stops the program on its fatal errors (out of memory); ours jump back to
+     * the driver instead, with the message */
+    jmp_buf fatal;
+    const char *fatal_msg;
     /* one value (cs_adapt_set_param) */
     struct adapt_expr *value;
 };

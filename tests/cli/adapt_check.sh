@@ -5,13 +5,6 @@
 source "$(dirname "$0")/../lib/common.sh"
 EXAMPLES=$(cd "$CLOUDSM_TEST_DATA/../../docs/adapt/examples" && pwd)
 
-run() { # run EXPECTED_STATUS CMD...: capture stdout/stderr in $WORK/out, $WORK/err
-  local want=$1; shift
-  "$@" >"$WORK/out" 2>"$WORK/err"
-  local got=$?
-  CHECKS=$((CHECKS + 1))
-  if [[ $got -eq $want ]]; then echo "ok: exit $got: $*"; else fail "exit $got (want $want): $*"; cat "$WORK/err"; fi
-}
 # one_error TEXT: stderr is exactly one line, TEXT
 one_error() {
   expect_eq "one line on stderr" 1 "$(wc -l <"$WORK/err")"

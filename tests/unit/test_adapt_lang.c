@@ -22,9 +22,15 @@
 
 #define DOCS CLOUDSM_TEST_DATA "/../../docs/adapt"
 
+/* Equal but for the last bits of a double; NAN only as NAN. */
+static bool near(double got, double want)
+{
+    return isnan(want) ? isnan(got) : fabs(got - want) <= 1e-9 * fmax(1.0, fabs(want));
+}
+
 static void assert_near(double got, double want)
 {
-    if (!(fabs(got - want) <= 1e-9 * fmax(1.0, fabs(want))))
+    if (!near(got, want))
         fail_msg("got %.17g, want %.17g", got, want);
 }
 
@@ -431,6 +437,39 @@ static void four_nodes_polled(struct cs_metrics *m)
         add_sample(m, 100, 10, 3 + k, k * 1e6 + 0.1e6, k * 0.5e6);
 }
 
+/* Rules, their state and the last step's firings. */
+struct run {
+    struct cs_adapt_rules *r;
+    struct cs_adapt_state s;
+    struct cs_adapt_firing *f;
+    uint32_t n;
+    struct cs_error err;
+};
+
+static void run_start(struct run *x, const char *text)
+{
+    memset(x, 0, sizeof(*x));
+    x->r = parse_ok(text);
+    assert_int_equal(cs_adapt_state_init(&x->s, x->r, &x->err), 0);
+}
+
+/* One step at now; the previous step's firings are freed first. */
+static void run_step(struct run *x, const struct cs_metrics *m, double now)
+{
+    cs_adapt_firings_free(x->f, x->n);
+    x->f = NULL;
+    x->n = 0;
+    if (cs_adapt_step(x->r, &x->s, m, now, &x->f, &x->n, &x->err) != 0)
+        fail_msg("step at %g: %s", now, x->err.msg);
+}
+
+static void run_end(struct run *x)
+{
+    cs_adapt_firings_free(x->f, x->n);
+    cs_adapt_state_free(&x->s);
+    cs_adapt_rules_free(x->r);
+}
+
 /* The value of expr (whose type's zero is `zero`) at now over m, as a firing's `set` resolves
  * it; NAN when the rule cannot be evaluated. */
 static double value_of(const char *zero, const char *expr, const struct cs_metrics *m, double now)
@@ -438,25 +477,34 @@ static double value_of(const char *zero, const char *expr, const struct cs_metri
     char text[512];
     snprintf(text, sizeof text,
              "param out = %s\nrule r { when true then set(param = out, value = %s) }", zero, expr);
-    struct cs_adapt_rules *r = parse_ok(text);
-    struct cs_adapt_state s;
-    struct cs_error err = {""};
-    struct cs_adapt_firing *f;
-    uint32_t n;
-    assert_int_equal(cs_adapt_state_init(&s, r, &err), 0);
-    assert_int_equal(cs_adapt_step(r, &s, m, now, &f, &n, &err), 0);
+    struct run x;
+    run_start(&x, text);
+    run_step(&x, m, now);
     double v = NAN;
-    if (n == 1) {
-        const struct cs_adapt_value *got = cs_adapt_action_arg(&f[0].actions[0], "value");
+    if (x.n == 1) {
+        const struct cs_adapt_value *got = cs_adapt_action_arg(&x.f[0].actions[0], "value");
         assert_non_null(got);
         v = got->number;
     } else {
-        assert_int_equal(s.rules[0].status, CS_ADAPT_UNDEFINED);
+        assert_int_equal(x.s.rules[0].status, CS_ADAPT_UNDEFINED);
     }
-    cs_adapt_firings_free(f, n);
-    cs_adapt_state_free(&s);
-    cs_adapt_rules_free(r);
+    run_end(&x);
     return v;
+}
+
+/* An expression's known value at a time; NAN: it cannot be evaluated then. */
+struct known {
+    const char *zero, *expr;
+    double now, value;
+};
+
+static void check_known(const struct cs_metrics *m, const struct known *k, size_t count)
+{
+    for (size_t i = 0; i < count; i++) {
+        double got = value_of(k[i].zero, k[i].expr, m, k[i].now);
+        if (!near(got, k[i].value))
+            fail_msg("%s at %g: got %.17g, want %.17g", k[i].expr, k[i].now, got, k[i].value);
+    }
 }
 
 static void test_aggregates(void **state)
@@ -465,53 +513,56 @@ static void test_aggregates(void **state)
     struct cs_metrics m;
     four_nodes_polled(&m);
     /* node.rcv_bytes: 1, 2, 3, 4 MB/s */
-    assert_near(value_of("0 B/s", "avg(node.rcv_bytes)", &m, 100), 2.5e6);
-    assert_near(value_of("0 B/s", "sum(node.rcv_bytes)", &m, 100), 10e6);
-    assert_near(value_of("0 B/s", "min(node.rcv_bytes)", &m, 100), 1e6);
-    assert_near(value_of("0 B/s", "max(node.rcv_bytes)", &m, 100), 4e6);
-    assert_near(value_of("0 B/s", "median(node.rcv_bytes)", &m, 100), 2.5e6);
-    /* rank (4 - 1) x 0.9 = 2.7: 3 + 0.7 x (4 - 3) MB/s */
-    assert_near(value_of("0 B/s", "p90(node.rcv_bytes)", &m, 100), 3.7e6);
-    assert_near(value_of("0 B/s", "p99(node.rcv_bytes)", &m, 100), 3.97e6);
-    /* population: sqrt((2.25 + 0.25 + 0.25 + 2.25) / 4) MB/s */
-    assert_near(value_of("0 B/s", "stddev(node.rcv_bytes)", &m, 100), sqrt(1.25) * 1e6);
-    assert_near(value_of("0", "count(node.rcv_bytes)", &m, 100), 4);
-    /* throughput: transmit plus receive, 1.5 x (i + 1) MB/s */
-    assert_near(value_of("0 B/s", "avg(node.throughput)", &m, 100), 3.75e6);
-    /* the switch sums its ports; the fabric sums the CA ports */
-    assert_near(value_of("0 B/s", "sum(switch.rcv_bytes)", &m, 100), 5e6);
-    assert_near(value_of("0", "count(switch.rcv_bytes)", &m, 100), 1);
-    assert_near(value_of("0 B/s", "sum(fabric.throughput)", &m, 100), 15e6);
-    assert_near(value_of("0", "count(fabric.throughput)", &m, 100), 1);
-    /* every watched port */
-    assert_near(value_of("0", "count(port.xmit_bytes)", &m, 100), 8);
-    assert_near(value_of("0 B/s", "avg(port.xmit_bytes)", &m, 100), (5e6 + 10.4e6) / 8);
-    /* a link is the busier end: max(CA k-1 transmits k/2, the switch transmits k + 0.1) */
-    assert_near(value_of("0", "count(link.xmit_bytes)", &m, 100), 4);
-    assert_near(value_of("0 B/s", "avg(link.xmit_bytes)", &m, 100), 2.6e6);
-    assert_near(value_of("0 B/s", "max(link.xmit_bytes)", &m, 100), 4.1e6);
-    assert_near(value_of("0 B/s", "avg(link.rcv_bytes)", &m, 100), 2.5e6);
-    /* ... and its throughput the busier direction, not the two summed */
-    assert_near(value_of("0 B/s", "max(link.throughput)", &m, 100), 4.1e6);
-    /* utilisation: the busier direction over the rate; the unknown rates left out */
-    assert_near(value_of("0", "count(port.utilisation)", &m, 100), 6);
-    assert_near(value_of("0", "max(port.utilisation)", &m, 100), 3.1e6 / 1e9);
-    assert_near(value_of("0", "count(link.utilisation)", &m, 100), 3);
-    assert_near(value_of("0", "min(link.utilisation)", &m, 100), 1.1e6 / 1e9);
-    /* link_rate is static: the ports with a known rate */
-    assert_near(value_of("0", "count(port.link_rate)", &m, 100), 6);
-    assert_near(value_of("0 B/s", "sum(node.link_rate)", &m, 100), 3e9);
-    /* the partition's nodes, their ports and links */
-    assert_near(value_of("0 B/s", "avg(node.rcv_bytes in partition \"tenant-a\")", &m, 100), 1.5e6);
-    assert_near(value_of("0", "count(port.rcv_bytes in partition \"tenant-a\")", &m, 100), 2);
-    assert_near(value_of("0", "count(link.rcv_bytes in partition \"tenant-a\")", &m, 100), 2);
-    assert_near(value_of("0 B/s", "sum(fabric.rcv_bytes in partition \"tenant-a\")", &m, 100), 3e6);
-    /* an unknown partition cannot be evaluated */
-    assert_true(isnan(value_of("0 B/s", "avg(node.rcv_bytes in partition \"nope\")", &m, 100)));
-    /* arithmetic on measurements: a ratio of two rates is a number */
-    assert_near(value_of("0", "max(node.rcv_bytes) / avg(node.rcv_bytes)", &m, 100), 1.6);
-    /* a count rate: nobody sent packets, and that is a value (0), not missing */
-    assert_near(value_of("0/s", "sum(node.xmit_pkts)", &m, 100), 0);
+    const struct known want[] = {
+        {"0 B/s", "avg(node.rcv_bytes)", 100, 2.5e6},
+        {"0 B/s", "sum(node.rcv_bytes)", 100, 10e6},
+        {"0 B/s", "min(node.rcv_bytes)", 100, 1e6},
+        {"0 B/s", "max(node.rcv_bytes)", 100, 4e6},
+        {"0 B/s", "median(node.rcv_bytes)", 100, 2.5e6},
+        /* rank (4 - 1) x 0.9 = 2.7: 3 + 0.7 x (4 - 3) MB/s */
+        {"0 B/s", "p90(node.rcv_bytes)", 100, 3.7e6},
+        {"0 B/s", "p99(node.rcv_bytes)", 100, 3.97e6},
+        /* population: sqrt((2.25 + 0.25 + 0.25 + 2.25) / 4) MB/s */
+        {"0 B/s", "stddev(node.rcv_bytes)", 100, sqrt(1.25) * 1e6},
+        {"0", "count(node.rcv_bytes)", 100, 4},
+        /* throughput: transmit plus receive, 1.5 x (i + 1) MB/s */
+        {"0 B/s", "avg(node.throughput)", 100, 3.75e6},
+        /* the switch sums its ports; the fabric sums the CA ports */
+        {"0 B/s", "sum(switch.rcv_bytes)", 100, 5e6},
+        {"0", "count(switch.rcv_bytes)", 100, 1},
+        {"0 B/s", "sum(fabric.throughput)", 100, 15e6},
+        {"0", "count(fabric.throughput)", 100, 1},
+        /* every watched port */
+        {"0", "count(port.xmit_bytes)", 100, 8},
+        {"0 B/s", "avg(port.xmit_bytes)", 100, (5e6 + 10.4e6) / 8},
+        /* a link is the busier end: max(CA k-1 transmits k/2, the switch transmits k + 0.1) */
+        {"0", "count(link.xmit_bytes)", 100, 4},
+        {"0 B/s", "avg(link.xmit_bytes)", 100, 2.6e6},
+        {"0 B/s", "max(link.xmit_bytes)", 100, 4.1e6},
+        {"0 B/s", "avg(link.rcv_bytes)", 100, 2.5e6},
+        /* ... and its throughput the busier direction, not the two summed */
+        {"0 B/s", "max(link.throughput)", 100, 4.1e6},
+        /* utilisation: the busier direction over the rate; the unknown rates left out */
+        {"0", "count(port.utilisation)", 100, 6},
+        {"0", "max(port.utilisation)", 100, 3.1e6 / 1e9},
+        {"0", "count(link.utilisation)", 100, 3},
+        {"0", "min(link.utilisation)", 100, 1.1e6 / 1e9},
+        /* link_rate is static: the ports with a known rate */
+        {"0", "count(port.link_rate)", 100, 6},
+        {"0 B/s", "sum(node.link_rate)", 100, 3e9},
+        /* the partition's nodes, their ports and links */
+        {"0 B/s", "avg(node.rcv_bytes in partition \"tenant-a\")", 100, 1.5e6},
+        {"0", "count(port.rcv_bytes in partition \"tenant-a\")", 100, 2},
+        {"0", "count(link.rcv_bytes in partition \"tenant-a\")", 100, 2},
+        {"0 B/s", "sum(fabric.rcv_bytes in partition \"tenant-a\")", 100, 3e6},
+        /* an unknown partition cannot be evaluated */
+        {"0 B/s", "avg(node.rcv_bytes in partition \"nope\")", 100, NAN},
+        /* arithmetic on measurements: a ratio of two rates is a number */
+        {"0", "max(node.rcv_bytes) / avg(node.rcv_bytes)", 100, 1.6},
+        /* a count rate: nobody sent packets, and that is a value (0), not missing */
+        {"0/s", "sum(node.xmit_pkts)", 100, 0},
+    };
+    check_known(&m, want, sizeof want / sizeof want[0]);
     cs_metrics_free(&m);
 }
 
@@ -520,30 +571,25 @@ static void test_top(void **state)
     (void)state;
     struct cs_metrics m;
     four_nodes_polled(&m);
-    struct cs_adapt_rules *r = parse_ok(
+    struct run x;
+    run_start(
+        &x,
         "rule r { when true then reroute(engine = \"ftree\", subtree = top(node.rcv_bytes, 2),\n"
         "  weights = learned(over 5m)) }");
-    struct cs_adapt_state s;
-    struct cs_error err = {""};
-    struct cs_adapt_firing *f;
-    uint32_t n;
-    assert_int_equal(cs_adapt_state_init(&s, r, &err), 0);
-    assert_int_equal(cs_adapt_step(r, &s, &m, 100, &f, &n, &err), 0);
-    assert_int_equal(n, 1);
-    assert_string_equal(f[0].actions[0].name, "reroute");
-    const struct cs_adapt_value *sub = cs_adapt_action_arg(&f[0].actions[0], "subtree");
+    run_step(&x, &m, 100);
+    assert_int_equal(x.n, 1);
+    assert_string_equal(x.f[0].actions[0].name, "reroute");
+    const struct cs_adapt_value *sub = cs_adapt_action_arg(&x.f[0].actions[0], "subtree");
     assert_non_null(sub);
     assert_int_equal(sub->num_guids, 2);
     assert_int_equal(sub->guids[0], 0x14); /* busiest first */
     assert_int_equal(sub->guids[1], 0x13);
-    const struct cs_adapt_value *w = cs_adapt_action_arg(&f[0].actions[0], "weights");
+    const struct cs_adapt_value *w = cs_adapt_action_arg(&x.f[0].actions[0], "weights");
     assert_int_equal(w->type, CS_ADAPT_WEIGHTS);
     assert_near(w->number, 300);
-    assert_string_equal(cs_adapt_action_arg(&f[0].actions[0], "engine")->text, "ftree");
-    assert_null(cs_adapt_action_arg(&f[0].actions[0], "order"));
-    cs_adapt_firings_free(f, n);
-    cs_adapt_state_free(&s);
-    cs_adapt_rules_free(r);
+    assert_string_equal(cs_adapt_action_arg(&x.f[0].actions[0], "engine")->text, "ftree");
+    assert_null(cs_adapt_action_arg(&x.f[0].actions[0], "order"));
+    run_end(&x);
     cs_metrics_free(&m);
 }
 
@@ -556,23 +602,25 @@ static void test_window(void **state)
     add_sample(&m, 10, 10, 0, 0, 100);
     add_sample(&m, 20, 10, 0, 0, 200);
     /* [5, 20]: 5 s of the first, 10 s of the second */
-    assert_near(value_of("0 B/s", "avg(port.rcv_bytes over 15s)", &m, 20),
-                (5 * 100 + 10 * 200) / 15.0);
-    assert_near(value_of("0 B/s", "avg(port.rcv_bytes over 10s)", &m, 20), 200);
-    assert_near(value_of("0 B/s", "avg(port.rcv_bytes over 1h)", &m, 20), 150);
-    /* no window: the last poll */
-    assert_near(value_of("0 B/s", "avg(port.rcv_bytes)", &m, 20), 200);
-    assert_near(value_of("0 B/s", "avg(port.rcv_bytes)", &m, 1000), 200);
-    /* at 15 s the second sample has not ended: [5, 15] is 5 s of the first only */
-    assert_near(value_of("0 B/s", "avg(port.rcv_bytes over 10s)", &m, 15), 100);
-    assert_near(value_of("0 B/s", "avg(port.rcv_bytes)", &m, 15), 100);
-    /* [15, 25]: the half of the second sample inside */
-    assert_near(value_of("0 B/s", "avg(port.rcv_bytes over 10s)", &m, 25), 200);
-    /* nothing in [30, 40], nothing ended by 5 */
-    assert_true(isnan(value_of("0 B/s", "avg(port.rcv_bytes over 10s)", &m, 40)));
-    assert_true(isnan(value_of("0 B/s", "avg(port.rcv_bytes)", &m, 5)));
-    /* count is defined without samples: none */
-    assert_near(value_of("0", "count(port.rcv_bytes over 10s)", &m, 40), 0);
+    const struct known want[] = {
+        {"0 B/s", "avg(port.rcv_bytes over 15s)", 20, (5 * 100 + 10 * 200) / 15.0},
+        {"0 B/s", "avg(port.rcv_bytes over 10s)", 20, 200},
+        {"0 B/s", "avg(port.rcv_bytes over 1h)", 20, 150},
+        /* no window: the last poll */
+        {"0 B/s", "avg(port.rcv_bytes)", 20, 200},
+        {"0 B/s", "avg(port.rcv_bytes)", 1000, 200},
+        /* at 15 s the second sample has not ended: [5, 15] is 5 s of the first only */
+        {"0 B/s", "avg(port.rcv_bytes over 10s)", 15, 100},
+        {"0 B/s", "avg(port.rcv_bytes)", 15, 100},
+        /* [15, 25]: the half of the second sample inside */
+        {"0 B/s", "avg(port.rcv_bytes over 10s)", 25, 200},
+        /* nothing in [30, 40], nothing ended by 5 */
+        {"0 B/s", "avg(port.rcv_bytes over 10s)", 40, NAN},
+        {"0 B/s", "avg(port.rcv_bytes)", 5, NAN},
+        /* count is defined without samples: none */
+        {"0", "count(port.rcv_bytes over 10s)", 40, 0},
+    };
+    check_known(&m, want, sizeof want / sizeof want[0]);
     cs_metrics_free(&m);
 }
 
@@ -581,30 +629,27 @@ static void test_explanation(void **state)
     (void)state;
     struct cs_metrics m;
     four_nodes_polled(&m);
-    struct cs_adapt_rules *r = parse_ok(
+    struct run x;
+    run_start(
+        &x,
         "param low = 1 MB/s\n"
         "rule hot { when max(node.rcv_bytes) > 1.5 * avg(node.rcv_bytes) and avg(node.rcv_bytes) "
         "> low then log(message = \"hot\") }\n"
         "rule gone { when avg(node.rcv_bytes over 5s) > low then log(message = \"x\") }\n");
-    struct cs_adapt_state s;
-    struct cs_error err = {""};
-    struct cs_adapt_firing *f;
-    uint32_t n;
-    assert_int_equal(cs_adapt_state_init(&s, r, &err), 0);
     /* at 200 s: without a window the last poll (ending at 100) counts; [195, 200] has nothing */
-    assert_int_equal(cs_adapt_step(r, &s, &m, 200, &f, &n, &err), 0);
-    assert_int_equal(n, 1);
-    assert_string_equal(f[0].explanation,
+    run_step(&x, &m, 200);
+    assert_int_equal(x.n, 1);
+    assert_string_equal(x.f[0].explanation,
                         "max(node.rcv_bytes)=4 MB/s > 1.5 * avg(node.rcv_bytes)=2.5 MB/s and "
                         "avg(node.rcv_bytes)=2.5 MB/s > low=1 MB/s");
-    assert_int_equal(s.rules[1].status, CS_ADAPT_UNDEFINED);
-    assert_string_equal(s.rules[1].explanation,
+    assert_int_equal(x.s.rules[1].status, CS_ADAPT_UNDEFINED);
+    assert_string_equal(x.s.rules[1].explanation,
                         "cannot evaluate: no values of node.rcv_bytes in the last 5s");
     /* a step report: each rule's new status, then the firing's actions */
     char *text = NULL;
     size_t len = 0;
     FILE *out = open_memstream(&text, &len);
-    assert_int_equal(cs_adapt_write_step(out, r, &s, 200, f, n, &err), 0);
+    assert_int_equal(cs_adapt_write_step(out, x.r, &x.s, 200, x.f, x.n, &x.err), 0);
     fclose(out);
     assert_string_equal(text, "200.000 hot fired: max(node.rcv_bytes)=4 MB/s > 1.5 * "
                               "avg(node.rcv_bytes)=2.5 MB/s and avg(node.rcv_bytes)=2.5 MB/s > "
@@ -613,9 +658,7 @@ static void test_explanation(void **state)
                               "node.rcv_bytes in the last 5s\n"
                               "200.000 hot -> log(message = \"hot\")\n");
     free(text);
-    cs_adapt_firings_free(f, n);
-    cs_adapt_state_free(&s);
-    cs_adapt_rules_free(r);
+    run_end(&x);
     cs_metrics_free(&m);
 }
 
@@ -641,10 +684,8 @@ static void test_for(void **state)
     (void)state;
     struct cs_metrics m;
     hysteresis_metrics(&m);
-    struct cs_adapt_rules *r = parse_ok(hysteresis_rules);
-    struct cs_adapt_state s;
-    struct cs_error err = {""};
-    assert_int_equal(cs_adapt_state_init(&s, r, &err), 0);
+    struct run x;
+    run_start(&x, hysteresis_rules);
     /* held from 10: fires at 30; false at 40 resets; held from 50, but 60 has no sample (reset);
      * held from 70: fires at 90, then holds again from 90 */
     const enum cs_adapt_status want[] = {
@@ -652,29 +693,26 @@ static void test_for(void **state)
         CS_ADAPT_UNDEFINED, CS_ADAPT_HOLDING, CS_ADAPT_HOLDING, CS_ADAPT_FIRED, CS_ADAPT_HOLDING,
     };
     for (int i = 0; i < 10; i++) {
-        struct cs_adapt_firing *f;
-        uint32_t n;
         double now = 10.0 * (i + 1);
-        assert_int_equal(cs_adapt_step(r, &s, &m, now, &f, &n, &err), 0);
-        if (s.rules[0].status != want[i])
-            fail_msg("at %g: %s, want %s", now, cs_adapt_status_name(s.rules[0].status),
+        run_step(&x, &m, now);
+        if (x.s.rules[0].status != want[i])
+            fail_msg("at %g: %s, want %s", now, cs_adapt_status_name(x.s.rules[0].status),
                      cs_adapt_status_name(want[i]));
-        assert_int_equal(n, want[i] == CS_ADAPT_FIRED ? 1 : 0);
-        if (n == 1)
-            assert_near(f[0].time, now);
-        cs_adapt_firings_free(f, n);
+        assert_int_equal(x.n, want[i] == CS_ADAPT_FIRED ? 1 : 0);
+        if (x.n == 1)
+            assert_near(x.f[0].time, now);
     }
-    assert_int_equal(s.rules[0].fired, 2);
-    assert_near(s.rules[0].last_fired, 90);
+    assert_int_equal(x.s.rules[0].fired, 2);
+    assert_near(x.s.rules[0].last_fired, 90);
     /* time does not go back; the state is left as it was */
     struct cs_adapt_firing *f;
     uint32_t n;
-    assert_int_equal(cs_adapt_step(r, &s, &m, 50, &f, &n, &err), -1);
-    assert_string_equal(err.msg, "step at 50.000 before the previous one (100.000)");
-    assert_near(s.last_step, 100);
-    assert_int_equal(s.rules[0].fired, 2);
-    cs_adapt_state_free(&s);
-    cs_adapt_rules_free(r);
+    assert_int_equal(cs_adapt_step(x.r, &x.s, &m, 50, &f, &n, &x.err), -1);
+    assert_null(f);
+    assert_string_equal(x.err.msg, "step at 50.000 before the previous one (100.000)");
+    assert_near(x.s.last_step, 100);
+    assert_int_equal(x.s.rules[0].fired, 2);
+    run_end(&x);
     cs_metrics_free(&m);
 }
 
@@ -683,30 +721,23 @@ static void test_cooldown(void **state)
     (void)state;
     struct cs_metrics m;
     cs_metrics_init(&m);
-    struct cs_adapt_rules *r =
-        parse_ok("rule again { when true cooldown 25s then log(message = \"again\") }");
-    struct cs_adapt_state s;
-    struct cs_error err = {""};
-    assert_int_equal(cs_adapt_state_init(&s, r, &err), 0);
+    struct run x;
+    run_start(&x, "rule again { when true cooldown 25s then log(message = \"again\") }");
     /* fires at 0, 30, 60; cooling down between, whether the loop refused or executed */
     for (int i = 0; i <= 6; i++) {
-        struct cs_adapt_firing *f;
-        uint32_t n;
-        assert_int_equal(cs_adapt_step(r, &s, &m, 10.0 * i, &f, &n, &err), 0);
+        run_step(&x, &m, 10.0 * i);
         bool fires = i % 3 == 0;
-        assert_int_equal(n, fires ? 1 : 0);
-        assert_int_equal(s.rules[0].status, fires ? CS_ADAPT_FIRED : CS_ADAPT_COOLDOWN);
+        assert_int_equal(x.n, fires ? 1 : 0);
+        assert_int_equal(x.s.rules[0].status, fires ? CS_ADAPT_FIRED : CS_ADAPT_COOLDOWN);
         if (fires) {
-            assert_int_equal(s.rules[0].outcome, CS_ADAPT_PENDING);
-            cs_adapt_state_outcome(&s, f[0].rule, i != 3); /* the loop refuses the second */
+            assert_int_equal(x.s.rules[0].outcome, CS_ADAPT_PENDING);
+            cs_adapt_state_outcome(&x.s, x.f[0].rule, i != 3); /* the loop refuses the second */
         }
-        cs_adapt_firings_free(f, n);
     }
-    assert_int_equal(s.rules[0].fired, 3);
-    assert_int_equal(s.rules[0].executed, 2);
-    assert_int_equal(s.rules[0].refused, 1);
-    cs_adapt_state_free(&s);
-    cs_adapt_rules_free(r);
+    assert_int_equal(x.s.rules[0].fired, 3);
+    assert_int_equal(x.s.rules[0].executed, 2);
+    assert_int_equal(x.s.rules[0].refused, 1);
+    run_end(&x);
     cs_metrics_free(&m);
 }
 
@@ -715,28 +746,21 @@ static void test_priority(void **state)
     (void)state;
     struct cs_metrics m;
     cs_metrics_init(&m);
-    struct cs_adapt_rules *r =
-        parse_ok("rule a { priority 1 when true then log(message = \"a\") }\n"
-                 "rule b { priority 10 when true then log(message = \"b\") }\n"
-                 "rule c { priority 10 when true then log(message = \"c\") }\n"
-                 "rule d { priority -5 when true then log(message = \"d\") }\n"
-                 "rule e { when false then log(message = \"e\") }\n");
-    struct cs_adapt_state s;
-    struct cs_error err = {""};
-    struct cs_adapt_firing *f;
-    uint32_t n;
-    assert_int_equal(cs_adapt_state_init(&s, r, &err), 0);
-    assert_int_equal(cs_adapt_step(r, &s, &m, 1, &f, &n, &err), 0);
-    assert_int_equal(n, 4);
+    struct run x;
+    run_start(&x, "rule a { priority 1 when true then log(message = \"a\") }\n"
+                  "rule b { priority 10 when true then log(message = \"b\") }\n"
+                  "rule c { priority 10 when true then log(message = \"c\") }\n"
+                  "rule d { priority -5 when true then log(message = \"d\") }\n"
+                  "rule e { when false then log(message = \"e\") }\n");
+    run_step(&x, &m, 1);
+    assert_int_equal(x.n, 4);
     const char *order[] = {"b", "c", "a", "d"};
-    for (uint32_t i = 0; i < n; i++) {
-        assert_string_equal(f[i].rule_name, order[i]);
-        assert_string_equal(cs_adapt_action_arg(&f[i].actions[0], "message")->text, order[i]);
+    for (uint32_t i = 0; i < x.n; i++) {
+        assert_string_equal(x.f[i].rule_name, order[i]);
+        assert_string_equal(cs_adapt_action_arg(&x.f[i].actions[0], "message")->text, order[i]);
     }
-    assert_int_equal(f[2].priority, 1);
-    cs_adapt_firings_free(f, n);
-    cs_adapt_state_free(&s);
-    cs_adapt_rules_free(r);
+    assert_int_equal(x.f[2].priority, 1);
+    run_end(&x);
     cs_metrics_free(&m);
 }
 
@@ -746,17 +770,14 @@ static void test_set_action(void **state)
     (void)state;
     struct cs_metrics m;
     four_nodes_polled(&m);
-    struct cs_adapt_rules *r = parse_ok(
+    struct run x;
+    run_start(
+        &x,
         "param threshold = 2 GB/s\n"
         "rule adapt { when true then set(value = 0.8 * avg(node.rcv_bytes), param = threshold) }");
-    struct cs_adapt_state s;
-    struct cs_error err = {""};
-    struct cs_adapt_firing *f;
-    uint32_t n;
-    assert_int_equal(cs_adapt_state_init(&s, r, &err), 0);
-    assert_int_equal(cs_adapt_step(r, &s, &m, 100, &f, &n, &err), 0);
-    assert_int_equal(n, 1);
-    const struct cs_adapt_action *a = &f[0].actions[0];
+    run_step(&x, &m, 100);
+    assert_int_equal(x.n, 1);
+    const struct cs_adapt_action *a = &x.f[0].actions[0];
     assert_int_equal(a->num_args, 2);
     assert_string_equal(a->args[0].name, "param"); /* registry order */
     assert_string_equal(a->args[0].value.text, "threshold");
@@ -765,13 +786,11 @@ static void test_set_action(void **state)
     /* what the loop does with it */
     char text[64];
     assert_int_equal(
-        cs_adapt_set_param(r, a->args[0].value.text,
-                           cs_adapt_value_format(&a->args[1].value, 17, text, sizeof text), &err),
+        cs_adapt_set_param(x.r, a->args[0].value.text,
+                           cs_adapt_value_format(&a->args[1].value, 17, text, sizeof text), &x.err),
         0);
-    assert_near(param(r, "threshold").value.number, 2e6);
-    cs_adapt_firings_free(f, n);
-    cs_adapt_state_free(&s);
-    cs_adapt_rules_free(r);
+    assert_near(param(x.r, "threshold").value.number, 2e6);
+    run_end(&x);
     cs_metrics_free(&m);
 }
 
