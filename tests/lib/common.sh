@@ -40,6 +40,16 @@ expect_eq() {
   if [[ "$2" == "$3" ]]; then echo "ok: $1 ($3)"; else fail "$1: expected '$2', got '$3'"; fi
 }
 
+# run EXPECTED_STATUS CMD...: run CMD with its stdout in $WORK/out and its stderr in $WORK/err;
+# a failure if it exits with another status.
+run() {
+  local want=$1; shift
+  "$@" >"$WORK/out" 2>"$WORK/err"
+  local got=$?
+  CHECKS=$((CHECKS + 1))
+  if [[ $got -eq $want ]]; then echo "ok: exit $got: $*"; else fail "exit $got (want $want): $*"; cat "$WORK/err"; fi
+}
+
 # json_get FILE KEY: the number or string value of a top-level "KEY": in cloudsm's JSON output.
 json_get() {
   sed -nE "s/^  \"$2\": \"?([^\",]*)\"?,?\$/\\1/p" "$1" | head -n 1

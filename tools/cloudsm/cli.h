@@ -30,6 +30,7 @@ extern const struct cli_command cli_vm_commands[];
 extern const struct cli_command cli_pathcache_commands[];
 extern const struct cli_command cli_pma_commands[];
 extern const struct cli_command cli_saflood_commands[];
+extern const struct cli_command cli_adapt_commands[];
 /* cloudsm vm sim (cmd_vm_sim.c), listed with the vm commands. */
 extern const char cli_vm_sim_help[];
 int cli_vm_sim(int argc, char **argv);

@@ -19,7 +19,7 @@
 static const struct cli_command *const groups[] = {
     cli_topo_commands,      cli_route_commands,   cli_lft_commands,     cli_analyze_commands,
     cli_delay_commands,     cli_sm_commands,      cli_weights_commands, cli_vm_commands,
-    cli_pathcache_commands, cli_saflood_commands, cli_pma_commands};
+    cli_pathcache_commands, cli_saflood_commands, cli_pma_commands,     cli_adapt_commands};
 
 int cli_fail(const char *who, const struct cs_error *err)
 {
