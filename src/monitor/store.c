@@ -14,6 +14,7 @@
  *   events(id, time, kind, subject, text, detail), index on time
  *
  * docs/sm/monitoring.md describes every column with its unit. */
+#include "io/sqlite_value.h"
 #include "store_internal.h"
 
 #include <errno.h>
@@ -128,19 +129,6 @@ int store_meta_set(struct cs_monitor *mon, const char *key, int64_t value, struc
     return rc;
 }
 
-/* One integer from a query without parameters; -1 on an SQLite error (err not set). */
-static int query_int(sqlite3 *db, const char *sql, int64_t *out)
-{
-    sqlite3_stmt *st = NULL;
-    int rc = -1;
-    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW) {
-        *out = sqlite3_column_int64(st, 0);
-        rc = 0;
-    }
-    sqlite3_finalize(st);
-    return rc;
-}
-
 /* CREATE TABLE for one resolution's samples, the metric columns named as metrics.h names them. */
 static void sample_table_sql(char *buf, size_t size, const char *table)
 {
@@ -176,7 +164,7 @@ static int create_schema(struct cs_monitor *mon, struct cs_error *err)
         return -1;
     /* Another process may have made it meanwhile: the lock is held now, look again. */
     int64_t tables = 0;
-    if (query_int(mon->db, "SELECT count(*) FROM sqlite_schema", &tables) < 0) {
+    if (cs_sqlite_int(mon->db, "SELECT count(*) FROM sqlite_schema", &tables) < 0) {
         store_rollback(mon);
         return store_fail(mon, err, "cannot read the schema");
     }
@@ -210,8 +198,8 @@ static int create_schema(struct cs_monitor *mon, struct cs_error *err)
 static int check_store(struct cs_monitor *mon, struct cs_error *err)
 {
     int64_t app_id = 0, tables = 0;
-    if (query_int(mon->db, "PRAGMA application_id", &app_id) < 0 ||
-        query_int(mon->db, "SELECT count(*) FROM sqlite_schema", &tables) < 0)
+    if (cs_sqlite_int(mon->db, "PRAGMA application_id", &app_id) < 0 ||
+        cs_sqlite_int(mon->db, "SELECT count(*) FROM sqlite_schema", &tables) < 0)
         return cs_fail(err, "%s: not a cloudsm monitoring store (%s); refusing to use it",
                        mon->path, sqlite3_errmsg(mon->db));
     if (app_id == 0 && tables == 0) {
