@@ -6,21 +6,6 @@
 source "$(dirname "$0")/../lib/common.sh"
 FIXTURE=${CLOUDSM_BUILD_DIR:?}/tests/monitor_fixture
 
-run() { # run EXPECTED_STATUS CMD...: capture stdout/stderr in $WORK/out, $WORK/err
-  local want=$1; shift
-  "$@" >"$WORK/out" 2>"$WORK/err"
-  local got=$?
-  CHECKS=$((CHECKS + 1))
-  if [[ $got -eq $want ]]; then echo "ok: exit $got: $*"; else fail "exit $got (want $want): $*"; cat "$WORK/err"; fi
-}
-one_error() { # stderr is one line matching PATTERN (grep -E)
-  expect_eq "one line on stderr" 1 "$(wc -l <"$WORK/err")"
-  check "error says: $1" grep -qE -- "$1" "$WORK/err"
-}
-usage_error() { # stderr: a line matching PATTERN, then the hint to --help
-  check "usage error says: $1" grep -qE -- "$1" <(head -1 "$WORK/err")
-  check "usage error points to --help" grep -q "^(see: cloudsm .* --help)$" "$WORK/err"
-}
 rows() { tail -n +2 "$WORK/out" | wc -l; } # data lines after the header
 
 # A store whose polls end 10 s before now (durations reach them), and one at a fixed time.

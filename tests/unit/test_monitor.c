@@ -109,6 +109,17 @@ static struct cs_monitor *open_store(const char *path, enum cs_monitor_mode mode
     return mon;
 }
 
+/* A new store at path holding the fabric (both CAs in blue), its topology put at T0. */
+static struct cs_monitor *store_with_fabric(const char *path, struct cs_metrics *m)
+{
+    fabric(m, true, true);
+    struct cs_monitor *mon = open_store(path, CS_MONITOR_READ_WRITE);
+    struct cs_error err = {""};
+    if (cs_monitor_put_topology(mon, m, T0, &err) != 0)
+        fail_msg("%s", err.msg);
+    return mon;
+}
+
 static struct cs_metric_sample make(uint32_t port, double time, double interval, double value)
 {
     struct cs_metric_sample s = {.time = time, .interval = interval, .port = port};
@@ -164,10 +175,8 @@ static void test_round_trip(void **state)
 {
     struct fixture *fx = *state;
     struct cs_metrics m, got;
-    fabric(&m, true, true);
-    struct cs_monitor *mon = open_store(fx->path, CS_MONITOR_READ_WRITE);
+    struct cs_monitor *mon = store_with_fabric(fx->path, &m);
     struct cs_error err = {""};
-    assert_int_equal(cs_monitor_put_topology(mon, &m, T0, &err), 0);
     struct cs_metric_sample s[8];
     for (uint32_t k = 0; k < 2; k++)
         for (uint32_t p = 0; p < 4; p++)
@@ -332,10 +341,7 @@ static void test_downsampling(void **state)
 {
     struct fixture *fx = *state;
     struct cs_metrics m, got;
-    fabric(&m, true, true);
-    struct cs_monitor *mon = open_store(fx->path, CS_MONITOR_READ_WRITE);
-    struct cs_error err = {""};
-    assert_int_equal(cs_monitor_put_topology(mon, &m, T0, &err), 0);
+    struct cs_monitor *mon = store_with_fabric(fx->path, &m);
     /* port 0: minute (T0, T0+60]: 100 over 10 s, 400 over 20 s, 1000 over 30 s -> 650 over 60 s,
      * flags RESET | SATURATED; minute (T0+60, T0+120]: 200, 300 over 30 s each -> 250; then a
      * sample in the minute that just ended and one in the current minute */
@@ -407,10 +413,8 @@ static void test_resolutions_and_retention(void **state)
 {
     struct fixture *fx = *state;
     struct cs_metrics m, got;
-    fabric(&m, true, true);
-    struct cs_monitor *mon = open_store(fx->path, CS_MONITOR_READ_WRITE);
+    struct cs_monitor *mon = store_with_fabric(fx->path, &m);
     struct cs_error err = {""};
-    assert_int_equal(cs_monitor_put_topology(mon, &m, T0, &err), 0);
     /* port 1: 10-minute samples k = 1..13 of value 100 k, ending at T0 + 600 k; then raw
      * samples in the last minutes */
     struct cs_metric_sample s[16];
@@ -475,11 +479,9 @@ static void test_topology_changes(void **state)
 {
     struct fixture *fx = *state;
     struct cs_metrics m, smaller, got;
-    fabric(&m, true, true);
+    struct cs_monitor *mon = store_with_fabric(fx->path, &m);
     fabric(&smaller, false, false);
-    struct cs_monitor *mon = open_store(fx->path, CS_MONITOR_READ_WRITE);
     struct cs_error err = {""};
-    assert_int_equal(cs_monitor_put_topology(mon, &m, T0, &err), 0);
     struct cs_metric_sample s[2] = {make(0, T0 + 10, 10, 1), make(3, T0 + 10, 10, 2)};
     put(mon, &m, s, 2);
     /* host-a and its cable go at T0 + 100; samples of the rest go on, by their new indices */
@@ -530,10 +532,8 @@ static void test_selection(void **state)
 {
     struct fixture *fx = *state;
     struct cs_metrics m, topo;
-    fabric(&m, true, true);
-    struct cs_monitor *mon = open_store(fx->path, CS_MONITOR_READ_WRITE);
+    struct cs_monitor *mon = store_with_fabric(fx->path, &m);
     struct cs_error err = {""};
-    assert_int_equal(cs_monitor_put_topology(mon, &m, T0, &err), 0);
     struct cs_metric_sample s[4] = {make(0, T0 + 10, 10, 1), make(1, T0 + 10, 10, 1),
                                     make(2, T0 + 10, 10, 1), make(3, T0 + 10, 10, 1)};
     put(mon, &m, s, 4);
@@ -558,10 +558,8 @@ static void test_reader_while_writing(void **state)
 {
     struct fixture *fx = *state;
     struct cs_metrics m;
-    fabric(&m, true, true);
-    struct cs_monitor *mon = open_store(fx->path, CS_MONITOR_READ_WRITE);
+    struct cs_monitor *mon = store_with_fabric(fx->path, &m);
     struct cs_error err = {""};
-    assert_int_equal(cs_monitor_put_topology(mon, &m, T0, &err), 0);
     cs_monitor_close(mon);
     enum { POLLS = 300 };
     pid_t child = fork();
