@@ -55,8 +55,8 @@ static int cmp_u32(const void *a, const void *b)
 
 static bool selected(const struct scan *sc, uint64_t guid)
 {
-    return !sc->selected ||
-           bsearch(&guid, sc->selected, sc->num_selected, sizeof guid, cmp_u64) != NULL;
+    return !sc->selected || (sc->num_selected > 0 && bsearch(&guid, sc->selected, sc->num_selected,
+                                                             sizeof guid, cmp_u64) != NULL);
 }
 
 static int by_guid(const void *a, const void *b)
@@ -75,7 +75,7 @@ static int by_node_and_number(const void *a, const void *b)
 static struct node_row *find_node(struct scan *sc, uint64_t guid)
 {
     struct node_row key = {.guid = guid};
-    return bsearch(&key, sc->nodes, sc->num_nodes, sizeof key, by_guid);
+    return sc->num_nodes > 0 ? bsearch(&key, sc->nodes, sc->num_nodes, sizeof key, by_guid) : NULL;
 }
 
 /* Every node row, sorted by GUID. */
@@ -103,7 +103,7 @@ static int read_nodes(struct scan *sc, struct cs_error *err)
     if (rc == 0 && step != SQLITE_DONE)
         rc = store_fail(sc->mon, err, "cannot read the nodes");
     sqlite3_finalize(st);
-    if (rc == 0)
+    if (rc == 0 && sc->num_nodes > 1)
         qsort(sc->nodes, sc->num_nodes, sizeof *sc->nodes, by_guid);
     for (uint32_t i = 0; rc == 0 && i < sc->num_selected; i++)
         if (!find_node(sc, sc->selected[i]))
@@ -190,7 +190,8 @@ static int read_partitions(struct scan *sc, int pass, struct cs_error *err)
         sqlite3_reset(members);
         if (rc == 0 && pass == 1) {
             /* Node indices follow GUID order, as the members' primary key does not (signed). */
-            qsort(list, count, sizeof *list, cmp_u32);
+            if (count > 1)
+                qsort(list, count, sizeof *list, cmp_u32);
             rc = cs_metrics_add_partition(sc->topology, (const char *)sqlite3_column_text(parts, 1),
                                           (uint16_t)pkey, list, count, err);
         }
@@ -214,7 +215,8 @@ static int read_topology(struct scan *sc, struct cs_error *err)
         if (sc->nodes[i].wanted && cs_metrics_add_node(m, sc->nodes[i].guid, sc->nodes[i].type,
                                                        sc->nodes[i].desc, err) < 0)
             return -1;
-    qsort(sc->ports, sc->num_ports, sizeof *sc->ports, by_node_and_number);
+    if (sc->num_ports > 1)
+        qsort(sc->ports, sc->num_ports, sizeof *sc->ports, by_node_and_number);
     sc->index_of_id = cs_calloc_array((size_t)sc->max_id + 1, sizeof *sc->index_of_id, err);
     if (!sc->index_of_id)
         return -1;
@@ -345,7 +347,8 @@ int cs_monitor_scan(struct cs_monitor *mon, double since, double until, const ui
             return -1;
         if (num_node_guids > 0)
             memcpy(sorted, node_guids, num_node_guids * sizeof *sorted);
-        qsort(sorted, num_node_guids, sizeof *sorted, cmp_u64);
+        if (num_node_guids > 1)
+            qsort(sorted, num_node_guids, sizeof *sorted, cmp_u64);
         sc.selected = sorted;
         sc.num_selected = num_node_guids;
     }

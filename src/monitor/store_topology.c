@@ -152,7 +152,8 @@ int store_load_keys(struct cs_monitor *mon, struct cs_error *err)
     sqlite3_finalize(st);
     if (rc < 0)
         return -1;
-    qsort(mon->keys, mon->num_keys, sizeof *mon->keys, by_node_and_number);
+    if (mon->num_keys > 1)
+        qsort(mon->keys, mon->num_keys, sizeof *mon->keys, by_node_and_number);
     mon->keys_loaded = true;
     return 0;
 }

@@ -445,7 +445,8 @@ static int counters_run(struct counters *c, const char *who, const char *path)
         cs_monitor_close(mon);
         return cli_usage(who, "out of memory");
     }
-    memcpy(select, c->nodes, c->num_nodes * sizeof *select);
+    if (c->num_nodes > 0)
+        memcpy(select, c->nodes, c->num_nodes * sizeof *select);
     for (uint32_t i = 0; i < c->num_ports; i++)
         select[c->num_nodes + i] = c->ports[i].node_guid;
     struct output out;
