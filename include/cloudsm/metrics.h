@@ -113,4 +113,45 @@ uint32_t cs_metrics_find_node(const struct cs_metrics *m, uint64_t guid);
 /* Index of port num of the node with guid, or UINT32_MAX. */
 uint32_t cs_metrics_find_port(const struct cs_metrics *m, uint64_t node_guid, uint8_t num);
 
+/* ---- Rates over a window ------------------------------------------------------------------ */
+
+/* A port's rate over a window [since, until] is the mean of its samples' rates weighted by how
+ * many seconds of the window each covers: a sample covers (time - interval, time], and one that
+ * overlaps the window only in part counts for that part. The parts of the window no sample covers
+ * do not count (the mean is over what was measured); a port whose samples cover none of it has no
+ * rate (NaN). Samples flagged CS_METRIC_RESET or CS_METRIC_SATURATED count like the others (their
+ * rates are lower bounds).
+ *
+ * This accumulator is the one place that weighs samples by overlap: the functions below, learned
+ * weights, rules and the store's readers all feed it, so they agree to the last bit. */
+struct cs_rate_window {
+    double since, until;
+    uint32_t num_ports;
+    double *amount;  /* [port * CS_METRIC_COUNT + metric]: sum of rate x seconds covered */
+    double *covered; /* [port]: seconds of the window covered */
+};
+
+/* A window over ports 0..num_ports-1; needs since < until, both finite. */
+int cs_rate_window_init(struct cs_rate_window *w, uint32_t num_ports, double since, double until,
+                        struct cs_error *err);
+void cs_rate_window_free(struct cs_rate_window *w);
+/* Count one sample (s->port < w->num_ports; a sample that misses the window adds nothing). */
+void cs_rate_window_add(struct cs_rate_window *w, const struct cs_metric_sample *s);
+/* The time-weighted mean rate of a port (NaN when nothing of the window is covered). */
+double cs_rate_window_mean(const struct cs_rate_window *w, uint32_t port, enum cs_metric metric);
+/* How much the port moved in the covered part: rate x seconds (bytes for the byte metrics). */
+double cs_rate_window_amount(const struct cs_rate_window *w, uint32_t port, enum cs_metric metric);
+/* Seconds of the window the port's samples cover. */
+double cs_rate_window_covered(const struct cs_rate_window *w, uint32_t port);
+
+/* Each port's rate of metric over [since, until] from m's samples: rate[i] for m->ports[i], NaN
+ * when no sample of the port overlaps the window; covered (NULL: not wanted) gets the seconds
+ * covered. */
+int cs_metrics_port_rates(const struct cs_metrics *m, enum cs_metric metric, double since,
+                          double until, double *rate, double *covered, struct cs_error *err);
+/* Each node's rate: the sum of its ports' rates (those that have one); NaN when none of its ports
+ * has one. rate[i] for m->nodes[i]. */
+int cs_metrics_node_rates(const struct cs_metrics *m, enum cs_metric metric, double since,
+                          double until, double *rate, struct cs_error *err);
+
 #endif

@@ -24,6 +24,7 @@
 #include <sqlite3.h>
 
 #include "core/grow.h"
+#include "io/sqlite_value.h"
 
 #define METABASE_APP_ID 0x43534d42
 /* Bounds a stored metabase must keep (what cs_metabase_build can make). */
@@ -36,19 +37,6 @@ static const char schema[] =
     "CREATE TABLE switches(idx INTEGER PRIMARY KEY, guid INTEGER NOT NULL, entries BLOB NOT NULL);"
     "CREATE TABLE leaves(idx INTEGER PRIMARY KEY, guid INTEGER NOT NULL, paths INTEGER NOT NULL);"
     "CREATE TABLE rest(idx INTEGER PRIMARY KEY, guid INTEGER NOT NULL);";
-
-/* Run a one-value query; -1 on an SQLite error. */
-static int query_int(sqlite3 *db, const char *sql, int64_t *out)
-{
-    sqlite3_stmt *st = NULL;
-    int rc = -1;
-    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW) {
-        *out = sqlite3_column_int64(st, 0);
-        rc = 0;
-    }
-    sqlite3_finalize(st);
-    return rc;
-}
 
 /* Why a stored metabase is not used (a sentence for the warning). */
 struct reject {
@@ -173,7 +161,7 @@ int cs_metabase_load(const char *path, uint64_t fingerprint, const struct cs_log
     int64_t app_id = 0;
     int rc;
     struct reject r = {{0}};
-    if (query_int(db, "PRAGMA application_id", &app_id) < 0) {
+    if (cs_sqlite_int(db, "PRAGMA application_id", &app_id) < 0) {
         rc = cs_fail(err, "%s: not a metabase (%s); refusing to use or overwrite it", path,
                      sqlite3_errmsg(db));
     } else if (app_id != METABASE_APP_ID) {

@@ -5,18 +5,7 @@
 source "$(dirname "$0")/../lib/common.sh"
 DATA=${CLOUDSM_TEST_DATA:?}/weights
 
-run() { # run EXPECTED_STATUS CMD...: capture stdout/stderr in $WORK/out, $WORK/err
-  local want=$1; shift
-  "$@" >"$WORK/out" 2>"$WORK/err"
-  local got=$?
-  CHECKS=$((CHECKS + 1))
-  if [[ $got -eq $want ]]; then echo "ok: exit $got: $*"; else fail "exit $got (want $want): $*"; cat "$WORK/err"; fi
-}
-# one_error PATTERN: stderr is one line and matches PATTERN (grep -E)
-one_error() {
-  expect_eq "one line on stderr" 1 "$(wc -l <"$WORK/err")"
-  check "error says: $1" grep -qE "$1" "$WORK/err"
-}
+# run and one_error: tests/lib/common.sh
 
 # ---- help ----
 run 0 "$CLOUDSM" weights learn --help

@@ -31,6 +31,11 @@ extern const struct cli_command cli_pathcache_commands[];
 extern const struct cli_command cli_pma_commands[];
 extern const struct cli_command cli_saflood_commands[];
 extern const struct cli_command cli_adapt_commands[];
+/* cloudsm sm counters|events (cmd_sm_store.c): the monitoring store, listed with the sm
+ * commands. */
+extern const char cli_sm_counters_help[], cli_sm_events_help[];
+int cli_sm_counters(int argc, char **argv);
+int cli_sm_events(int argc, char **argv);
 /* cloudsm vm sim (cmd_vm_sim.c), listed with the vm commands. */
 extern const char cli_vm_sim_help[];
 int cli_vm_sim(int argc, char **argv);

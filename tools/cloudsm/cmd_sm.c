@@ -306,5 +306,9 @@ const struct cli_command cli_sm_commands[] = {
      reroute_main},
     {"sm", "log-level", "change cloudsmd's log level now", log_level_help, sm_main},
     {"sm", "sweep", "a heavy sweep now", sweep_help, sm_main},
+    {"sm", "counters", "the port rates cloudsmd stored (read from its monitoring store)",
+     cli_sm_counters_help, cli_sm_counters},
+    {"sm", "events", "the fabric's events cloudsmd stored: sweeps, faults, adaptations",
+     cli_sm_events_help, cli_sm_events},
     {"sm", NULL, NULL, NULL, NULL},
 };

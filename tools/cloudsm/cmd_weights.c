@@ -1,4 +1,5 @@
-/* cloudsm weights learn */
+/* cloudsm weights learn: from two counter snapshots or from the monitoring store, one path from
+ * the learned weights to the file. */
 #include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
@@ -7,17 +8,23 @@
 
 #include "cli.h"
 #include "cloudsm/counters.h"
+#include "cloudsm/learn.h"
 #include "cloudsm/lid.h"
+#include "cloudsm/monitor.h"
+#include "cloudsm/time_point.h"
 #include "cloudsm/weights.h"
 #include "json.h"
 
 static const char learn_help[] =
     "usage: cloudsm weights learn BEFORE AFTER [-a A] [-b B] [--seconds S]\n"
     "                             [--guid2lid FILE] [-o FILE] [--json]\n"
+    "       cloudsm weights learn --store FILE --since T [--until T] [-a A] [-b B]\n"
+    "                             [-o FILE] [--json]\n"
     "\n"
-    "Make a node-weights file (for the weighted fat-tree engines) from two snapshots of the\n"
-    "receive data counters (PortRcvData) of the end ports, taken some time apart while the\n"
-    "fabric carried its usual traffic. Each port's weight is the min-max map of how much it\n"
+    "Make a node-weights file (for the weighted fat-tree engines) from what the end ports\n"
+    "received while the fabric carried its usual traffic: two snapshots of their receive data\n"
+    "counters (PortRcvData) taken some time apart, or the rates cloudsmd keeps in its\n"
+    "monitoring store over a window. Each port's weight is the min-max map of how much it\n"
     "received onto [A, B]:\n"
     "\n"
     "  W(x) = (x - min) * (B - A) / (max - min) + A, rounded to the nearest whole number\n"
@@ -34,52 +41,67 @@ static const char learn_help[] =
     "                    with --json; the weights do not depend on it\n"
     "  --guid2lid FILE   OpenSM's guid2lid file, for perfquery snapshots\n"
     "  -o, --output FILE write the weights here (atomically) instead of standard output\n"
+    "  --store FILE      learn from the monitoring store (STATE_DIR/monitor.sqlite; read-only,\n"
+    "                    works while cloudsmd runs) instead of snapshots: the bytes each CA\n"
+    "                    port received in the window (its rcv_bytes rates times the seconds\n"
+    "                    they cover); ports without data there are left out (they weigh 1)\n"
+    "  --since T         the window's start: a duration back from now (30s, 5m, 2h, 1d), an\n"
+    "                    ISO 8601 time with a zone (2026-11-27T08:00:00Z) or epoch seconds\n"
+    "  --until T         the window's end, the same forms (default now)\n"
     "  --json            one JSON object on standard output: a, b, ports, rcv_data_min,\n"
     "                    rcv_data_max (counter increases, octets / 4), seconds and\n"
     "                    bytes_per_second_min/max with --seconds, and per_port [{guid,\n"
-    "                    rcv_data, bytes_per_second, weight}]\n"
+    "                    rcv_data, bytes_per_second, weight}]; from a store rcv_bytes_min,\n"
+    "                    rcv_bytes_max and per_port rcv_bytes (bytes), seconds = the window\n"
     "\n"
     "examples:\n"
     "  cloudsm weights learn before.csv after.csv -o weights.txt\n"
     "  for lid in 3 4; do perfquery -x $lid 1; done > before.txt   # ... an hour later:\n"
     "  for lid in 3 4; do perfquery -x $lid 1; done > after.txt\n"
     "  cloudsm weights learn before.txt after.txt --guid2lid /var/cache/opensm/guid2lid \\\n"
-    "      --seconds 3600 -o weights.txt --json\n";
+    "      --seconds 3600 -o weights.txt --json\n"
+    "  cloudsm weights learn --store /var/lib/cloudsm/monitor.sqlite --since 1d -o weights.txt\n";
 
-/* Bytes per second from a PortRcvData increase (which counts octets / 4). */
-static double bytes_per_second(uint64_t rcv_data, double seconds)
-{
-    return 4.0 * (double)rcv_data / seconds;
-}
+/* What the amounts learned from are: counter increases (PortRcvData counts octets / 4) from
+ * snapshots, or bytes from the store. */
+struct amounts {
+    const char *key; /* "rcv_data" or "rcv_bytes" */
+    double bytes_per_unit;
+    const uint64_t *values; /* parallel to the weights' entries */
+};
 
-static void print_json(const struct cs_node_weights *w, const uint64_t *received, uint32_t a,
+static void print_json(const struct cs_node_weights *w, const struct amounts *am, uint32_t a,
                        uint32_t b, double seconds)
 {
     uint64_t min = UINT64_MAX, max = 0;
     for (uint32_t i = 0; i < w->count; i++) {
-        min = received[i] < min ? received[i] : min;
-        max = received[i] > max ? received[i] : max;
+        min = am->values[i] < min ? am->values[i] : min;
+        max = am->values[i] > max ? am->values[i] : max;
     }
+    char key[32];
     struct json j;
     json_init(&j, stdout);
     json_object_begin(&j, NULL);
     json_u64(&j, "a", a);
     json_u64(&j, "b", b);
     json_u64(&j, "ports", w->count);
-    json_u64(&j, "rcv_data_min", min);
-    json_u64(&j, "rcv_data_max", max);
+    snprintf(key, sizeof key, "%s_min", am->key);
+    json_u64(&j, key, min);
+    snprintf(key, sizeof key, "%s_max", am->key);
+    json_u64(&j, key, max);
     if (seconds > 0) {
         json_double(&j, "seconds", seconds);
-        json_double(&j, "bytes_per_second_min", bytes_per_second(min, seconds));
-        json_double(&j, "bytes_per_second_max", bytes_per_second(max, seconds));
+        json_double(&j, "bytes_per_second_min", am->bytes_per_unit * (double)min / seconds);
+        json_double(&j, "bytes_per_second_max", am->bytes_per_unit * (double)max / seconds);
     }
     json_array_begin(&j, "per_port");
     for (uint32_t i = 0; i < w->count; i++) {
         json_object_begin(&j, NULL);
         json_guid(&j, "guid", w->entries[i].guid);
-        json_u64(&j, "rcv_data", received[i]);
+        json_u64(&j, am->key, am->values[i]);
         if (seconds > 0)
-            json_double(&j, "bytes_per_second", bytes_per_second(received[i], seconds));
+            json_double(&j, "bytes_per_second",
+                        am->bytes_per_unit * (double)am->values[i] / seconds);
         json_u64(&j, "weight", w->entries[i].weight);
         json_object_end(&j);
     }
@@ -88,18 +110,56 @@ static void print_json(const struct cs_node_weights *w, const uint64_t *received
     json_finish(&j);
 }
 
+/* From two snapshot files. */
+static int learn_from_snapshots(const char *before_path, const char *after_path,
+                                const char *guid2lid_path, uint32_t a, uint32_t b,
+                                struct cs_node_weights *w, uint64_t **received,
+                                struct cs_error *err)
+{
+    struct cs_guid2lid lids = {0};
+    struct cs_counter_snapshot before = {0}, after = {0};
+    int rc = -1;
+    cs_node_weights_init(w);
+    if ((!guid2lid_path || cs_guid2lid_read(&lids, guid2lid_path, err) == 0) &&
+        cs_counter_snapshot_read(&before, before_path, guid2lid_path ? &lids : NULL, err) == 0 &&
+        cs_counter_snapshot_read(&after, after_path, guid2lid_path ? &lids : NULL, err) == 0)
+        rc = cs_node_weights_learn(w, received, &before, &after, a, b, err);
+    cs_counter_snapshot_free(&before);
+    cs_counter_snapshot_free(&after);
+    cs_guid2lid_free(&lids);
+    return rc;
+}
+
+/* From the monitoring store, over [since, until]. */
+static int learn_from_store(const char *path, double since, double until, uint32_t a, uint32_t b,
+                            struct cs_node_weights *w, uint64_t **received, struct cs_error *err)
+{
+    struct cs_monitor *mon = NULL;
+    cs_node_weights_init(w);
+    if (cs_monitor_open(path, CS_MONITOR_READ_ONLY, &mon, err) < 0)
+        return -1;
+    int rc = cs_monitor_learn_weights(mon, since, until, a, b, w, received, err);
+    cs_monitor_close(mon);
+    return rc;
+}
+
 static int weights_learn(int argc, char **argv)
 {
     const char *who = argv[0];
-    const char *output = NULL, *guid2lid_path = NULL;
+    const char *output = NULL, *guid2lid_path = NULL, *store = NULL;
+    const char *since_text = NULL, *until_text = NULL;
     unsigned a = 1, b = 100;
     double seconds = 0; /* 0: not given */
     bool as_json = false;
+    enum { OPT_STORE = 0x100, OPT_SINCE, OPT_UNTIL };
     static const struct option options[] = {
         {"seconds", required_argument, NULL, 's'},
         {"guid2lid", required_argument, NULL, 'g'},
         {"output", required_argument, NULL, 'o'},
         {"json", no_argument, NULL, 'j'},
+        {"store", required_argument, NULL, OPT_STORE},
+        {"since", required_argument, NULL, OPT_SINCE},
+        {"until", required_argument, NULL, OPT_UNTIL},
         {NULL, 0, NULL, 0},
     };
     int opt;
@@ -124,44 +184,70 @@ static int weights_learn(int argc, char **argv)
         case 'j':
             as_json = true;
             break;
+        case OPT_STORE:
+            store = optarg;
+            break;
+        case OPT_SINCE:
+            since_text = optarg;
+            break;
+        case OPT_UNTIL:
+            until_text = optarg;
+            break;
         default:
             return cli_usage(who, "unknown option");
         }
     }
-    if (argc - optind != 2)
-        return cli_usage(who, "wants two snapshots: BEFORE AFTER");
     if (a > b)
         return cli_usage(who, "-a %u is above -b %u: the lightest weight comes first", a, b);
+    double since = 0, until = 0;
+    if (store) {
+        if (argc != optind)
+            return cli_usage(who, "--store learns from the store: no snapshot files with it");
+        if (guid2lid_path || seconds > 0)
+            return cli_usage(who, "--guid2lid and --seconds are for snapshots, not --store");
+        if (!since_text)
+            return cli_usage(who, "--store wants --since: the window to learn from");
+        double now = cli_wall_clock_s();
+        struct cs_error terr;
+        if (cs_time_point_parse(since_text, now, &since, &terr) < 0)
+            return cli_usage(who, "--since %s", terr.msg);
+        if (cs_time_point_parse(until_text ? until_text : "now", now, &until, &terr) < 0)
+            return cli_usage(who, "--until %s", terr.msg);
+        if (!(since < until))
+            return cli_usage(who, "--since must come before --until");
+    } else {
+        if (argc - optind != 2)
+            return cli_usage(who, "wants two snapshots: BEFORE AFTER (or --store FILE)");
+        if (since_text || until_text)
+            return cli_usage(who, "--since and --until go with --store");
+    }
 
     struct cs_error err;
-    struct cs_guid2lid lids = {0};
-    struct cs_counter_snapshot before = {0}, after = {0};
     struct cs_node_weights w;
-    cs_node_weights_init(&w);
     uint64_t *received = NULL;
-    int rc = EXIT_OK;
-    if ((guid2lid_path && cs_guid2lid_read(&lids, guid2lid_path, &err) < 0) ||
-        cs_counter_snapshot_read(&before, argv[optind], guid2lid_path ? &lids : NULL, &err) < 0 ||
-        cs_counter_snapshot_read(&after, argv[optind + 1], guid2lid_path ? &lids : NULL, &err) <
-            0 ||
-        cs_node_weights_learn(&w, &received, &before, &after, a, b, &err) < 0)
+    int rc = store ? learn_from_store(store, since, until, a, b, &w, &received, &err)
+                   : learn_from_snapshots(argv[optind], argv[optind + 1], guid2lid_path, a, b, &w,
+                                          &received, &err);
+    if (rc < 0)
         rc = cli_fail(who, &err);
     else if (output && cs_node_weights_write_file(output, &w, &err) < 0)
         rc = cli_fail(who, &err);
     else if (!output && !as_json && cs_node_weights_write(stdout, &w, &err) < 0)
         rc = cli_fail(who, &err);
-    else if (as_json)
-        print_json(&w, received, a, b, seconds);
+    else if (as_json) {
+        struct amounts am = {store ? "rcv_bytes" : "rcv_data", store ? 1 : 4, received};
+        print_json(&w, &am, a, b, store ? until - since : seconds);
+        rc = EXIT_OK;
+    } else
+        rc = EXIT_OK;
     free(received);
     cs_node_weights_free(&w);
-    cs_counter_snapshot_free(&before);
-    cs_counter_snapshot_free(&after);
-    cs_guid2lid_free(&lids);
     return rc;
 }
 
 const struct cli_command cli_weights_commands[] = {
-    {"weights", "learn", "node weights from two port-counter snapshots (min-max onto [a, b])",
+    {"weights", "learn",
+     "node weights from port-counter snapshots or the monitoring store (min-max onto [a, b])",
      learn_help, weights_learn},
     {"weights", NULL, NULL, NULL, NULL},
 };

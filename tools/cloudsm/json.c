@@ -2,6 +2,7 @@
 
 #include <inttypes.h>
 #include <math.h>
+#include <stdlib.h>
 
 void json_init(struct json *j, FILE *out)
 {
@@ -111,6 +112,28 @@ void json_double(struct json *j, const char *key, double v)
         fprintf(j->out, "%.6g", v);
     else
         fputs("null", j->out);
+}
+
+void json_double_exact(struct json *j, const char *key, double v)
+{
+    member(j, key);
+    if (!isfinite(v)) {
+        fputs("null", j->out);
+        return;
+    }
+    char buf[32];
+    for (int digits = 15; digits <= 17; digits++) {
+        snprintf(buf, sizeof buf, "%.*g", digits, v);
+        if (strtod(buf, NULL) == v)
+            break;
+    }
+    fputs(buf, j->out);
+}
+
+void json_raw(struct json *j, const char *key, const char *json_text)
+{
+    member(j, key);
+    fputs(json_text, j->out);
 }
 
 void json_str(struct json *j, const char *key, const char *v)
