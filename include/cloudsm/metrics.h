@@ -108,6 +108,8 @@ int cs_metrics_add_partition(struct cs_metrics *m, const char *name, uint16_t pk
 int cs_metrics_add_sample(struct cs_metrics *m, const struct cs_metric_sample *s,
                           struct cs_error *err);
 
+/* How many samples ended by time t: the index of the first that ends later. */
+uint32_t cs_metrics_samples_ended_by(const struct cs_metrics *m, double t);
 /* Index of the node with guid, or UINT32_MAX. */
 uint32_t cs_metrics_find_node(const struct cs_metrics *m, uint64_t guid);
 /* Index of port num of the node with guid, or UINT32_MAX. */
@@ -117,10 +119,11 @@ uint32_t cs_metrics_find_port(const struct cs_metrics *m, uint64_t node_guid, ui
 
 /* A port's rate over a window [since, until] is the mean of its samples' rates weighted by how
  * many seconds of the window each covers: a sample covers (time - interval, time], and one that
- * overlaps the window only in part counts for that part. The parts of the window no sample covers
- * do not count (the mean is over what was measured); a port whose samples cover none of it has no
- * rate (NaN). Samples flagged CS_METRIC_RESET or CS_METRIC_SATURATED count like the others (their
- * rates are lower bounds).
+ * began before since counts for its part in the window; one that ends after until does not
+ * count (a window ending now must not see later samples: replays rely on it). The parts of the
+ * window no sample covers do not count (the mean is over what was measured); a port whose samples
+ * cover none of it has no rate (NaN). Samples flagged CS_METRIC_RESET or CS_METRIC_SATURATED count
+ * like the others (their rates are lower bounds).
  *
  * This accumulator is the one place that weighs samples by overlap: the functions below, learned
  * weights, rules and the store's readers all feed it, so they agree to the last bit. */
@@ -135,7 +138,9 @@ struct cs_rate_window {
 int cs_rate_window_init(struct cs_rate_window *w, uint32_t num_ports, double since, double until,
                         struct cs_error *err);
 void cs_rate_window_free(struct cs_rate_window *w);
-/* Count one sample (s->port < w->num_ports; a sample that misses the window adds nothing). */
+/* Count one sample: the part of it in the window. A sample that misses the window, or that ends
+ * after until (still running then: counting part of it would look past the window's end),
+ * adds nothing. */
 void cs_rate_window_add(struct cs_rate_window *w, const struct cs_metric_sample *s);
 /* The time-weighted mean rate of a port (NaN when nothing of the window is covered). */
 double cs_rate_window_mean(const struct cs_rate_window *w, uint32_t port, enum cs_metric metric);
@@ -143,10 +148,12 @@ double cs_rate_window_mean(const struct cs_rate_window *w, uint32_t port, enum c
 double cs_rate_window_amount(const struct cs_rate_window *w, uint32_t port, enum cs_metric metric);
 /* Seconds of the window the port's samples cover. */
 double cs_rate_window_covered(const struct cs_rate_window *w, uint32_t port);
+/* Count every sample of m that ended in (since, until] (w over m's ports). */
+void cs_rate_window_fill(struct cs_rate_window *w, const struct cs_metrics *m);
 
-/* Each port's rate of metric over [since, until] from m's samples: rate[i] for m->ports[i], NaN
- * when no sample of the port overlaps the window; covered (NULL: not wanted) gets the seconds
- * covered. */
+/* Each port's rate of metric over [since, until] from m's samples (cs_rate_window_fill's):
+ * rate[i] for m->ports[i], NaN when no sample of the port counts; covered (NULL: not wanted) gets
+ * the seconds covered. */
 int cs_metrics_port_rates(const struct cs_metrics *m, enum cs_metric metric, double since,
                           double until, double *rate, double *covered, struct cs_error *err);
 /* Each node's rate: the sum of its ports' rates (those that have one); NaN when none of its ports

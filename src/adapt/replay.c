@@ -15,7 +15,7 @@ static int replay_step(const struct cs_adapt_rules *r, struct cs_adapt_state *s,
                        void *ctx, struct cs_error *err)
 {
     struct cs_metrics view = *recorded;
-    view.num_samples = adapt_samples_ended_by(recorded, now);
+    view.num_samples = cs_metrics_samples_ended_by(recorded, now);
     struct cs_adapt_firing *firings;
     uint32_t count;
     if (cs_adapt_step(r, s, &view, now, &firings, &count, err) < 0)

@@ -1,10 +1,10 @@
 /* A selection's values over a window (window.h).
  *
- * First every watched port's time-weighted mean of the six measured rates over the window: a
- * sample covers (time - interval, time] and counts with the part of it that lies in the window,
- * so a sample half inside counts half. Only samples that ended by `now` count: a sample still
- * running at `now` is the future. Then the entities from their ports' means: a node or a switch
- * (and the fabric, over CA ports) sums its ports', a link takes the busier of its two ends. */
+ * First every watched port's time-weighted mean of the six measured rates over the window
+ * (cs_rate_window_fill, metrics.h: a sample half inside counts half; only samples that ended by
+ * `now` count, a sample still running at `now` is the future). Then the entities from their ports'
+ * means: a node or a switch (and the fabric, over CA ports) sums its ports', a link takes the
+ * busier of its two ends. */
 #include "adapt/window.h"
 
 #include <math.h>
@@ -15,68 +15,39 @@
 #include "cloudsm/fabric.h"
 #include "core/grow.h"
 
-struct port_mean {
-    double sum[CS_METRIC_COUNT]; /* rate x seconds inside the window */
-    double seconds;              /* of samples inside the window */
-};
-
-uint32_t adapt_samples_ended_by(const struct cs_metrics *m, double t)
+static bool measured(const struct cs_rate_window *w, uint32_t port)
 {
-    uint32_t lo = 0, hi = m->num_samples;
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (m->samples[mid].time <= t)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
+    return cs_rate_window_covered(w, port) > 0;
 }
 
-static void accumulate(const struct cs_metrics *m, double start, double end, struct port_mean *pm)
+static double mean(const struct cs_rate_window *w, uint32_t port, int k)
 {
-    for (uint32_t i = adapt_samples_ended_by(m, start);
-         i < m->num_samples && m->samples[i].time <= end; i++) {
-        const struct cs_metric_sample *s = &m->samples[i];
-        double from = fmax(s->time - s->interval, start), to = fmin(s->time, end);
-        if (!(to > from))
-            continue;
-        struct port_mean *p = &pm[s->port];
-        for (int k = 0; k < CS_METRIC_COUNT; k++)
-            p->sum[k] += s->value[k] * (to - from);
-        p->seconds += to - from;
-    }
-}
-
-static double mean(const struct port_mean *p, int k)
-{
-    return p->sum[k] / p->seconds;
+    return cs_rate_window_mean(w, port, (enum cs_metric)k);
 }
 
 /* The busier direction of a port, bytes/s. */
-static double busier(const struct port_mean *p)
+static double busier(const struct cs_rate_window *w, uint32_t port)
 {
-    return fmax(mean(p, CS_METRIC_XMIT_BYTES), mean(p, CS_METRIC_RCV_BYTES));
+    return fmax(mean(w, port, CS_METRIC_XMIT_BYTES), mean(w, port, CS_METRIC_RCV_BYTES));
 }
 
 /* One port's value of q, if it has one. */
-static bool port_value(const struct cs_metrics *m, const struct port_mean *pm, uint32_t port,
+static bool port_value(const struct cs_metrics *m, const struct cs_rate_window *w, uint32_t port,
                        enum adapt_quantity q, double *out)
 {
-    const struct port_mean *p = &pm[port];
     double rate = m->ports[port].link_bytes_per_s;
     if (q == Q_LINK_RATE) {
         *out = rate;
         return rate > 0;
     }
-    if (p->seconds <= 0)
+    if (!measured(w, port))
         return false;
     if (q == Q_THROUGHPUT)
-        *out = mean(p, CS_METRIC_XMIT_BYTES) + mean(p, CS_METRIC_RCV_BYTES);
+        *out = mean(w, port, CS_METRIC_XMIT_BYTES) + mean(w, port, CS_METRIC_RCV_BYTES);
     else if (q == Q_UTILISATION)
-        *out = busier(p) / rate;
+        *out = busier(w, port) / rate;
     else
-        *out = mean(p, (int)q);
+        *out = mean(w, port, (int)q);
     return q != Q_UTILISATION || rate > 0;
 }
 
@@ -87,20 +58,20 @@ struct port_sum {
     bool any;
 };
 
-static void add_port(const struct cs_metrics *m, const struct port_mean *pm, uint32_t port,
+static void add_port(const struct cs_metrics *m, const struct cs_rate_window *w, uint32_t port,
                      enum adapt_quantity q, struct port_sum *sum)
 {
     if (q == Q_UTILISATION) {
         double rate = m->ports[port].link_bytes_per_s;
-        if (rate > 0 && pm[port].seconds > 0) {
-            sum->busy += busier(&pm[port]);
+        if (rate > 0 && measured(w, port)) {
+            sum->busy += busier(w, port);
             sum->rate += rate;
             sum->any = true;
         }
         return;
     }
     double v;
-    if (port_value(m, pm, port, q, &v)) {
+    if (port_value(m, w, port, q, &v)) {
         sum->value += v;
         sum->any = true;
     }
@@ -114,24 +85,23 @@ static bool sum_value(const struct port_sum *sum, enum adapt_quantity q, double 
 
 /* A link's value: the busier end. throughput is the busier direction (either end's transmit
  * or receive), utilisation that over the link's rate. */
-static bool link_value(const struct cs_metrics *m, const struct port_mean *pm, const uint32_t *ends,
-                       int num_ends, enum adapt_quantity q, double *out)
+static bool link_value(const struct cs_metrics *m, const struct cs_rate_window *w,
+                       const uint32_t *ends, int num_ends, enum adapt_quantity q, double *out)
 {
     bool any = false;
     double best = 0, rate = 0;
     for (int e = 0; e < num_ends; e++)
         rate = fmax(rate, m->ports[ends[e]].link_bytes_per_s);
     for (int e = 0; e < num_ends; e++) {
-        const struct port_mean *p = &pm[ends[e]];
         double v;
         if (q == Q_LINK_RATE) {
             v = rate;
-        } else if (p->seconds <= 0) {
+        } else if (!measured(w, ends[e])) {
             continue;
         } else if (q == Q_THROUGHPUT || q == Q_UTILISATION) {
-            v = busier(p);
+            v = busier(w, ends[e]);
         } else {
-            v = mean(p, (int)q);
+            v = mean(w, ends[e], (int)q);
         }
         best = any ? fmax(best, v) : v;
         any = true;
@@ -180,7 +150,7 @@ static bool *partition_members(const struct cs_metrics *m, const char *name, boo
     return NULL;
 }
 
-static int collect_entities(const struct cs_metrics *m, const struct port_mean *pm,
+static int collect_entities(const struct cs_metrics *m, const struct cs_rate_window *w,
                             const struct adapt_selection *sel, const bool *in, struct collector *c,
                             struct cs_error *err)
 {
@@ -189,7 +159,7 @@ static int collect_entities(const struct cs_metrics *m, const struct port_mean *
     switch (sel->entity) {
     case ENT_PORT:
         for (uint32_t p = 0; p < m->num_ports; p++)
-            if ((in == NULL || in[m->ports[p].node]) && port_value(m, pm, p, q, &v) &&
+            if ((in == NULL || in[m->ports[p].node]) && port_value(m, w, p, q, &v) &&
                 collect(c, p, v, err) < 0)
                 return -1;
         return 0;
@@ -200,7 +170,7 @@ static int collect_entities(const struct cs_metrics *m, const struct port_mean *
         for (uint32_t n = 0; n < m->num_nodes; n++) {
             struct port_sum sum = {0};
             for (; p < m->num_ports && m->ports[p].node == n; p++)
-                add_port(m, pm, p, q, &sum);
+                add_port(m, w, p, q, &sum);
             if (m->nodes[n].type == type && (in == NULL || in[n]) && sum_value(&sum, q, &v) &&
                 collect(c, n, v, err) < 0)
                 return -1;
@@ -212,7 +182,7 @@ static int collect_entities(const struct cs_metrics *m, const struct port_mean *
         for (uint32_t p = 0; p < m->num_ports; p++)
             if (m->nodes[m->ports[p].node].type == CS_NODE_CA &&
                 (in == NULL || in[m->ports[p].node]))
-                add_port(m, pm, p, q, &sum);
+                add_port(m, w, p, q, &sum);
         return sum_value(&sum, q, &v) ? collect(c, 0, v, err) : 0;
     }
     case ENT_LINK:
@@ -227,7 +197,7 @@ static int collect_entities(const struct cs_metrics *m, const struct port_mean *
             int num_ends = ends[1] == UINT32_MAX ? 1 : 2;
             bool member =
                 in == NULL || in[port->node] || (num_ends == 2 && in[m->ports[ends[1]].node]);
-            if (member && link_value(m, pm, ends, num_ends, q, &v) && collect(c, p, v, err) < 0)
+            if (member && link_value(m, w, ends, num_ends, q, &v) && collect(c, p, v, err) < 0)
                 return -1;
         }
         return 0;
@@ -244,7 +214,7 @@ int adapt_window_values(const struct cs_metrics *m, double now, const struct ada
     *count = 0;
     double start = now - sel->window, end = now;
     if (sel->last_poll && sel->quantity != Q_LINK_RATE) {
-        uint32_t last = adapt_samples_ended_by(m, now);
+        uint32_t last = cs_metrics_samples_ended_by(m, now);
         if (last == 0) {
             snprintf(why, why_size, "no sample has ended yet");
             return 1;
@@ -263,15 +233,18 @@ int adapt_window_values(const struct cs_metrics *m, double now, const struct ada
         if (in == NULL)
             return -1;
     }
-    struct port_mean *pm = cs_calloc_array(m->num_ports, sizeof(*pm), err);
+    /* link_rate needs no samples: an empty window (since = until) would be refused. */
+    if (!(end > start))
+        start = end - 1;
+    struct cs_rate_window w;
     struct collector c = {0};
     int rc = -1;
-    if (pm != NULL) {
+    if (cs_rate_window_init(&w, m->num_ports, start, end, err) == 0) {
         if (sel->quantity != Q_LINK_RATE)
-            accumulate(m, start, end, pm);
-        rc = collect_entities(m, pm, sel, in, &c, err);
+            cs_rate_window_fill(&w, m);
+        rc = collect_entities(m, &w, sel, in, &c, err);
+        cs_rate_window_free(&w);
     }
-    free(pm);
     free(in);
     if (rc < 0) {
         free(c.values);

@@ -33,8 +33,4 @@ int adapt_window_values(const struct cs_metrics *m, double now, const struct ada
                         struct adapt_entity_value **values, uint32_t *count, char *why,
                         size_t why_size, struct cs_error *err);
 
-/* How many samples of m ended by time t: the index of the first that ends later (samples
- * ascend in time). */
-uint32_t adapt_samples_ended_by(const struct cs_metrics *m, double t);
-
 #endif

@@ -126,6 +126,19 @@ int cs_metrics_add_sample(struct cs_metrics *m, const struct cs_metric_sample *s
     return 0;
 }
 
+uint32_t cs_metrics_samples_ended_by(const struct cs_metrics *m, double t)
+{
+    uint32_t lo = 0, hi = m->num_samples;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (m->samples[mid].time <= t)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
 uint32_t cs_metrics_find_node(const struct cs_metrics *m, uint64_t guid)
 {
     uint32_t lo = 0, hi = m->num_nodes;

@@ -35,9 +35,13 @@ void cs_rate_window_free(struct cs_rate_window *w)
 
 void cs_rate_window_add(struct cs_rate_window *w, const struct cs_metric_sample *s)
 {
+    /* A sample still running at until (it ends later) is not seen at all: a window that ends
+     * now must not see a later sample, whether it is read live, replayed or from the store. */
+    if (s->time > w->until || s->port >= w->num_ports)
+        return;
     double lo = fmax(s->time - s->interval, w->since);
-    double hi = fmin(s->time, w->until);
-    if (!(hi > lo) || s->port >= w->num_ports)
+    double hi = s->time;
+    if (!(hi > lo))
         return;
     double seconds = hi - lo;
     double *amount = &w->amount[(size_t)s->port * CS_METRIC_COUNT];
@@ -63,18 +67,11 @@ double cs_rate_window_mean(const struct cs_rate_window *w, uint32_t port, enum c
     return cs_rate_window_amount(w, port, metric) / w->covered[port];
 }
 
-/* The first sample that can overlap [since, ...): samples ascend by time (their ends). */
-static uint32_t first_ending_after(const struct cs_metrics *m, double since)
+void cs_rate_window_fill(struct cs_rate_window *w, const struct cs_metrics *m)
 {
-    uint32_t lo = 0, hi = m->num_samples;
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (m->samples[mid].time <= since)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
+    for (uint32_t i = cs_metrics_samples_ended_by(m, w->since);
+         i < m->num_samples && m->samples[i].time <= w->until; i++)
+        cs_rate_window_add(w, &m->samples[i]);
 }
 
 int cs_metrics_port_rates(const struct cs_metrics *m, enum cs_metric metric, double since,
@@ -85,8 +82,7 @@ int cs_metrics_port_rates(const struct cs_metrics *m, enum cs_metric metric, dou
     struct cs_rate_window w;
     if (cs_rate_window_init(&w, m->num_ports, since, until, err) < 0)
         return -1;
-    for (uint32_t i = first_ending_after(m, since); i < m->num_samples; i++)
-        cs_rate_window_add(&w, &m->samples[i]);
+    cs_rate_window_fill(&w, m);
     for (uint32_t p = 0; p < m->num_ports; p++) {
         rate[p] = cs_rate_window_mean(&w, p, metric);
         if (covered)
