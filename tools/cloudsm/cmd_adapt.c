@@ -8,7 +8,7 @@
 
 #include "cli.h"
 #include "cloudsm/adapt.h"
-#include "json.h"
+#include "cloudsm/json.h"
 
 static const char check_help[] =
     "usage: cloudsm adapt check RULES [--json] [--set NAME=VALUE]...\n"
@@ -76,44 +76,44 @@ static void print_text(const char *path, const struct cs_adapt_rules *r)
 
 static void print_json(const char *path, const struct cs_adapt_rules *r)
 {
-    struct json j;
+    struct cs_json j;
     char value[512];
-    json_init(&j, stdout);
-    json_object_begin(&j, NULL);
-    json_str(&j, "file", path);
-    json_array_begin(&j, "params");
+    cs_json_init(&j, stdout);
+    cs_json_object_begin(&j, NULL);
+    cs_json_str(&j, "file", path);
+    cs_json_array_begin(&j, "params");
     for (uint32_t i = 0; i < cs_adapt_param_count(r); i++) {
         struct cs_adapt_param_info p;
         cs_adapt_param_get(r, i, &p);
-        json_object_begin(&j, NULL);
-        json_str(&j, "name", p.name);
-        json_str(&j, "type", cs_adapt_type_name(p.value.type));
-        json_str(&j, "value", cs_adapt_value_format(&p.value, 15, value, sizeof value));
-        json_bool(&j, "overridden", p.overridden);
-        json_u64(&j, "line", p.line);
-        json_object_end(&j);
+        cs_json_object_begin(&j, NULL);
+        cs_json_str(&j, "name", p.name);
+        cs_json_str(&j, "type", cs_adapt_type_name(p.value.type));
+        cs_json_str(&j, "value", cs_adapt_value_format(&p.value, 15, value, sizeof value));
+        cs_json_bool(&j, "overridden", p.overridden);
+        cs_json_u64(&j, "line", p.line);
+        cs_json_object_end(&j);
     }
-    json_array_end(&j);
-    json_array_begin(&j, "rules");
+    cs_json_array_end(&j);
+    cs_json_array_begin(&j, "rules");
     for (uint32_t i = 0; i < cs_adapt_rule_count(r); i++) {
         struct cs_adapt_rule_info info;
         cs_adapt_rule_get(r, i, &info);
-        json_object_begin(&j, NULL);
-        json_str(&j, "name", info.name);
-        json_u64(&j, "line", info.line);
-        json_double(&j, "priority", info.priority);
-        json_double(&j, "for_s", info.for_s);
-        json_double(&j, "cooldown_s", info.cooldown_s);
-        json_str(&j, "condition", info.condition);
-        json_array_begin(&j, "actions");
+        cs_json_object_begin(&j, NULL);
+        cs_json_str(&j, "name", info.name);
+        cs_json_u64(&j, "line", info.line);
+        cs_json_double(&j, "priority", info.priority);
+        cs_json_double(&j, "for_s", info.for_s);
+        cs_json_double(&j, "cooldown_s", info.cooldown_s);
+        cs_json_str(&j, "condition", info.condition);
+        cs_json_array_begin(&j, "actions");
         for (uint32_t k = 0; k < info.num_actions; k++)
-            json_str(&j, NULL, info.actions[k]);
-        json_array_end(&j);
-        json_object_end(&j);
+            cs_json_str(&j, NULL, info.actions[k]);
+        cs_json_array_end(&j);
+        cs_json_object_end(&j);
     }
-    json_array_end(&j);
-    json_object_end(&j);
-    json_finish(&j);
+    cs_json_array_end(&j);
+    cs_json_object_end(&j);
+    cs_json_finish(&j);
 }
 
 enum { OPT_JSON = 0x100, OPT_SET };
@@ -188,43 +188,43 @@ static int adapt_actions(int argc, char **argv)
     }
     if (optind != argc)
         return cli_usage(who, "takes no arguments");
-    struct json j;
+    struct cs_json j;
     if (as_json) {
-        json_init(&j, stdout);
-        json_object_begin(&j, NULL);
-        json_array_begin(&j, "actions");
+        cs_json_init(&j, stdout);
+        cs_json_object_begin(&j, NULL);
+        cs_json_array_begin(&j, "actions");
     }
     for (const struct cs_adapt_action_def *a = cs_adapt_actions; a->name; a++) {
         if (as_json) {
-            json_object_begin(&j, NULL);
-            json_str(&j, "name", a->name);
-            json_str(&j, "summary", a->summary);
-            json_array_begin(&j, "args");
+            cs_json_object_begin(&j, NULL);
+            cs_json_str(&j, "name", a->name);
+            cs_json_str(&j, "summary", a->summary);
+            cs_json_array_begin(&j, "args");
         } else {
             printf("%s: %s\n", a->name, a->summary);
         }
         for (const struct cs_adapt_arg_def *d = a->args; d->name; d++) {
             if (as_json) {
-                json_object_begin(&j, NULL);
-                json_str(&j, "name", d->name);
-                json_str(&j, "type", cs_adapt_type_name(d->type));
-                json_bool(&j, "required", d->required);
-                json_str(&j, "summary", d->summary);
-                json_object_end(&j);
+                cs_json_object_begin(&j, NULL);
+                cs_json_str(&j, "name", d->name);
+                cs_json_str(&j, "type", cs_adapt_type_name(d->type));
+                cs_json_bool(&j, "required", d->required);
+                cs_json_str(&j, "summary", d->summary);
+                cs_json_object_end(&j);
             } else {
                 printf("  %-10s %-22s %-9s %s\n", d->name, cs_adapt_type_name(d->type),
                        d->required ? "required" : "optional", d->summary);
             }
         }
         if (as_json) {
-            json_array_end(&j);
-            json_object_end(&j);
+            cs_json_array_end(&j);
+            cs_json_object_end(&j);
         }
     }
     if (as_json) {
-        json_array_end(&j);
-        json_object_end(&j);
-        json_finish(&j);
+        cs_json_array_end(&j);
+        cs_json_object_end(&j);
+        cs_json_finish(&j);
     }
     return EXIT_OK;
 }

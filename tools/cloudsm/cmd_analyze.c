@@ -9,11 +9,11 @@
 #include "cli.h"
 #include "cloudsm/atomic_file.h"
 #include "cloudsm/guid_list.h"
+#include "cloudsm/json.h"
 #include "cloudsm/key_index.h"
 #include "cloudsm/partitions.h"
 #include "cloudsm/sim.h"
 #include "cloudsm/static_metrics.h"
-#include "json.h"
 #include "plot.h"
 #include "routed.h"
 
@@ -129,52 +129,52 @@ static int other_ports(const struct cs_fabric *f, const uint32_t *taken, uint32_
     return 0;
 }
 
-static void json_stat(struct json *j, const char *key, const struct cs_sim_stat *s)
+static void json_stat(struct cs_json *j, const char *key, const struct cs_sim_stat *s)
 {
-    json_object_begin(j, key);
-    json_double(j, "min", s->min);
-    json_double(j, "mean", s->mean);
-    json_double(j, "max", s->max);
-    json_double(j, "stddev", s->stddev);
-    json_double(j, "ci99", s->ci99);
-    json_object_end(j);
+    cs_json_object_begin(j, key);
+    cs_json_double(j, "min", s->min);
+    cs_json_double(j, "mean", s->mean);
+    cs_json_double(j, "max", s->max);
+    cs_json_double(j, "stddev", s->stddev);
+    cs_json_double(j, "ci99", s->ci99);
+    cs_json_object_end(j);
 }
 
 static void print_json(const struct cs_sim_result *r, const char *pattern, const char *versus,
                        const struct cs_sim_options *o)
 {
-    struct json j;
-    json_init(&j, stdout);
-    json_object_begin(&j, NULL);
-    json_str(&j, "pattern", pattern);
+    struct cs_json j;
+    cs_json_init(&j, stdout);
+    cs_json_object_begin(&j, NULL);
+    cs_json_str(&j, "pattern", pattern);
     if (versus)
-        json_str(&j, "versus", versus);
-    json_u64(&j, "runs", r->runs);
-    json_u64(&j, "seed", o->seed);
-    json_str(&j, "select", cs_select_name(o->select));
-    json_u64(&j, "threads", r->threads_used);
-    json_u64(&j, "ranks", r->victim_ranks);
-    json_u64(&j, "aggressor_ranks", r->aggressor_ranks);
-    json_u64(&j, "levels", r->levels);
-    json_u64(&j, "flows_per_run", r->victim_flows);
-    json_bool(&j, "exclude_host_links", o->exclude_host_links);
+        cs_json_str(&j, "versus", versus);
+    cs_json_u64(&j, "runs", r->runs);
+    cs_json_u64(&j, "seed", o->seed);
+    cs_json_str(&j, "select", cs_select_name(o->select));
+    cs_json_u64(&j, "threads", r->threads_used);
+    cs_json_u64(&j, "ranks", r->victim_ranks);
+    cs_json_u64(&j, "aggressor_ranks", r->aggressor_ranks);
+    cs_json_u64(&j, "levels", r->levels);
+    cs_json_u64(&j, "flows_per_run", r->victim_flows);
+    cs_json_bool(&j, "exclude_host_links", o->exclude_host_links);
     json_stat(&j, "effective_bandwidth", &r->effective_bandwidth_stat);
     json_stat(&j, "max_congestion", &r->max_congestion_stat);
     json_stat(&j, "sum_max_congestion", &r->sum_max_congestion_stat);
     json_stat(&j, "dep_max_delay", &r->max_delay_stat);
-    json_array_begin(&j, "weight_histogram");
+    cs_json_array_begin(&j, "weight_histogram");
     for (uint32_t w = 1; w < r->weight_histogram_len; w++)
-        json_u64(&j, NULL, r->weight_histogram[w]);
-    json_array_end(&j);
+        cs_json_u64(&j, NULL, r->weight_histogram[w]);
+    cs_json_array_end(&j);
     uint64_t bins[CS_SIM_BAND_BINS];
     cs_sim_histogram(r->effective_bandwidth, r->runs, CS_SIM_BAND_LOW, CS_SIM_BAND_HIGH,
                      CS_SIM_BAND_BINS, bins);
-    json_array_begin(&j, "bandwidth_histogram");
+    cs_json_array_begin(&j, "bandwidth_histogram");
     for (uint32_t b = 0; b < CS_SIM_BAND_BINS; b++)
-        json_u64(&j, NULL, bins[b]);
-    json_array_end(&j);
-    json_object_end(&j);
-    json_finish(&j);
+        cs_json_u64(&j, NULL, bins[b]);
+    cs_json_array_end(&j);
+    cs_json_object_end(&j);
+    cs_json_finish(&j);
 }
 
 static void print_stat(const char *name, const struct cs_sim_stat *s)
@@ -288,52 +288,52 @@ static void print_static_class(const char *name, const struct cs_static_class *c
     printf("\n");
 }
 
-static void json_static_class(struct json *j, const char *key, const struct cs_static_class *c)
+static void json_static_class(struct cs_json *j, const char *key, const struct cs_static_class *c)
 {
-    json_object_begin(j, key);
-    json_u64(j, "links", c->flows.links);
-    json_u64(j, "max", c->flows.max);
-    json_double(j, "mean", c->flows.mean);
-    json_u64(j, "spread", c->flows.spread);
-    json_double(j, "stddev", c->flows.stddev);
-    json_u64(j, "contention", c->contention);
-    json_u64(j, "contended_links", c->contended_links);
-    json_u64(j, "interference", c->interference);
-    json_u64(j, "shared_links", c->shared_links);
-    json_object_end(j);
+    cs_json_object_begin(j, key);
+    cs_json_u64(j, "links", c->flows.links);
+    cs_json_u64(j, "max", c->flows.max);
+    cs_json_double(j, "mean", c->flows.mean);
+    cs_json_u64(j, "spread", c->flows.spread);
+    cs_json_double(j, "stddev", c->flows.stddev);
+    cs_json_u64(j, "contention", c->contention);
+    cs_json_u64(j, "contended_links", c->contended_links);
+    cs_json_u64(j, "interference", c->interference);
+    cs_json_u64(j, "shared_links", c->shared_links);
+    cs_json_object_end(j);
 }
 
 static void print_static(const struct cs_static_result *r, bool as_json)
 {
     if (as_json) {
-        struct json j;
-        json_init(&j, stdout);
-        json_object_begin(&j, NULL);
-        json_u64(&j, "flows", r->flows);
-        json_u64(&j, "undelivered", r->undelivered);
-        json_u64(&j, "receivers", r->receivers);
+        struct cs_json j;
+        cs_json_init(&j, stdout);
+        cs_json_object_begin(&j, NULL);
+        cs_json_u64(&j, "flows", r->flows);
+        cs_json_u64(&j, "undelivered", r->undelivered);
+        cs_json_u64(&j, "receivers", r->receivers);
         json_static_class(&j, "all", &r->all);
         json_static_class(&j, "switch_links", &r->switch_links);
-        json_object_begin(&j, "classes");
+        cs_json_object_begin(&j, "classes");
         for (int c = 0; c < CS_LINK_CLASSES; c++)
             json_static_class(&j, cs_link_class_name((enum cs_link_class)c), &r->classes[c]);
-        json_object_end(&j);
-        json_array_begin(&j, "partitions");
+        cs_json_object_end(&j);
+        cs_json_array_begin(&j, "partitions");
         for (uint32_t p = 0; p < r->num_partitions; p++) {
             const struct cs_static_partition *sp = &r->partitions[p];
-            json_object_begin(&j, NULL);
-            json_u64(&j, "pkey", sp->pkey);
-            json_u64(&j, "members", sp->members);
-            json_u64(&j, "flows", sp->flows);
-            json_u64(&j, "undelivered", sp->undelivered);
-            json_u64(&j, "links", sp->links);
-            json_u64(&j, "shared_links", sp->shared_links);
-            json_u64(&j, "interference", sp->interference);
-            json_object_end(&j);
+            cs_json_object_begin(&j, NULL);
+            cs_json_u64(&j, "pkey", sp->pkey);
+            cs_json_u64(&j, "members", sp->members);
+            cs_json_u64(&j, "flows", sp->flows);
+            cs_json_u64(&j, "undelivered", sp->undelivered);
+            cs_json_u64(&j, "links", sp->links);
+            cs_json_u64(&j, "shared_links", sp->shared_links);
+            cs_json_u64(&j, "interference", sp->interference);
+            cs_json_object_end(&j);
         }
-        json_array_end(&j);
-        json_object_end(&j);
-        json_finish(&j);
+        cs_json_array_end(&j);
+        cs_json_object_end(&j);
+        cs_json_finish(&j);
         return;
     }
     printf("flows         %" PRIu64 " delivered, %" PRIu64 " undelivered\n", r->flows,

@@ -12,8 +12,8 @@
 #include "cli.h"
 #include "cloudsm/atomic_file.h"
 #include "cloudsm/delay.h"
+#include "cloudsm/json.h"
 #include "cloudsm/trace.h"
-#include "json.h"
 #include "plot.h"
 
 #define TRACE_INPUT_HELP                                                                           \
@@ -230,20 +230,20 @@ static int eval_main(int argc, char **argv)
     if (series && cs_atomic_write(series, write_series, &sctx, &err) < 0) {
         rc = cli_fail(who, &err);
     } else if (as_json) {
-        struct json j;
-        json_init(&j, stdout);
-        json_object_begin(&j, NULL);
-        json_u64(&j, "vms", t.num_vms);
-        json_u64(&j, "steps", t.steps);
-        json_u64(&j, "cores", cores);
-        json_str(&j, "unit", unit == CS_DELAY_CORE_TIME ? "core" : "drain");
-        json_double(&j, "total_delay", st.total_delay);
-        json_double(&j, "max_delay", st.max_delay);
-        json_double(&j, "delayed_fraction", st.delayed_fraction);
-        json_double(&j, "mean_delay_when_delayed", st.mean_when_delayed);
-        json_double(&j, "filling", st.filling);
-        json_object_end(&j);
-        json_finish(&j);
+        struct cs_json j;
+        cs_json_init(&j, stdout);
+        cs_json_object_begin(&j, NULL);
+        cs_json_u64(&j, "vms", t.num_vms);
+        cs_json_u64(&j, "steps", t.steps);
+        cs_json_u64(&j, "cores", cores);
+        cs_json_str(&j, "unit", unit == CS_DELAY_CORE_TIME ? "core" : "drain");
+        cs_json_double(&j, "total_delay", st.total_delay);
+        cs_json_double(&j, "max_delay", st.max_delay);
+        cs_json_double(&j, "delayed_fraction", st.delayed_fraction);
+        cs_json_double(&j, "mean_delay_when_delayed", st.mean_when_delayed);
+        cs_json_double(&j, "filling", st.filling);
+        cs_json_object_end(&j);
+        cs_json_finish(&j);
     } else {
         printf("%u VMs, %u steps of %g min, one host of %u cores (%s time)\n", t.num_vms, t.steps,
                dm.step_minutes, cores, unit == CS_DELAY_CORE_TIME ? "core" : "drain");
@@ -581,48 +581,48 @@ static int experiment_main(int argc, char **argv)
             }
         }
     if (as_json) {
-        struct json j;
-        json_init(&j, stdout);
-        json_object_begin(&j, NULL);
-        json_str(&j, "mode", mode);
-        json_str(&j, "policy", policy);
-        json_str(&j, "fit", fit == CS_FIT_BEST ? "best" : "first");
-        json_str(&j, "unit", unit == CS_DELAY_CORE_TIME ? "core" : "drain");
-        json_u64(&j, "vms", t.num_vms);
-        json_u64(&j, "folds", r.folds);
-        json_u64(&j, "bins", r.num_bins);
-        json_array_begin(&j, "rows");
+        struct cs_json j;
+        cs_json_init(&j, stdout);
+        cs_json_object_begin(&j, NULL);
+        cs_json_str(&j, "mode", mode);
+        cs_json_str(&j, "policy", policy);
+        cs_json_str(&j, "fit", fit == CS_FIT_BEST ? "best" : "first");
+        cs_json_str(&j, "unit", unit == CS_DELAY_CORE_TIME ? "core" : "drain");
+        cs_json_u64(&j, "vms", t.num_vms);
+        cs_json_u64(&j, "folds", r.folds);
+        cs_json_u64(&j, "bins", r.num_bins);
+        cs_json_array_begin(&j, "rows");
         for (uint32_t i = 0; i < rows_n; i++) {
             const struct cs_table_row *w = &rows[i];
-            json_object_begin(&j, NULL);
+            cs_json_object_begin(&j, NULL);
             if (by_delay)
-                json_double(&j, "accepted_delay", w->accepted);
-            json_double(&j, "threshold_pct", w->threshold * 100);
-            json_u64(&j, "bins", w->bins);
-            json_double(&j, "avg_delay", w->avg_delay);
-            json_double(&j, "med_delay", w->med_delay);
-            json_double(&j, "max_delay", w->max_delay);
-            json_double(&j, "avg_filling_pct", w->avg_filling * 100);
-            json_double(&j, "med_filling_pct", w->med_filling * 100);
-            json_double(&j, "max_filling_pct", w->max_filling * 100);
-            json_double(&j, "avg_delayed_pct", w->avg_delayed_fraction * 100);
-            json_double(&j, "avg_delay_when_delayed", w->avg_delay_when_delayed);
+                cs_json_double(&j, "accepted_delay", w->accepted);
+            cs_json_double(&j, "threshold_pct", w->threshold * 100);
+            cs_json_u64(&j, "bins", w->bins);
+            cs_json_double(&j, "avg_delay", w->avg_delay);
+            cs_json_double(&j, "med_delay", w->med_delay);
+            cs_json_double(&j, "max_delay", w->max_delay);
+            cs_json_double(&j, "avg_filling_pct", w->avg_filling * 100);
+            cs_json_double(&j, "med_filling_pct", w->med_filling * 100);
+            cs_json_double(&j, "max_filling_pct", w->max_filling * 100);
+            cs_json_double(&j, "avg_delayed_pct", w->avg_delayed_fraction * 100);
+            cs_json_double(&j, "avg_delay_when_delayed", w->avg_delay_when_delayed);
             if (sla) {
-                json_object_begin(&j, "sla");
-                json_u64(&j, "bins", slas[i].bins);
-                json_u64(&j, "compliant", slas[i].compliant);
-                json_double(&j, "compliance_rate", slas[i].compliance_rate);
-                json_u64(&j, "lone_vm_bins", slas[i].lone_vm_bins);
-                json_u64(&j, "lone_vm_violations", slas[i].lone_vm_violations);
-                json_double(&j, "mean_overshoot", slas[i].mean_overshoot);
-                json_double(&j, "max_overshoot", slas[i].max_overshoot);
-                json_object_end(&j);
+                cs_json_object_begin(&j, "sla");
+                cs_json_u64(&j, "bins", slas[i].bins);
+                cs_json_u64(&j, "compliant", slas[i].compliant);
+                cs_json_double(&j, "compliance_rate", slas[i].compliance_rate);
+                cs_json_u64(&j, "lone_vm_bins", slas[i].lone_vm_bins);
+                cs_json_u64(&j, "lone_vm_violations", slas[i].lone_vm_violations);
+                cs_json_double(&j, "mean_overshoot", slas[i].mean_overshoot);
+                cs_json_double(&j, "max_overshoot", slas[i].max_overshoot);
+                cs_json_object_end(&j);
             }
-            json_object_end(&j);
+            cs_json_object_end(&j);
         }
-        json_array_end(&j);
-        json_object_end(&j);
-        json_finish(&j);
+        cs_json_array_end(&j);
+        cs_json_object_end(&j);
+        cs_json_finish(&j);
     } else {
         printf("%s, %s packing (%s fit), %u VMs, %u fold%s, %zu bins\n\n", mode, policy,
                fit == CS_FIT_BEST ? "best" : "first", t.num_vms, r.folds, r.folds == 1 ? "" : "s",

@@ -7,12 +7,12 @@
 #include "cli.h"
 #include "cloudsm/analyze.h"
 #include "cloudsm/atomic_file.h"
+#include "cloudsm/json.h"
 #include "cloudsm/lft.h"
 #include "cloudsm/lft_diff.h"
 #include "cloudsm/lft_io.h"
 #include "cloudsm/lid.h"
 #include "cloudsm/topo_io.h"
-#include "json.h"
 #include "routed.h"
 
 /* Exit status of a command that found differences (diff) or problems (check); scripts rely on it
@@ -87,50 +87,50 @@ struct diff_report {
 static void print_diff_json(const struct diff_report *r)
 {
     const struct cs_lft_diff *d = r->d;
-    struct json j;
-    json_init(&j, stdout);
-    json_object_begin(&j, NULL);
-    json_u64(&j, "switches_old", d->switches_old);
-    json_u64(&j, "switches_new", d->switches_new);
-    json_u64(&j, "switches_changed", d->switches_changed);
-    json_u64(&j, "switches_added", d->switches_added);
-    json_u64(&j, "switches_removed", d->switches_removed);
-    json_u64(&j, "blocks_changed", d->blocks_changed);
-    json_u64(&j, "entries_changed", d->entries_changed);
+    struct cs_json j;
+    cs_json_init(&j, stdout);
+    cs_json_object_begin(&j, NULL);
+    cs_json_u64(&j, "switches_old", d->switches_old);
+    cs_json_u64(&j, "switches_new", d->switches_new);
+    cs_json_u64(&j, "switches_changed", d->switches_changed);
+    cs_json_u64(&j, "switches_added", d->switches_added);
+    cs_json_u64(&j, "switches_removed", d->switches_removed);
+    cs_json_u64(&j, "blocks_changed", d->blocks_changed);
+    cs_json_u64(&j, "entries_changed", d->entries_changed);
     if (r->paths) {
         const struct cs_path_diff *p = r->paths;
-        json_u64(&j, "sources", p->sources);
-        json_u64(&j, "destinations", p->destinations);
-        json_u64(&j, "pairs", p->pairs);
-        json_u64(&j, "paths_changed", p->paths_changed);
-        json_u64(&j, "destinations_changed", p->destinations_changed);
-        json_u64(&j, "destination_entries_changed", p->entries_changed);
-        json_u64(&j, "undelivered_old", p->undelivered_old);
-        json_u64(&j, "undelivered_new", p->undelivered_new);
-        json_u64(&j, "sources_moved", p->sources_moved);
+        cs_json_u64(&j, "sources", p->sources);
+        cs_json_u64(&j, "destinations", p->destinations);
+        cs_json_u64(&j, "pairs", p->pairs);
+        cs_json_u64(&j, "paths_changed", p->paths_changed);
+        cs_json_u64(&j, "destinations_changed", p->destinations_changed);
+        cs_json_u64(&j, "destination_entries_changed", p->entries_changed);
+        cs_json_u64(&j, "undelivered_old", p->undelivered_old);
+        cs_json_u64(&j, "undelivered_new", p->undelivered_new);
+        cs_json_u64(&j, "sources_moved", p->sources_moved);
     }
     if (r->t_smp_ms > 0) {
-        json_double(&j, "t_smp_ms", r->t_smp_ms);
-        json_double(&j, "predicted_ms", cs_lft_diff_predicted_ms(d, r->t_smp_ms));
+        cs_json_double(&j, "t_smp_ms", r->t_smp_ms);
+        cs_json_double(&j, "predicted_ms", cs_lft_diff_predicted_ms(d, r->t_smp_ms));
     }
     if (r->per_switch) {
-        json_array_begin(&j, "per_switch");
+        cs_json_array_begin(&j, "per_switch");
         for (uint32_t i = 0; i < d->num_per_switch; i++) {
             const struct cs_lft_switch_diff *s = &d->per_switch[i];
             if (s->presence == CS_LFT_IN_BOTH && !s->blocks_changed)
                 continue;
-            json_object_begin(&j, NULL);
-            json_guid(&j, "guid", s->guid);
-            json_str(&j, "desc", s->desc);
-            json_str(&j, "change", presence_name(s->presence));
-            json_u64(&j, "blocks_changed", s->blocks_changed);
-            json_u64(&j, "entries_changed", s->entries_changed);
-            json_object_end(&j);
+            cs_json_object_begin(&j, NULL);
+            cs_json_guid(&j, "guid", s->guid);
+            cs_json_str(&j, "desc", s->desc);
+            cs_json_str(&j, "change", presence_name(s->presence));
+            cs_json_u64(&j, "blocks_changed", s->blocks_changed);
+            cs_json_u64(&j, "entries_changed", s->entries_changed);
+            cs_json_object_end(&j);
         }
-        json_array_end(&j);
+        cs_json_array_end(&j);
     }
-    json_object_end(&j);
-    json_finish(&j);
+    cs_json_object_end(&j);
+    cs_json_finish(&j);
 }
 
 static void print_diff_text(const struct diff_report *r)
@@ -415,111 +415,111 @@ static int write_links_csv(FILE *out, const void *ctx, struct cs_error *err)
     return cs_check_write_links_csv(out, c->tracer, c->result, err);
 }
 
-static void json_link_stats(struct json *j, const char *key, const struct cs_link_stats *s)
+static void json_link_stats(struct cs_json *j, const char *key, const struct cs_link_stats *s)
 {
-    json_object_begin(j, key);
-    json_u64(j, "links", s->links);
-    json_u64(j, "min", s->min);
-    json_u64(j, "max", s->max);
-    json_double(j, "mean", s->mean);
-    json_u64(j, "spread", s->spread);
-    json_double(j, "stddev", s->stddev);
-    json_object_end(j);
+    cs_json_object_begin(j, key);
+    cs_json_u64(j, "links", s->links);
+    cs_json_u64(j, "min", s->min);
+    cs_json_u64(j, "max", s->max);
+    cs_json_double(j, "mean", s->mean);
+    cs_json_u64(j, "spread", s->spread);
+    cs_json_double(j, "stddev", s->stddev);
+    cs_json_object_end(j);
 }
 
-static void json_port(struct json *j, const char *key, const struct cs_fabric *f, uint32_t port)
+static void json_port(struct cs_json *j, const char *key, const struct cs_fabric *f, uint32_t port)
 {
     const struct cs_port *p = &f->ports[port];
-    json_object_begin(j, key);
-    json_guid(j, "guid", f->nodes[p->node].guid);
-    json_u64(j, "port", p->num);
-    json_str(j, "desc", f->nodes[p->node].desc);
-    json_object_end(j);
+    cs_json_object_begin(j, key);
+    cs_json_guid(j, "guid", f->nodes[p->node].guid);
+    cs_json_u64(j, "port", p->num);
+    cs_json_str(j, "desc", f->nodes[p->node].desc);
+    cs_json_object_end(j);
 }
 
 static void print_check_json(const struct cs_tracer *t, const struct cs_check_result *r,
                              const char *lid_source)
 {
     const struct cs_fabric *f = t->fabric;
-    struct json j;
-    json_init(&j, stdout);
-    json_object_begin(&j, NULL);
-    json_str(&j, "lids_from", lid_source);
-    json_u64(&j, "switches", t->num_switches);
-    json_u64(&j, "switches_without_lft", t->switches_without_table);
-    json_u64(&j, "lfts_not_in_topology", t->tables_without_switch);
-    json_u64(&j, "sources", r->sources);
-    json_u64(&j, "destinations", r->destinations);
-    json_u64(&j, "pairs", r->pairs);
-    json_u64(&j, "delivered", r->delivered);
-    json_u64(&j, "unreachable", r->unreachable);
-    json_u64(&j, "loops", r->loops);
-    json_u64(&j, "black_holes", r->black_holes);
-    json_u64(&j, "wrong_deliveries", r->wrong_deliveries);
-    json_object_begin(&j, "outcomes");
+    struct cs_json j;
+    cs_json_init(&j, stdout);
+    cs_json_object_begin(&j, NULL);
+    cs_json_str(&j, "lids_from", lid_source);
+    cs_json_u64(&j, "switches", t->num_switches);
+    cs_json_u64(&j, "switches_without_lft", t->switches_without_table);
+    cs_json_u64(&j, "lfts_not_in_topology", t->tables_without_switch);
+    cs_json_u64(&j, "sources", r->sources);
+    cs_json_u64(&j, "destinations", r->destinations);
+    cs_json_u64(&j, "pairs", r->pairs);
+    cs_json_u64(&j, "delivered", r->delivered);
+    cs_json_u64(&j, "unreachable", r->unreachable);
+    cs_json_u64(&j, "loops", r->loops);
+    cs_json_u64(&j, "black_holes", r->black_holes);
+    cs_json_u64(&j, "wrong_deliveries", r->wrong_deliveries);
+    cs_json_object_begin(&j, "outcomes");
     for (unsigned o = 0; o < CS_TRACE_OUTCOMES; o++)
-        json_u64(&j, cs_trace_outcome_id((enum cs_trace_outcome)o), r->outcomes[o]);
-    json_object_end(&j);
-    json_object_begin(&j, "hops");
-    json_u64(&j, "min", r->hops_min);
-    json_double(&j, "mean", r->hops_mean);
-    json_u64(&j, "max", r->hops_max);
-    json_object_begin(&j, "histogram");
+        cs_json_u64(&j, cs_trace_outcome_id((enum cs_trace_outcome)o), r->outcomes[o]);
+    cs_json_object_end(&j);
+    cs_json_object_begin(&j, "hops");
+    cs_json_u64(&j, "min", r->hops_min);
+    cs_json_double(&j, "mean", r->hops_mean);
+    cs_json_u64(&j, "max", r->hops_max);
+    cs_json_object_begin(&j, "histogram");
     for (uint32_t h = 0; h < r->hops_histogram_len; h++) {
         char key[16];
         snprintf(key, sizeof key, "%u", h);
         if (r->hops_histogram[h])
-            json_u64(&j, key, r->hops_histogram[h]);
+            cs_json_u64(&j, key, r->hops_histogram[h]);
     }
-    json_object_end(&j);
-    json_object_end(&j);
-    json_u64(&j, "credit_loops", r->credit_loop ? 1 : 0);
-    json_array_begin(&j, "credit_cycle");
+    cs_json_object_end(&j);
+    cs_json_object_end(&j);
+    cs_json_u64(&j, "credit_loops", r->credit_loop ? 1 : 0);
+    cs_json_array_begin(&j, "credit_cycle");
     for (uint32_t k = 0; k < r->credit_cycle_len; k++) {
         uint32_t from = t->links.from[r->credit_cycle[k]];
-        json_object_begin(&j, NULL);
+        cs_json_object_begin(&j, NULL);
         json_port(&j, "from", f, from);
         json_port(&j, "to", f, f->ports[from].peer);
-        json_object_end(&j);
+        cs_json_object_end(&j);
     }
-    json_array_end(&j);
-    json_object_begin(&j, "cdg");
-    json_u64(&j, "vertices", r->cdg_vertices);
-    json_u64(&j, "edges", r->cdg_edges);
-    json_object_end(&j);
+    cs_json_array_end(&j);
+    cs_json_object_begin(&j, "cdg");
+    cs_json_u64(&j, "vertices", r->cdg_vertices);
+    cs_json_u64(&j, "edges", r->cdg_edges);
+    cs_json_object_end(&j);
     json_link_stats(&j, "links", &r->switch_links);
-    json_object_begin(&j, "link_classes");
+    cs_json_object_begin(&j, "link_classes");
     for (unsigned c = 0; c < CS_LINK_CLASSES; c++)
         if (r->classes[c].links)
             json_link_stats(&j, cs_link_class_name((enum cs_link_class)c), &r->classes[c]);
-    json_object_end(&j);
-    json_array_begin(&j, "failures");
+    cs_json_object_end(&j);
+    cs_json_array_begin(&j, "failures");
     for (uint32_t i = 0; i < r->num_failures; i++) {
         const struct cs_check_failure *fl = &r->failures[i];
-        json_object_begin(&j, NULL);
+        cs_json_object_begin(&j, NULL);
         json_port(&j, "source", f, fl->src_port);
-        json_u64(&j, "lid", fl->lid);
-        json_str(&j, "outcome", cs_trace_outcome_id((enum cs_trace_outcome)fl->trace.outcome));
+        cs_json_u64(&j, "lid", fl->lid);
+        cs_json_str(&j, "outcome", cs_trace_outcome_id((enum cs_trace_outcome)fl->trace.outcome));
         if (fl->trace.fault_node != CS_NONE) {
-            json_guid(&j, "switch", f->nodes[fl->trace.fault_node].guid);
+            cs_json_guid(&j, "switch", f->nodes[fl->trace.fault_node].guid);
             if (fl->trace.outcome != CS_TRACE_NO_TABLE)
-                json_u64(&j, "entry", fl->trace.fault_entry);
+                cs_json_u64(&j, "entry", fl->trace.fault_entry);
         }
         if (fl->trace.end_port != CS_NONE)
             json_port(&j, "reached", f, fl->trace.end_port);
         if (fl->loop_count) {
-            json_array_begin(&j, "loop");
+            cs_json_array_begin(&j, "loop");
             for (uint32_t k = 0; k < fl->loop_count; k++)
-                json_guid(&j, NULL, f->nodes[r->loop_nodes[fl->loop_first + k]].guid);
-            json_array_end(&j);
+                cs_json_guid(&j, NULL, f->nodes[r->loop_nodes[fl->loop_first + k]].guid);
+            cs_json_array_end(&j);
         }
-        json_object_end(&j);
+        cs_json_object_end(&j);
     }
-    json_array_end(&j);
-    json_u64(&j, "threads", r->threads_used);
-    json_bool(&j, "ok", r->ok);
-    json_object_end(&j);
-    json_finish(&j);
+    cs_json_array_end(&j);
+    cs_json_u64(&j, "threads", r->threads_used);
+    cs_json_bool(&j, "ok", r->ok);
+    cs_json_object_end(&j);
+    cs_json_finish(&j);
 }
 
 static void print_port(const struct cs_fabric *f, uint32_t port)

@@ -15,12 +15,12 @@
 #include "cli.h"
 #include "cloudsm/atomic_file.h"
 #include "cloudsm/clock.h"
+#include "cloudsm/json.h"
 #include "cloudsm/path_cache.h"
 #include "cloudsm/peer_list.h"
 #include "cloudsm/rng.h"
 #include "cloudsm/sa_client.h"
 #include "cloudsm/smp.h"
-#include "json.h"
 #include "umad_client.h"
 
 static const char pathcache_help[] =
@@ -231,101 +231,101 @@ static void event(const struct run *r, const struct peer *p, const char *fmt, ..
 
 static void write_json(FILE *out, const struct run *r)
 {
-    struct json j;
-    json_init(&j, out);
-    json_object_begin(&j, NULL);
-    json_double(&j, "seconds", elapsed_s(r));
-    json_u64(&j, "unix_ms", wall_ms(r, cs_clock_ms()));
-    json_str(&j, "peers_file", r->o.peers_file ? r->o.peers_file : "");
-    json_u64(&j, "reloads", r->reloads);
-    json_u64(&j, "reload_failures", r->reload_failures);
-    json_bool(&j, "trust_dlid", r->o.trust_dlid);
-    json_object_begin(&j, "port");
-    json_str(&j, "ca", r->port.ca_name);
-    json_u64(&j, "port", (uint64_t)r->port.port_num);
-    json_guid(&j, "guid", r->port.port_guid);
-    json_u64(&j, "lid", r->port.lid);
-    json_u64(&j, "sm_lid", r->port.sm_lid);
-    json_u64(&j, "sm_changes", r->sm_changes);
-    json_object_end(&j);
+    struct cs_json j;
+    cs_json_init(&j, out);
+    cs_json_object_begin(&j, NULL);
+    cs_json_double(&j, "seconds", elapsed_s(r));
+    cs_json_u64(&j, "unix_ms", wall_ms(r, cs_clock_ms()));
+    cs_json_str(&j, "peers_file", r->o.peers_file ? r->o.peers_file : "");
+    cs_json_u64(&j, "reloads", r->reloads);
+    cs_json_u64(&j, "reload_failures", r->reload_failures);
+    cs_json_bool(&j, "trust_dlid", r->o.trust_dlid);
+    cs_json_object_begin(&j, "port");
+    cs_json_str(&j, "ca", r->port.ca_name);
+    cs_json_u64(&j, "port", (uint64_t)r->port.port_num);
+    cs_json_guid(&j, "guid", r->port.port_guid);
+    cs_json_u64(&j, "lid", r->port.lid);
+    cs_json_u64(&j, "sm_lid", r->port.sm_lid);
+    cs_json_u64(&j, "sm_changes", r->sm_changes);
+    cs_json_object_end(&j);
 
-    json_object_begin(&j, "cache");
-    json_bool(&j, "on", r->cache != NULL);
-    json_bool(&j, "invalidate_on_failure", r->o.invalidate_on_failure);
-    json_bool(&j, "flush_on_sm_change", r->o.flush_on_sm_change);
+    cs_json_object_begin(&j, "cache");
+    cs_json_bool(&j, "on", r->cache != NULL);
+    cs_json_bool(&j, "invalidate_on_failure", r->o.invalidate_on_failure);
+    cs_json_bool(&j, "flush_on_sm_change", r->o.flush_on_sm_change);
     if (r->cache) {
         struct cs_path_cache_stats st = cs_path_cache_stats(r->cache);
-        json_bool(&j, "enabled", st.enabled);
-        json_u64(&j, "entries", st.entries);
-        json_u64(&j, "lookups", st.lookups);
-        json_u64(&j, "hits", st.hits);
-        json_u64(&j, "responses", st.responses);
-        json_u64(&j, "flagged", st.flagged);
-        json_u64(&j, "inserted", st.inserted);
-        json_u64(&j, "invalidated", st.invalidated);
-        json_u64(&j, "flushed", st.flushed);
-        json_u64(&j, "table_bytes", st.table_bytes);
+        cs_json_bool(&j, "enabled", st.enabled);
+        cs_json_u64(&j, "entries", st.entries);
+        cs_json_u64(&j, "lookups", st.lookups);
+        cs_json_u64(&j, "hits", st.hits);
+        cs_json_u64(&j, "responses", st.responses);
+        cs_json_u64(&j, "flagged", st.flagged);
+        cs_json_u64(&j, "inserted", st.inserted);
+        cs_json_u64(&j, "invalidated", st.invalidated);
+        cs_json_u64(&j, "flushed", st.flushed);
+        cs_json_u64(&j, "table_bytes", st.table_bytes);
     }
-    json_u64(&j, "entry_bytes", cs_path_cache_entry_bytes());
-    json_u64(&j, "paper_entry_bytes", CS_PATH_CACHE_PAPER_ENTRY_BYTES);
-    json_object_end(&j);
+    cs_json_u64(&j, "entry_bytes", cs_path_cache_entry_bytes());
+    cs_json_u64(&j, "paper_entry_bytes", CS_PATH_CACHE_PAPER_ENTRY_BYTES);
+    cs_json_object_end(&j);
 
     struct cs_sa_client_stats sa = cs_sa_client_stats(r->sa);
-    json_object_begin(&j, "sa");
-    json_u64(&j, "queries", sa.queries);
-    json_u64(&j, "sent", sa.sent);
-    json_u64(&j, "answered", sa.answered);
-    json_u64(&j, "status", sa.status);
-    json_u64(&j, "timeouts", sa.timeouts);
-    json_u64(&j, "malformed", sa.malformed);
-    json_object_end(&j);
+    cs_json_object_begin(&j, "sa");
+    cs_json_u64(&j, "queries", sa.queries);
+    cs_json_u64(&j, "sent", sa.sent);
+    cs_json_u64(&j, "answered", sa.answered);
+    cs_json_u64(&j, "status", sa.status);
+    cs_json_u64(&j, "timeouts", sa.timeouts);
+    cs_json_u64(&j, "malformed", sa.malformed);
+    cs_json_object_end(&j);
 
     uint64_t queries = 0, hits = 0, reconnects = 0, drops = 0, up = 0;
-    json_array_begin(&j, "peers");
+    cs_json_array_begin(&j, "peers");
     char gid[CS_GID_TEXT_SIZE];
     for (unsigned i = 0; i < r->num_peers; i++) {
         const struct peer *p = &r->peers[i];
-        json_object_begin(&j, NULL);
-        json_str(&j, "name", p->name);
-        json_str(&j, "peer", p->text);
-        json_str(&j, "gid", p->have_dgid ? cs_gid_format(p->dgid, gid) : "");
-        json_u64(&j, "dlid", p->path.dlid);
-        json_str(&j, "state", state_names[p->state]);
-        json_bool(&j, "connected", p->state == PEER_UP);
-        json_guid(&j, "port_guid", p->port_guid);
-        json_str(&j, "identity", identity_names[p->identity]);
-        json_u64(&j, "connected_unix_ms", wall_ms(r, p->connected_ms));
-        json_u64(&j, "dropped_unix_ms", wall_ms(r, p->dropped_ms));
-        json_u64(&j, "address_changes", p->address_changes);
-        json_u64(&j, "attempts", p->attempts);
-        json_u64(&j, "sa_queries", p->sa_queries);
-        json_u64(&j, "cache_hits", p->cache_hits);
-        json_u64(&j, "connects", p->connects);
-        json_u64(&j, "drops", p->drops);
-        json_u64(&j, "reconnects", p->reconnects);
-        json_u64(&j, "connect_failures", p->connect_failures);
-        json_u64(&j, "probes", p->probes);
-        json_u64(&j, "probe_failures", p->probe_failures);
-        json_u64(&j, "last_sa_status", p->last_sa_status);
-        json_str(&j, "last_failure", p->last_failure ? p->last_failure : "");
-        json_object_end(&j);
+        cs_json_object_begin(&j, NULL);
+        cs_json_str(&j, "name", p->name);
+        cs_json_str(&j, "peer", p->text);
+        cs_json_str(&j, "gid", p->have_dgid ? cs_gid_format(p->dgid, gid) : "");
+        cs_json_u64(&j, "dlid", p->path.dlid);
+        cs_json_str(&j, "state", state_names[p->state]);
+        cs_json_bool(&j, "connected", p->state == PEER_UP);
+        cs_json_guid(&j, "port_guid", p->port_guid);
+        cs_json_str(&j, "identity", identity_names[p->identity]);
+        cs_json_u64(&j, "connected_unix_ms", wall_ms(r, p->connected_ms));
+        cs_json_u64(&j, "dropped_unix_ms", wall_ms(r, p->dropped_ms));
+        cs_json_u64(&j, "address_changes", p->address_changes);
+        cs_json_u64(&j, "attempts", p->attempts);
+        cs_json_u64(&j, "sa_queries", p->sa_queries);
+        cs_json_u64(&j, "cache_hits", p->cache_hits);
+        cs_json_u64(&j, "connects", p->connects);
+        cs_json_u64(&j, "drops", p->drops);
+        cs_json_u64(&j, "reconnects", p->reconnects);
+        cs_json_u64(&j, "connect_failures", p->connect_failures);
+        cs_json_u64(&j, "probes", p->probes);
+        cs_json_u64(&j, "probe_failures", p->probe_failures);
+        cs_json_u64(&j, "last_sa_status", p->last_sa_status);
+        cs_json_str(&j, "last_failure", p->last_failure ? p->last_failure : "");
+        cs_json_object_end(&j);
         queries += p->sa_queries;
         hits += p->cache_hits;
         reconnects += p->reconnects;
         drops += p->drops;
         up += p->state == PEER_UP;
     }
-    json_array_end(&j);
-    json_object_begin(&j, "totals");
-    json_u64(&j, "peers", r->num_peers);
-    json_u64(&j, "connected", up);
-    json_u64(&j, "sa_queries", queries);
-    json_u64(&j, "cache_hits", hits);
-    json_u64(&j, "drops", drops);
-    json_u64(&j, "reconnects", reconnects);
-    json_object_end(&j);
-    json_object_end(&j);
-    json_finish(&j);
+    cs_json_array_end(&j);
+    cs_json_object_begin(&j, "totals");
+    cs_json_u64(&j, "peers", r->num_peers);
+    cs_json_u64(&j, "connected", up);
+    cs_json_u64(&j, "sa_queries", queries);
+    cs_json_u64(&j, "cache_hits", hits);
+    cs_json_u64(&j, "drops", drops);
+    cs_json_u64(&j, "reconnects", reconnects);
+    cs_json_object_end(&j);
+    cs_json_object_end(&j);
+    cs_json_finish(&j);
 }
 
 static void write_text(FILE *out, const struct run *r)

@@ -7,9 +7,9 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cloudsm/json.h"
 #include "cloudsm/pma.h"
 #include "cloudsm/smp.h"
-#include "json.h"
 #include "umad_client.h"
 
 static const char pma_help[] =
@@ -41,16 +41,16 @@ static void print_counters(const char *attribute, unsigned lid, unsigned port,
                            const struct counter *c, size_t n, bool as_json)
 {
     if (as_json) {
-        struct json j;
-        json_init(&j, stdout);
-        json_object_begin(&j, NULL);
-        json_u64(&j, "lid", lid);
-        json_u64(&j, "port", port);
-        json_str(&j, "attribute", attribute);
+        struct cs_json j;
+        cs_json_init(&j, stdout);
+        cs_json_object_begin(&j, NULL);
+        cs_json_u64(&j, "lid", lid);
+        cs_json_u64(&j, "port", port);
+        cs_json_str(&j, "attribute", attribute);
         for (size_t i = 0; i < n; i++)
-            json_u64(&j, c[i].name, c[i].value);
-        json_object_end(&j);
-        json_finish(&j);
+            cs_json_u64(&j, c[i].name, c[i].value);
+        cs_json_object_end(&j);
+        cs_json_finish(&j);
         return;
     }
     printf("# %s: Lid %u port %u\n", attribute, lid, port);

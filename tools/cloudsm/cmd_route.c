@@ -7,12 +7,12 @@
 
 #include "cli.h"
 #include "cloudsm/guid_list.h"
+#include "cloudsm/json.h"
 #include "cloudsm/lft_io.h"
 #include "cloudsm/lid.h"
 #include "cloudsm/route.h"
 #include "cloudsm/subtree.h"
 #include "cloudsm/topo_io.h"
-#include "json.h"
 #include "routed.h"
 
 static const char route_help[] =
@@ -309,37 +309,37 @@ static int route_main(int argc, char **argv)
         goto done;
     }
     if (as_json) {
-        struct json j;
-        json_init(&j, stdout);
-        json_object_begin(&j, NULL);
-        json_str(&j, "engine", stats.engine);
-        json_str(&j, "requested", stats.requested);
-        json_bool(&j, "fell_back", stats.fell_back);
-        json_str(&j, "fallback_reason", stats.fallback_reason);
-        json_double(&j, "route_ms", stats.route_ms);
-        json_double(&j, "build_ms", result.build_ms);
-        json_bool(&j, "build_kept", result.build_kept);
-        json_u64(&j, "lids", stats.lids);
-        json_u64(&j, "max_lid", stats.max_lid);
-        json_u64(&j, "switches", stats.switches);
-        json_u64(&j, "lft_blocks", stats.lft_blocks);
-        json_u64(&j, "scope_switches", sub.num_switches);
-        json_u64(&j, "violations", result.violations);
+        struct cs_json j;
+        cs_json_init(&j, stdout);
+        cs_json_object_begin(&j, NULL);
+        cs_json_str(&j, "engine", stats.engine);
+        cs_json_str(&j, "requested", stats.requested);
+        cs_json_bool(&j, "fell_back", stats.fell_back);
+        cs_json_str(&j, "fallback_reason", stats.fallback_reason);
+        cs_json_double(&j, "route_ms", stats.route_ms);
+        cs_json_double(&j, "build_ms", result.build_ms);
+        cs_json_bool(&j, "build_kept", result.build_kept);
+        cs_json_u64(&j, "lids", stats.lids);
+        cs_json_u64(&j, "max_lid", stats.max_lid);
+        cs_json_u64(&j, "switches", stats.switches);
+        cs_json_u64(&j, "lft_blocks", stats.lft_blocks);
+        cs_json_u64(&j, "scope_switches", sub.num_switches);
+        cs_json_u64(&j, "violations", result.violations);
         if (result.partition_sl && inputs.partitions) {
-            json_array_begin(&j, "partitions");
+            cs_json_array_begin(&j, "partitions");
             for (uint32_t i = 0; i < result.num_partitions; i++) {
                 const struct cs_partition *part = &inputs.partitions->partitions[i];
-                json_object_begin(&j, NULL);
-                json_str(&j, "name", part->name);
-                json_u64(&j, "pkey", part->pkey);
-                json_str(&j, "isolation", cs_isolation_name(part->isolation));
-                json_u64(&j, "sl", result.partition_sl[i]);
-                json_object_end(&j);
+                cs_json_object_begin(&j, NULL);
+                cs_json_str(&j, "name", part->name);
+                cs_json_u64(&j, "pkey", part->pkey);
+                cs_json_str(&j, "isolation", cs_isolation_name(part->isolation));
+                cs_json_u64(&j, "sl", result.partition_sl[i]);
+                cs_json_object_end(&j);
             }
-            json_array_end(&j);
+            cs_json_array_end(&j);
         }
-        json_object_end(&j);
-        json_finish(&j);
+        cs_json_object_end(&j);
+        cs_json_finish(&j);
     } else if (output) {
         printf("%s: %u switches, %u LIDs (max %u), %" PRIu64 " LFT blocks, %.1f ms%s%s\n",
                stats.engine, stats.switches, stats.lids, stats.max_lid, stats.lft_blocks,

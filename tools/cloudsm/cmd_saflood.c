@@ -14,10 +14,10 @@
 
 #include "cli.h"
 #include "cloudsm/clock.h"
+#include "cloudsm/json.h"
 #include "cloudsm/lid.h"
 #include "cloudsm/sa_client.h"
 #include "cloudsm/sa_flood.h"
-#include "json.h"
 #include "umad_client.h"
 
 static const char saflood_help[] =
@@ -275,84 +275,84 @@ static void print_row(struct results *res, unsigned round)
     fflush(stdout);
 }
 
-static void json_window(struct json *j, const char *name, const struct message *m)
+static void json_window(struct cs_json *j, const char *name, const struct message *m)
 {
-    json_object_begin(j, NULL);
-    json_str(j, "name", name);
-    json_u64(j, "instances", m->instances);
-    json_double(j, "seconds", m->w.seconds);
-    json_double(j, "qps", m->w.qps);
-    json_u64(j, "sent", m->w.counts.sent);
-    json_u64(j, "answered", m->w.counts.answered);
-    json_u64(j, "timeouts", m->w.counts.timeouts);
-    json_u64(j, "refused", m->w.counts.refused);
-    json_double(j, "mean_ms", m->w.latency.mean_ms);
-    json_double(j, "median_ms", m->w.latency.median_ms);
-    json_double(j, "stddev_ms", m->w.latency.stddev_ms);
-    json_double(j, "p99_ms", m->w.latency.p99_ms);
-    json_object_end(j);
+    cs_json_object_begin(j, NULL);
+    cs_json_str(j, "name", name);
+    cs_json_u64(j, "instances", m->instances);
+    cs_json_double(j, "seconds", m->w.seconds);
+    cs_json_double(j, "qps", m->w.qps);
+    cs_json_u64(j, "sent", m->w.counts.sent);
+    cs_json_u64(j, "answered", m->w.counts.answered);
+    cs_json_u64(j, "timeouts", m->w.counts.timeouts);
+    cs_json_u64(j, "refused", m->w.counts.refused);
+    cs_json_double(j, "mean_ms", m->w.latency.mean_ms);
+    cs_json_double(j, "median_ms", m->w.latency.median_ms);
+    cs_json_double(j, "stddev_ms", m->w.latency.stddev_ms);
+    cs_json_double(j, "p99_ms", m->w.latency.p99_ms);
+    cs_json_object_end(j);
 }
 
 static void print_json(struct results *res, unsigned first_flooder)
 {
     const struct plan *p = res->p;
-    struct json j;
-    json_init(&j, stdout);
-    json_object_begin(&j, NULL);
-    json_object_begin(&j, "parameters");
-    json_u64(&j, "rounds", p->rounds);
-    json_u64(&j, "mifs", p->mifs);
-    json_u64(&j, "spawn", p->spawn);
-    json_double(&j, "collect_seconds", p->collect_s);
-    json_double(&j, "gap_seconds", p->gap_s);
-    json_u64(&j, "timeout_ms", p->timeout_ms);
-    json_str(&j, "query", p->by_lid ? "slid-dlid" : "sgid-dgid");
-    json_u64(&j, "targets", p->num_targets);
-    json_object_end(&j);
+    struct cs_json j;
+    cs_json_init(&j, stdout);
+    cs_json_object_begin(&j, NULL);
+    cs_json_object_begin(&j, "parameters");
+    cs_json_u64(&j, "rounds", p->rounds);
+    cs_json_u64(&j, "mifs", p->mifs);
+    cs_json_u64(&j, "spawn", p->spawn);
+    cs_json_double(&j, "collect_seconds", p->collect_s);
+    cs_json_double(&j, "gap_seconds", p->gap_s);
+    cs_json_u64(&j, "timeout_ms", p->timeout_ms);
+    cs_json_str(&j, "query", p->by_lid ? "slid-dlid" : "sgid-dgid");
+    cs_json_u64(&j, "targets", p->num_targets);
+    cs_json_object_end(&j);
     char name[16];
-    json_array_begin(&j, "rounds");
+    cs_json_array_begin(&j, "rounds");
     for (unsigned r = 1; r <= p->rounds; r++) {
         double total;
         struct cs_saflood_counts c = round_counts(res, r, &total);
         unsigned instances = 0;
         for (unsigned x = 0; x < res->flooders; x++)
             instances += cell(res, r, x)->instances;
-        json_object_begin(&j, NULL);
-        json_u64(&j, "round", r);
-        json_u64(&j, "instances", instances);
-        json_double(&j, "total_qps", total);
-        json_u64(&j, "sent", c.sent);
-        json_u64(&j, "answered", c.answered);
-        json_u64(&j, "timeouts", c.timeouts);
-        json_u64(&j, "refused", c.refused);
-        json_array_begin(&j, "flooders");
+        cs_json_object_begin(&j, NULL);
+        cs_json_u64(&j, "round", r);
+        cs_json_u64(&j, "instances", instances);
+        cs_json_double(&j, "total_qps", total);
+        cs_json_u64(&j, "sent", c.sent);
+        cs_json_u64(&j, "answered", c.answered);
+        cs_json_u64(&j, "timeouts", c.timeouts);
+        cs_json_u64(&j, "refused", c.refused);
+        cs_json_array_begin(&j, "flooders");
         for (unsigned x = 0; x < res->flooders; x++) {
             flooder_name(first_flooder + x, name, sizeof name);
             json_window(&j, name, cell(res, r, x));
         }
-        json_array_end(&j);
-        json_object_end(&j);
+        cs_json_array_end(&j);
+        cs_json_object_end(&j);
     }
-    json_array_end(&j);
+    cs_json_array_end(&j);
     if (first_flooder == 0) {
         /* Table V's columns: the SIF in the first and the last round, the last round's total. */
         const struct message *a = cell(res, 1, 0), *z = cell(res, p->rounds, 0);
         double total;
         round_counts(res, p->rounds, &total);
-        json_object_begin(&j, "table_v");
-        json_double(&j, "first_sif_qps", a->w.qps);
-        json_double(&j, "first_mean_ms", a->w.latency.mean_ms);
-        json_double(&j, "first_median_ms", a->w.latency.median_ms);
-        json_double(&j, "first_stddev_ms", a->w.latency.stddev_ms);
-        json_double(&j, "last_sif_qps", z->w.qps);
-        json_double(&j, "last_mean_ms", z->w.latency.mean_ms);
-        json_double(&j, "last_median_ms", z->w.latency.median_ms);
-        json_double(&j, "last_stddev_ms", z->w.latency.stddev_ms);
-        json_double(&j, "last_total_qps", total);
-        json_object_end(&j);
+        cs_json_object_begin(&j, "table_v");
+        cs_json_double(&j, "first_sif_qps", a->w.qps);
+        cs_json_double(&j, "first_mean_ms", a->w.latency.mean_ms);
+        cs_json_double(&j, "first_median_ms", a->w.latency.median_ms);
+        cs_json_double(&j, "first_stddev_ms", a->w.latency.stddev_ms);
+        cs_json_double(&j, "last_sif_qps", z->w.qps);
+        cs_json_double(&j, "last_mean_ms", z->w.latency.mean_ms);
+        cs_json_double(&j, "last_median_ms", z->w.latency.median_ms);
+        cs_json_double(&j, "last_stddev_ms", z->w.latency.stddev_ms);
+        cs_json_double(&j, "last_total_qps", total);
+        cs_json_object_end(&j);
     }
-    json_object_end(&j);
-    json_finish(&j);
+    cs_json_object_end(&j);
+    cs_json_finish(&j);
 }
 
 static void print_table_v(struct results *res)

@@ -11,10 +11,10 @@
 
 #include "cli.h"
 #include "cloudsm/atomic_file.h"
+#include "cloudsm/json.h"
 #include "cloudsm/monitor.h"
 #include "cloudsm/sm_config.h"
 #include "cloudsm/time_point.h"
-#include "json.h"
 
 #define STORE_OPTIONS_HELP                                                                         \
     "  --since T             from T: a duration back from now (30s, 5m, 2h, 1d, 1h30m), an\n"      \
@@ -229,7 +229,7 @@ struct port_filter {
 struct counters {
     struct store_options o;
     FILE *fp;
-    struct json j;
+    struct cs_json j;
     int metrics[CS_METRIC_COUNT];
     int num_metrics;
     uint64_t *nodes; /* --node */
@@ -322,16 +322,16 @@ static void counters_head(struct counters *c)
         fputc('\n', c->fp);
         break;
     case FORMAT_JSON:
-        json_init(&c->j, c->fp);
-        json_object_begin(&c->j, NULL);
-        json_str(&c->j, "store", c->o.store);
-        json_double_exact(&c->j, "since", c->o.since);
-        json_double_exact(&c->j, "until", c->o.until);
-        json_array_begin(&c->j, "metrics");
+        cs_json_init(&c->j, c->fp);
+        cs_json_object_begin(&c->j, NULL);
+        cs_json_str(&c->j, "store", c->o.store);
+        cs_json_double_exact(&c->j, "since", c->o.since);
+        cs_json_double_exact(&c->j, "until", c->o.until);
+        cs_json_array_begin(&c->j, "metrics");
         for (int i = 0; i < c->num_metrics; i++)
-            json_str(&c->j, NULL, cs_metric_name(c->metrics[i]));
-        json_array_end(&c->j);
-        json_array_begin(&c->j, "samples");
+            cs_json_str(&c->j, NULL, cs_metric_name(c->metrics[i]));
+        cs_json_array_end(&c->j);
+        cs_json_array_begin(&c->j, "samples");
         break;
     }
 }
@@ -364,18 +364,18 @@ static void counters_row(struct counters *c, const struct cs_metrics *m,
         fputc('\n', c->fp);
         break;
     case FORMAT_JSON:
-        json_object_begin(&c->j, NULL);
-        json_double_exact(&c->j, "time", s->time);
-        json_str(&c->j, "time_iso", when);
-        json_guid(&c->j, "node_guid", n->guid);
-        json_str(&c->j, "node_desc", n->desc);
-        json_u64(&c->j, "port", p->num);
-        json_guid(&c->j, "port_guid", p->guid);
-        json_double_exact(&c->j, "interval", s->interval);
-        json_u64(&c->j, "flags", s->flags);
+        cs_json_object_begin(&c->j, NULL);
+        cs_json_double_exact(&c->j, "time", s->time);
+        cs_json_str(&c->j, "time_iso", when);
+        cs_json_guid(&c->j, "node_guid", n->guid);
+        cs_json_str(&c->j, "node_desc", n->desc);
+        cs_json_u64(&c->j, "port", p->num);
+        cs_json_guid(&c->j, "port_guid", p->guid);
+        cs_json_double_exact(&c->j, "interval", s->interval);
+        cs_json_u64(&c->j, "flags", s->flags);
         for (int i = 0; i < c->num_metrics; i++)
-            json_double_exact(&c->j, cs_metric_name(c->metrics[i]), s->value[c->metrics[i]]);
-        json_object_end(&c->j);
+            cs_json_double_exact(&c->j, cs_metric_name(c->metrics[i]), s->value[c->metrics[i]]);
+        cs_json_object_end(&c->j);
         break;
     }
 }
@@ -464,10 +464,10 @@ static int counters_run(struct counters *c, const char *who, const char *path)
         else
             cs_metrics_free(&topology);
         if (rc == EXIT_OK && c->o.format == FORMAT_JSON) {
-            json_array_end(&c->j);
-            json_u64(&c->j, "count", c->printed);
-            json_object_end(&c->j);
-            json_finish(&c->j);
+            cs_json_array_end(&c->j);
+            cs_json_u64(&c->j, "count", c->printed);
+            cs_json_object_end(&c->j);
+            cs_json_finish(&c->j);
         }
         rc = output_close(&out, who, rc);
     }
@@ -526,7 +526,7 @@ int cli_sm_counters(int argc, char **argv)
 struct events {
     struct store_options o;
     FILE *fp;
-    struct json j;
+    struct cs_json j;
     uint64_t printed;
 };
 
@@ -553,19 +553,19 @@ static int print_event(void *ctx, const struct cs_monitor_event *e, struct cs_er
         fputc('\n', ev->fp);
         break;
     case FORMAT_JSON:
-        json_object_begin(&ev->j, NULL);
-        json_u64(&ev->j, "id", (uint64_t)e->id);
-        json_double_exact(&ev->j, "time", e->time);
-        json_str(&ev->j, "time_iso", when);
-        json_str(&ev->j, "kind", e->kind);
+        cs_json_object_begin(&ev->j, NULL);
+        cs_json_u64(&ev->j, "id", (uint64_t)e->id);
+        cs_json_double_exact(&ev->j, "time", e->time);
+        cs_json_str(&ev->j, "time_iso", when);
+        cs_json_str(&ev->j, "kind", e->kind);
         if (e->subject)
-            json_str(&ev->j, "subject", e->subject);
+            cs_json_str(&ev->j, "subject", e->subject);
         else
-            json_raw(&ev->j, "subject", "null");
-        json_str(&ev->j, "text", e->text);
+            cs_json_raw(&ev->j, "subject", "null");
+        cs_json_str(&ev->j, "text", e->text);
         /* The store checks every detail is JSON (a CHECK on the column): embedded as it is. */
-        json_raw(&ev->j, "detail", e->detail ? e->detail : "null");
-        json_object_end(&ev->j);
+        cs_json_raw(&ev->j, "detail", e->detail ? e->detail : "null");
+        cs_json_object_end(&ev->j);
         break;
     }
     ev->printed++;
@@ -603,20 +603,20 @@ int cli_sm_events(int argc, char **argv)
     } else if (ev.o.format == FORMAT_CSV) {
         fputs("time,id,kind,subject,text,detail\n", ev.fp);
     } else {
-        json_init(&ev.j, ev.fp);
-        json_object_begin(&ev.j, NULL);
-        json_str(&ev.j, "store", path);
-        json_double_exact(&ev.j, "since", ev.o.since);
-        json_double_exact(&ev.j, "until", ev.o.until);
-        json_array_begin(&ev.j, "events");
+        cs_json_init(&ev.j, ev.fp);
+        cs_json_object_begin(&ev.j, NULL);
+        cs_json_str(&ev.j, "store", path);
+        cs_json_double_exact(&ev.j, "since", ev.o.since);
+        cs_json_double_exact(&ev.j, "until", ev.o.until);
+        cs_json_array_begin(&ev.j, "events");
     }
     if (cs_monitor_events(mon, ev.o.since, ev.o.until, kind, print_event, &ev, &err) < 0)
         rc = cli_fail(who, &err);
     if (rc == EXIT_OK && ev.o.format == FORMAT_JSON) {
-        json_array_end(&ev.j);
-        json_u64(&ev.j, "count", ev.printed);
-        json_object_end(&ev.j);
-        json_finish(&ev.j);
+        cs_json_array_end(&ev.j);
+        cs_json_u64(&ev.j, "count", ev.printed);
+        cs_json_object_end(&ev.j);
+        cs_json_finish(&ev.j);
     }
     rc = output_close(&out, who, rc);
     cs_monitor_close(mon);

@@ -7,12 +7,12 @@
 #include "cli.h"
 #include "cloudsm/fabric.h"
 #include "cloudsm/fabric_diff.h"
+#include "cloudsm/json.h"
 #include "cloudsm/lid.h"
 #include "cloudsm/mutate.h"
 #include "cloudsm/summary.h"
 #include "cloudsm/topo_gen.h"
 #include "cloudsm/topo_io.h"
-#include "json.h"
 #include "routed.h"
 #include "summary_print.h"
 
@@ -371,22 +371,22 @@ static int topo_diff(int argc, char **argv)
     } else {
         rc = d.differences ? EXIT_DIFFERENT : EXIT_OK;
         if (as_json) {
-            struct json j;
-            json_init(&j, stdout);
-            json_object_begin(&j, NULL);
-            json_bool(&j, "identical", d.differences == 0);
-            json_u64(&j, "nodes_only_a", d.nodes_only_a);
-            json_u64(&j, "nodes_only_b", d.nodes_only_b);
-            json_u64(&j, "nodes_changed", d.nodes_changed);
-            json_u64(&j, "ports_changed", d.ports_changed);
-            json_u64(&j, "ports_relinked", d.ports_relinked);
-            json_u64(&j, "differences", d.differences);
-            json_array_begin(&j, "examples");
+            struct cs_json j;
+            cs_json_init(&j, stdout);
+            cs_json_object_begin(&j, NULL);
+            cs_json_bool(&j, "identical", d.differences == 0);
+            cs_json_u64(&j, "nodes_only_a", d.nodes_only_a);
+            cs_json_u64(&j, "nodes_only_b", d.nodes_only_b);
+            cs_json_u64(&j, "nodes_changed", d.nodes_changed);
+            cs_json_u64(&j, "ports_changed", d.ports_changed);
+            cs_json_u64(&j, "ports_relinked", d.ports_relinked);
+            cs_json_u64(&j, "differences", d.differences);
+            cs_json_array_begin(&j, "examples");
             for (uint32_t i = 0; i < d.num_examples; i++)
-                json_str(&j, NULL, d.examples[i]);
-            json_array_end(&j);
-            json_object_end(&j);
-            json_finish(&j);
+                cs_json_str(&j, NULL, d.examples[i]);
+            cs_json_array_end(&j);
+            cs_json_object_end(&j);
+            cs_json_finish(&j);
         } else if (!d.differences) {
             printf("identical: %u nodes, %u port slots\n", a.num_nodes, a.num_port_slots);
         } else {

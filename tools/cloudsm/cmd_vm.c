@@ -7,10 +7,10 @@
 
 #include "cli.h"
 #include "cloudsm/analyze.h"
+#include "cloudsm/json.h"
 #include "cloudsm/lft_io.h"
 #include "cloudsm/topo_io.h"
 #include "cloudsm/vm_plan.h"
-#include "json.h"
 #include "routed.h"
 
 enum { EXIT_PROBLEMS = 3 };
@@ -153,61 +153,61 @@ static void print_json(const struct cs_fabric *f, const struct cs_lfts *t,
 {
     /* The VM's LID after the plan; a destroyed VM's, the one it had. */
     uint16_t lid = plan->vm_lid_after ? plan->vm_lid_after : plan->vm_lid_before;
-    struct json j;
-    json_init(&j, stdout);
-    json_object_begin(&j, NULL);
-    json_str(&j, "op", op);
-    json_str(&j, "vm", vm);
-    json_str(&j, "method", cs_plan_method_name(method));
-    json_str(&j, "lid_policy", cs_lid_policy_name(policy));
-    json_u64(&j, "lid", lid);
-    json_bool(&j, "lid_changed",
-              plan->vm_lid_before && plan->vm_lid_after &&
-                  plan->vm_lid_before != plan->vm_lid_after);
-    json_u64(&j, "lid_before", plan->vm_lid_before);
-    json_u64(&j, "switches_selected", plan->switches_selected);
-    json_u64(&j, "switches_active", plan->switches_active);
-    json_u64(&j, "switches_updated", plan->switches_updated);
-    json_u64(&j, "lft_smps", plan->lft_smps);
-    json_u64(&j, "port255_smps", plan->port255_smps);
-    json_u64(&j, "hypervisor_smps", plan->hypervisor_smps);
-    json_u64(&j, "total_smps", cs_plan_total_smps(plan));
-    json_array_begin(&j, "smps");
+    struct cs_json j;
+    cs_json_init(&j, stdout);
+    cs_json_object_begin(&j, NULL);
+    cs_json_str(&j, "op", op);
+    cs_json_str(&j, "vm", vm);
+    cs_json_str(&j, "method", cs_plan_method_name(method));
+    cs_json_str(&j, "lid_policy", cs_lid_policy_name(policy));
+    cs_json_u64(&j, "lid", lid);
+    cs_json_bool(&j, "lid_changed",
+                 plan->vm_lid_before && plan->vm_lid_after &&
+                     plan->vm_lid_before != plan->vm_lid_after);
+    cs_json_u64(&j, "lid_before", plan->vm_lid_before);
+    cs_json_u64(&j, "switches_selected", plan->switches_selected);
+    cs_json_u64(&j, "switches_active", plan->switches_active);
+    cs_json_u64(&j, "switches_updated", plan->switches_updated);
+    cs_json_u64(&j, "lft_smps", plan->lft_smps);
+    cs_json_u64(&j, "port255_smps", plan->port255_smps);
+    cs_json_u64(&j, "hypervisor_smps", plan->hypervisor_smps);
+    cs_json_u64(&j, "total_smps", cs_plan_total_smps(plan));
+    cs_json_array_begin(&j, "smps");
     for (uint32_t i = 0; i < plan->count; i++) {
         const struct cs_plan_smp *smp = &plan->smps[i];
-        json_object_begin(&j, NULL);
-        json_str(&j, "kind", cs_plan_smp_kind_name((enum cs_plan_smp_kind)smp->kind));
+        cs_json_object_begin(&j, NULL);
+        cs_json_str(&j, "kind", cs_plan_smp_kind_name((enum cs_plan_smp_kind)smp->kind));
         if (smp->table != CS_NONE) {
-            json_guid(&j, "switch", t->switches[smp->table].guid);
-            json_str(&j, "desc", table_desc(t, smp->table));
-            json_u64(&j, "block", smp->block);
-            json_u64(&j, "lid", smp->lid);
-            json_u64(&j, "entries", smp->entries);
-            json_bool(&j, "active_route", smp->active_route);
+            cs_json_guid(&j, "switch", t->switches[smp->table].guid);
+            cs_json_str(&j, "desc", table_desc(t, smp->table));
+            cs_json_u64(&j, "block", smp->block);
+            cs_json_u64(&j, "lid", smp->lid);
+            cs_json_u64(&j, "entries", smp->entries);
+            cs_json_bool(&j, "active_route", smp->active_route);
         } else {
             const struct cs_node *node = &f->nodes[smp->node];
-            json_guid(&j, "hypervisor", node->guid);
-            json_str(&j, "desc", node->desc);
-            json_u64(&j, "vf", smp->vf);
+            cs_json_guid(&j, "hypervisor", node->guid);
+            cs_json_str(&j, "desc", node->desc);
+            cs_json_u64(&j, "vf", smp->vf);
             if (smp->kind == CS_PLAN_SMP_VGUID_SET || smp->kind == CS_PLAN_SMP_VGUID_UNSET)
-                json_guid(&j, "vguid", smp->vguid);
+                cs_json_guid(&j, "vguid", smp->vguid);
             else
-                json_u64(&j, "lid", smp->lid);
+                cs_json_u64(&j, "lid", smp->lid);
         }
-        json_object_end(&j);
+        cs_json_object_end(&j);
     }
-    json_array_end(&j);
+    cs_json_array_end(&j);
     if (check) {
-        json_object_begin(&j, "transition");
-        json_u64(&j, "phases", check->phases);
-        json_u64(&j, "lids_changing", check->lids_changing);
-        json_bool(&j, "credit_loop", check->loop_phase != CS_NONE);
+        cs_json_object_begin(&j, "transition");
+        cs_json_u64(&j, "phases", check->phases);
+        cs_json_u64(&j, "lids_changing", check->lids_changing);
+        cs_json_bool(&j, "credit_loop", check->loop_phase != CS_NONE);
         if (check->loop_phase != CS_NONE)
-            json_u64(&j, "loop_phase", check->loop_phase + 1);
-        json_object_end(&j);
+            cs_json_u64(&j, "loop_phase", check->loop_phase + 1);
+        cs_json_object_end(&j);
     }
-    json_object_end(&j);
-    json_finish(&j);
+    cs_json_object_end(&j);
+    cs_json_finish(&j);
 }
 
 /* The plan's phases, each with its old and new entries together (cs_plan_check_transition). */

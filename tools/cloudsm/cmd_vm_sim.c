@@ -8,8 +8,8 @@
 #include "cli.h"
 #include "cloudsm/atomic_file.h"
 #include "cloudsm/clock.h"
+#include "cloudsm/json.h"
 #include "cloudsm/vmsim.h"
-#include "json.h"
 #include "plot.h"
 
 const char cli_vm_sim_help[] =
@@ -99,52 +99,52 @@ static int write_csv(FILE *out, const void *ctx, struct cs_error *err)
 
 static void print_json(const struct batch *b)
 {
-    struct json j;
-    json_init(&j, stdout);
-    json_object_begin(&j, NULL);
-    json_array_begin(&j, "simulations");
+    struct cs_json j;
+    cs_json_init(&j, stdout);
+    cs_json_object_begin(&j, NULL);
+    cs_json_array_begin(&j, "simulations");
     for (unsigned i = 0; i < b->n; i++) {
         const struct cs_vmsim_config *c = &b->configs[i];
         const struct cs_vmsim_result *r = &b->results[i];
         struct summary s = summarize(r);
-        json_object_begin(&j, NULL);
-        json_str(&j, "xgft", c->xgft);
-        json_u64(&j, "vfs", c->vfs);
-        json_str(&j, "distribution", cs_vm_distribution_name(c->distribution));
-        json_u64(&j, "population", c->population);
-        json_str(&j, "pattern", cs_vm_pattern_name(c->pattern));
-        json_u64(&j, "seed", c->seed);
-        json_u64(&j, "hypervisors", r->hypervisors);
-        json_u64(&j, "switches", r->switches);
-        json_u64(&j, "vms", r->vms);
-        json_u64(&j, "moves", r->moves);
-        json_object_begin(&j, "itrc");
-        json_double(&j, "switches_mean", s.mean_itrc);
-        json_u64(&j, "switches_max", s.max_itrc);
-        json_u64(&j, "lft_smps", r->lft_smps_itrc);
-        json_object_end(&j);
-        json_object_begin(&j, "ftreeminrc");
-        json_double(&j, "switches_mean", s.mean_minrc);
-        json_u64(&j, "switches_max", s.max_minrc);
-        json_u64(&j, "lft_smps", r->lft_smps_minrc);
-        json_object_end(&j);
-        json_array_begin(&j, "snapshots");
+        cs_json_object_begin(&j, NULL);
+        cs_json_str(&j, "xgft", c->xgft);
+        cs_json_u64(&j, "vfs", c->vfs);
+        cs_json_str(&j, "distribution", cs_vm_distribution_name(c->distribution));
+        cs_json_u64(&j, "population", c->population);
+        cs_json_str(&j, "pattern", cs_vm_pattern_name(c->pattern));
+        cs_json_u64(&j, "seed", c->seed);
+        cs_json_u64(&j, "hypervisors", r->hypervisors);
+        cs_json_u64(&j, "switches", r->switches);
+        cs_json_u64(&j, "vms", r->vms);
+        cs_json_u64(&j, "moves", r->moves);
+        cs_json_object_begin(&j, "itrc");
+        cs_json_double(&j, "switches_mean", s.mean_itrc);
+        cs_json_u64(&j, "switches_max", s.max_itrc);
+        cs_json_u64(&j, "lft_smps", r->lft_smps_itrc);
+        cs_json_object_end(&j);
+        cs_json_object_begin(&j, "ftreeminrc");
+        cs_json_double(&j, "switches_mean", s.mean_minrc);
+        cs_json_u64(&j, "switches_max", s.max_minrc);
+        cs_json_u64(&j, "lft_smps", r->lft_smps_minrc);
+        cs_json_object_end(&j);
+        cs_json_array_begin(&j, "snapshots");
         for (uint32_t k = 0; k < r->num_snapshots; k++) {
-            json_object_begin(&j, NULL);
-            json_u64(&j, "moves_done", r->snapshots[k].moves_done);
-            json_double(&j, "ebb_minrc", r->snapshots[k].ebb_minrc);
-            json_double(&j, "ebb_vftree", r->snapshots[k].ebb_vftree);
-            json_object_end(&j);
+            cs_json_object_begin(&j, NULL);
+            cs_json_u64(&j, "moves_done", r->snapshots[k].moves_done);
+            cs_json_double(&j, "ebb_minrc", r->snapshots[k].ebb_minrc);
+            cs_json_double(&j, "ebb_vftree", r->snapshots[k].ebb_vftree);
+            cs_json_object_end(&j);
         }
-        json_array_end(&j);
-        json_double(&j, "route_ms", r->route_ms);
-        json_double(&j, "plan_ms", r->plan_ms);
-        json_double(&j, "evaluate_ms", r->evaluate_ms);
-        json_object_end(&j);
+        cs_json_array_end(&j);
+        cs_json_double(&j, "route_ms", r->route_ms);
+        cs_json_double(&j, "plan_ms", r->plan_ms);
+        cs_json_double(&j, "evaluate_ms", r->evaluate_ms);
+        cs_json_object_end(&j);
     }
-    json_array_end(&j);
-    json_object_end(&j);
-    json_finish(&j);
+    cs_json_array_end(&j);
+    cs_json_object_end(&j);
+    cs_json_finish(&j);
 }
 
 /* One line per simulation: the switches each method updated, and the last snapshot's

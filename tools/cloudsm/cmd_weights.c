@@ -8,12 +8,12 @@
 
 #include "cli.h"
 #include "cloudsm/counters.h"
+#include "cloudsm/json.h"
 #include "cloudsm/learn.h"
 #include "cloudsm/lid.h"
 #include "cloudsm/monitor.h"
 #include "cloudsm/time_point.h"
 #include "cloudsm/weights.h"
-#include "json.h"
 
 static const char learn_help[] =
     "usage: cloudsm weights learn BEFORE AFTER [-a A] [-b B] [--seconds S]\n"
@@ -79,35 +79,35 @@ static void print_json(const struct cs_node_weights *w, const struct amounts *am
         max = am->values[i] > max ? am->values[i] : max;
     }
     char key[32];
-    struct json j;
-    json_init(&j, stdout);
-    json_object_begin(&j, NULL);
-    json_u64(&j, "a", a);
-    json_u64(&j, "b", b);
-    json_u64(&j, "ports", w->count);
+    struct cs_json j;
+    cs_json_init(&j, stdout);
+    cs_json_object_begin(&j, NULL);
+    cs_json_u64(&j, "a", a);
+    cs_json_u64(&j, "b", b);
+    cs_json_u64(&j, "ports", w->count);
     snprintf(key, sizeof key, "%s_min", am->key);
-    json_u64(&j, key, min);
+    cs_json_u64(&j, key, min);
     snprintf(key, sizeof key, "%s_max", am->key);
-    json_u64(&j, key, max);
+    cs_json_u64(&j, key, max);
     if (seconds > 0) {
-        json_double(&j, "seconds", seconds);
-        json_double(&j, "bytes_per_second_min", am->bytes_per_unit * (double)min / seconds);
-        json_double(&j, "bytes_per_second_max", am->bytes_per_unit * (double)max / seconds);
+        cs_json_double(&j, "seconds", seconds);
+        cs_json_double(&j, "bytes_per_second_min", am->bytes_per_unit * (double)min / seconds);
+        cs_json_double(&j, "bytes_per_second_max", am->bytes_per_unit * (double)max / seconds);
     }
-    json_array_begin(&j, "per_port");
+    cs_json_array_begin(&j, "per_port");
     for (uint32_t i = 0; i < w->count; i++) {
-        json_object_begin(&j, NULL);
-        json_guid(&j, "guid", w->entries[i].guid);
-        json_u64(&j, am->key, am->values[i]);
+        cs_json_object_begin(&j, NULL);
+        cs_json_guid(&j, "guid", w->entries[i].guid);
+        cs_json_u64(&j, am->key, am->values[i]);
         if (seconds > 0)
-            json_double(&j, "bytes_per_second",
-                        am->bytes_per_unit * (double)am->values[i] / seconds);
-        json_u64(&j, "weight", w->entries[i].weight);
-        json_object_end(&j);
+            cs_json_double(&j, "bytes_per_second",
+                           am->bytes_per_unit * (double)am->values[i] / seconds);
+        cs_json_u64(&j, "weight", w->entries[i].weight);
+        cs_json_object_end(&j);
     }
-    json_array_end(&j);
-    json_object_end(&j);
-    json_finish(&j);
+    cs_json_array_end(&j);
+    cs_json_object_end(&j);
+    cs_json_finish(&j);
 }
 
 /* From two snapshot files. */

@@ -1,50 +1,50 @@
 /* The fabric summary, text or JSON (summary_print.h). */
 #include "summary_print.h"
 
-#include "json.h"
+#include "cloudsm/json.h"
 
 void summary_print(FILE *out, const char *name, const struct cs_fabric_summary *s, unsigned lmc,
                    bool as_json)
 {
     if (as_json) {
-        struct json j;
-        json_init(&j, out);
-        json_object_begin(&j, NULL);
-        json_str(&j, "topology", name);
-        json_u64(&j, "switches", s->switches);
-        json_u64(&j, "cas", s->cas);
-        json_u64(&j, "routers", s->routers);
-        json_u64(&j, "hosts", s->hosts);
-        json_u64(&j, "links", s->links);
-        json_u64(&j, "switch_links", s->switch_links);
-        json_u64(&j, "levels", s->levels);
-        json_u64(&j, "leaves", s->leaves);
-        json_object_begin(&j, "hosts_per_leaf");
-        json_u64(&j, "min", s->hosts_per_leaf_min);
-        json_u64(&j, "max", s->hosts_per_leaf_max);
-        json_object_end(&j);
-        json_u64(&j, "unreachable_switches", s->unreachable_switches);
-        json_u64(&j, "lmc", lmc);
-        json_u64(&j, "lids", s->lids);
-        json_u64(&j, "lft_blocks_min", s->lft_blocks_min);
-        json_u64(&j, "max_lid", s->max_lid);
+        struct cs_json j;
+        cs_json_init(&j, out);
+        cs_json_object_begin(&j, NULL);
+        cs_json_str(&j, "topology", name);
+        cs_json_u64(&j, "switches", s->switches);
+        cs_json_u64(&j, "cas", s->cas);
+        cs_json_u64(&j, "routers", s->routers);
+        cs_json_u64(&j, "hosts", s->hosts);
+        cs_json_u64(&j, "links", s->links);
+        cs_json_u64(&j, "switch_links", s->switch_links);
+        cs_json_u64(&j, "levels", s->levels);
+        cs_json_u64(&j, "leaves", s->leaves);
+        cs_json_object_begin(&j, "hosts_per_leaf");
+        cs_json_u64(&j, "min", s->hosts_per_leaf_min);
+        cs_json_u64(&j, "max", s->hosts_per_leaf_max);
+        cs_json_object_end(&j);
+        cs_json_u64(&j, "unreachable_switches", s->unreachable_switches);
+        cs_json_u64(&j, "lmc", lmc);
+        cs_json_u64(&j, "lids", s->lids);
+        cs_json_u64(&j, "lft_blocks_min", s->lft_blocks_min);
+        cs_json_u64(&j, "max_lid", s->max_lid);
         if (s->vswitch.hypervisors) {
-            json_object_begin(&j, "vswitch");
-            json_u64(&j, "hypervisors", s->vswitch.hypervisors);
-            json_u64(&j, "vfs", s->vswitch.vfs);
-            json_u64(&j, "vfs_per_hypervisor_min", s->vswitch.vfs_min);
-            json_u64(&j, "vfs_per_hypervisor_max", s->vswitch.vfs_max);
-            json_u64(&j, "physical_switches", s->vswitch.physical_switches);
-            json_u64(&j, "lids_prepopulated", s->vswitch.lids_prepopulated);
-            json_u64(&j, "lids_dynamic_boot", s->vswitch.lids_dynamic_boot);
-            json_u64(&j, "max_hypervisors", s->vswitch.max_hypervisors);
-            json_u64(&j, "max_vms", s->vswitch.max_vms);
-            json_u64(&j, "shared_port_max_hypervisors", s->vswitch.shared_port_max_hypervisors);
-            json_u64(&j, "shared_port_max_vms", s->vswitch.shared_port_max_vms);
-            json_object_end(&j);
+            cs_json_object_begin(&j, "vswitch");
+            cs_json_u64(&j, "hypervisors", s->vswitch.hypervisors);
+            cs_json_u64(&j, "vfs", s->vswitch.vfs);
+            cs_json_u64(&j, "vfs_per_hypervisor_min", s->vswitch.vfs_min);
+            cs_json_u64(&j, "vfs_per_hypervisor_max", s->vswitch.vfs_max);
+            cs_json_u64(&j, "physical_switches", s->vswitch.physical_switches);
+            cs_json_u64(&j, "lids_prepopulated", s->vswitch.lids_prepopulated);
+            cs_json_u64(&j, "lids_dynamic_boot", s->vswitch.lids_dynamic_boot);
+            cs_json_u64(&j, "max_hypervisors", s->vswitch.max_hypervisors);
+            cs_json_u64(&j, "max_vms", s->vswitch.max_vms);
+            cs_json_u64(&j, "shared_port_max_hypervisors", s->vswitch.shared_port_max_hypervisors);
+            cs_json_u64(&j, "shared_port_max_vms", s->vswitch.shared_port_max_vms);
+            cs_json_object_end(&j);
         }
-        json_object_end(&j);
-        json_finish(&j);
+        cs_json_object_end(&j);
+        cs_json_finish(&j);
         return;
     }
     fprintf(out, "topology        %s\n", name);

@@ -17,9 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../cloudsm/json.h"
 #include "../cloudsm/summary_print.h"
 #include "cloudsm/clock.h"
+#include "cloudsm/json.h"
 #include "cloudsm/lft_io.h"
 #include "cloudsm/sm.h"
 #include "cloudsm/sm_config.h"
@@ -104,38 +104,38 @@ static void reply_status(struct run *r, bool as_json, FILE *out)
     double now = cs_clock_ms();
     uint16_t lid = f->num_port_slots ? f->ports[r->core.sweep.sm_port].lid : 0;
     if (as_json) {
-        struct json j;
-        json_init(&j, out);
-        json_object_begin(&j, NULL);
-        json_str(&j, "state", cs_sm_state_name(r->core.me.state));
-        json_guid(&j, "port_guid", r->port.port_guid);
-        json_u64(&j, "lid", lid);
-        json_double(&j, "uptime_s", (now - r->core.started_ms) / 1000.0);
-        json_u64(&j, "sweeps", r->core.sweeps);
-        json_double(&j, "last_sweep_ago_s", (now - r->core.last_sweep_ms) / 1000.0);
-        json_double(&j, "last_sweep_ms", r->core.last_sweep_took_ms);
-        json_u64(&j, "last_sweep_smps", r->core.last_sweep_smps);
-        json_u64(&j, "last_sweep_failures", (uint64_t)r->core.last_sweep_failures);
-        json_bool(&j, "sm_port_down", r->core.sm_port_down_ms != 0);
+        struct cs_json j;
+        cs_json_init(&j, out);
+        cs_json_object_begin(&j, NULL);
+        cs_json_str(&j, "state", cs_sm_state_name(r->core.me.state));
+        cs_json_guid(&j, "port_guid", r->port.port_guid);
+        cs_json_u64(&j, "lid", lid);
+        cs_json_double(&j, "uptime_s", (now - r->core.started_ms) / 1000.0);
+        cs_json_u64(&j, "sweeps", r->core.sweeps);
+        cs_json_double(&j, "last_sweep_ago_s", (now - r->core.last_sweep_ms) / 1000.0);
+        cs_json_double(&j, "last_sweep_ms", r->core.last_sweep_took_ms);
+        cs_json_u64(&j, "last_sweep_smps", r->core.last_sweep_smps);
+        cs_json_u64(&j, "last_sweep_failures", (uint64_t)r->core.last_sweep_failures);
+        cs_json_bool(&j, "sm_port_down", r->core.sm_port_down_ms != 0);
         if (r->core.sm_port_down_ms != 0)
-            json_double(&j, "sm_port_down_s", (now - r->core.sm_port_down_ms) / 1000.0);
-        json_u64(&j, "nodes", f->num_nodes);
-        json_u64(&j, "switches", sum.switches);
-        json_u64(&j, "cas", sum.cas);
-        json_u64(&j, "links", sum.links);
-        json_str(&j, "engine_requested", r->core.route.requested);
-        json_str(&j, "engine", r->core.route.engine);
-        json_bool(&j, "fell_back", r->core.route.fell_back);
+            cs_json_double(&j, "sm_port_down_s", (now - r->core.sm_port_down_ms) / 1000.0);
+        cs_json_u64(&j, "nodes", f->num_nodes);
+        cs_json_u64(&j, "switches", sum.switches);
+        cs_json_u64(&j, "cas", sum.cas);
+        cs_json_u64(&j, "links", sum.links);
+        cs_json_str(&j, "engine_requested", r->core.route.requested);
+        cs_json_str(&j, "engine", r->core.route.engine);
+        cs_json_bool(&j, "fell_back", r->core.route.fell_back);
         if (r->core.route.fell_back)
-            json_str(&j, "fallback_reason", r->core.route.fallback_reason);
-        json_u64(&j, "sa_requests", r->port.sa_requests);
-        json_str(&j, "vm_lid_policy", cs_lid_policy_name(cs_sm_core_vm_policy(&r->core)));
-        json_u64(&j, "hypervisors", r->core.hyps.count);
-        json_u64(&j, "vms", cs_sm_core_vms(&r->core)->count);
-        json_u64(&j, "vm_operations", r->core.vm_ops);
-        json_u64(&j, "vm_batches", r->core.vm_batches);
-        json_object_end(&j);
-        json_finish(&j);
+            cs_json_str(&j, "fallback_reason", r->core.route.fallback_reason);
+        cs_json_u64(&j, "sa_requests", r->port.sa_requests);
+        cs_json_str(&j, "vm_lid_policy", cs_lid_policy_name(cs_sm_core_vm_policy(&r->core)));
+        cs_json_u64(&j, "hypervisors", r->core.hyps.count);
+        cs_json_u64(&j, "vms", cs_sm_core_vms(&r->core)->count);
+        cs_json_u64(&j, "vm_operations", r->core.vm_ops);
+        cs_json_u64(&j, "vm_batches", r->core.vm_batches);
+        cs_json_object_end(&j);
+        cs_json_finish(&j);
         return;
     }
     fprintf(out, "state           %s on port 0x%016llx, LID %u\n",
@@ -194,25 +194,25 @@ static int on_control(void *arg, const struct cs_sm_request *req, FILE *out, str
             return -1;
         const struct cs_route_stats *st = &r->core.route;
         if (req->json) {
-            struct json j;
-            json_init(&j, out);
-            json_object_begin(&j, NULL);
-            json_str(&j, "engine_requested", st->requested);
-            json_str(&j, "engine", st->engine);
-            json_bool(&j, "fell_back", st->fell_back);
-            json_u64(&j, "subtree_switches", rc.subtree_switches);
-            json_u64(&j, "paths_changed", rc.paths_changed);
-            json_u64(&j, "entries_changed", rc.entries_changed);
-            json_u64(&j, "blocks_sent", rc.lc.blocks_sent);
-            json_u64(&j, "blocks_read", rc.lc.blocks_read);
-            json_u64(&j, "failures", rc.lc.failures);
-            json_double(&j, "build_ms", rc.build_ms);
-            json_bool(&j, "build_kept", rc.build_kept);
-            json_double(&j, "route_ms", rc.route_ms);
-            json_double(&j, "distribute_ms", rc.distribute_ms);
-            json_double(&j, "predicted_distribute_ms", rc.predicted_ms);
-            json_object_end(&j);
-            json_finish(&j);
+            struct cs_json j;
+            cs_json_init(&j, out);
+            cs_json_object_begin(&j, NULL);
+            cs_json_str(&j, "engine_requested", st->requested);
+            cs_json_str(&j, "engine", st->engine);
+            cs_json_bool(&j, "fell_back", st->fell_back);
+            cs_json_u64(&j, "subtree_switches", rc.subtree_switches);
+            cs_json_u64(&j, "paths_changed", rc.paths_changed);
+            cs_json_u64(&j, "entries_changed", rc.entries_changed);
+            cs_json_u64(&j, "blocks_sent", rc.lc.blocks_sent);
+            cs_json_u64(&j, "blocks_read", rc.lc.blocks_read);
+            cs_json_u64(&j, "failures", rc.lc.failures);
+            cs_json_double(&j, "build_ms", rc.build_ms);
+            cs_json_bool(&j, "build_kept", rc.build_kept);
+            cs_json_double(&j, "route_ms", rc.route_ms);
+            cs_json_double(&j, "distribute_ms", rc.distribute_ms);
+            cs_json_double(&j, "predicted_distribute_ms", rc.predicted_ms);
+            cs_json_object_end(&j);
+            cs_json_finish(&j);
         } else {
             char scope[48] = "";
             if (rc.subtree_switches)
@@ -235,13 +235,13 @@ static int on_control(void *arg, const struct cs_sm_request *req, FILE *out, str
         enum cs_log_level old = r->log.level;
         r->log.level = req->log_level;
         if (req->json) {
-            struct json j;
-            json_init(&j, out);
-            json_object_begin(&j, NULL);
-            json_str(&j, "old", cs_log_level_name(old));
-            json_str(&j, "new", cs_log_level_name(req->log_level));
-            json_object_end(&j);
-            json_finish(&j);
+            struct cs_json j;
+            cs_json_init(&j, out);
+            cs_json_object_begin(&j, NULL);
+            cs_json_str(&j, "old", cs_log_level_name(old));
+            cs_json_str(&j, "new", cs_log_level_name(req->log_level));
+            cs_json_object_end(&j);
+            cs_json_finish(&j);
         } else {
             fprintf(out, "log level %s -> %s\n", cs_log_level_name(old),
                     cs_log_level_name(req->log_level));

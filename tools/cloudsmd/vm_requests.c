@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../cloudsm/json.h"
+#include "cloudsm/json.h"
 
 int cloudsmd_vm_queue_add(struct cloudsmd_vm_queue *q, const struct cs_sm_request *req,
                           struct cs_error *err)
@@ -61,33 +61,33 @@ static int write_answer(void *arg, const struct cs_sm_request *req, FILE *out, s
         return cs_fail(err, "%s", job->error.msg);
     const struct cs_sm_vm_result *r = &job->result;
     if (a->json) {
-        struct json j;
-        json_init(&j, out);
-        json_object_begin(&j, NULL);
-        json_str(&j, "op", cs_vm_op_name((enum cs_vm_op)job->req.op));
-        json_str(&j, "vm", job->name);
-        json_u64(&j, "lid", r->lid);
-        json_guid(&j, "hypervisor", r->hypervisor);
-        json_u64(&j, "vf", r->vf);
-        json_str(&j, "method", cs_plan_method_name((enum cs_plan_method)job->opt.method));
-        json_bool(&j, "port255", job->opt.port255);
-        json_u64(&j, "switches_selected", r->switches_selected);
-        json_u64(&j, "switches_updated", r->switches_updated);
-        json_u64(&j, "planned_smps", r->planned_smps);
-        json_u64(&j, "lft_smps", r->lft_smps);
-        json_u64(&j, "port255_smps", r->port255_smps);
-        json_u64(&j, "port_info_smps", r->port_info_smps);
-        json_u64(&j, "vswitch_lft_smps", r->vswitch_lft_smps);
-        json_u64(&j, "guid_info_smps", r->guid_info_smps);
-        json_u64(&j, "guid_info_refused", r->guid_info_refused);
-        json_u64(&j, "total_smps", r->total_smps);
-        json_u64(&j, "failures", r->failures);
-        json_u64(&j, "batch_size", r->batch_size);
-        json_double(&j, "plan_ms", r->plan_ms);
-        json_double(&j, "commit_ms", r->commit_ms);
-        json_double(&j, "program_ms", r->program_ms);
-        json_object_end(&j);
-        json_finish(&j);
+        struct cs_json j;
+        cs_json_init(&j, out);
+        cs_json_object_begin(&j, NULL);
+        cs_json_str(&j, "op", cs_vm_op_name((enum cs_vm_op)job->req.op));
+        cs_json_str(&j, "vm", job->name);
+        cs_json_u64(&j, "lid", r->lid);
+        cs_json_guid(&j, "hypervisor", r->hypervisor);
+        cs_json_u64(&j, "vf", r->vf);
+        cs_json_str(&j, "method", cs_plan_method_name((enum cs_plan_method)job->opt.method));
+        cs_json_bool(&j, "port255", job->opt.port255);
+        cs_json_u64(&j, "switches_selected", r->switches_selected);
+        cs_json_u64(&j, "switches_updated", r->switches_updated);
+        cs_json_u64(&j, "planned_smps", r->planned_smps);
+        cs_json_u64(&j, "lft_smps", r->lft_smps);
+        cs_json_u64(&j, "port255_smps", r->port255_smps);
+        cs_json_u64(&j, "port_info_smps", r->port_info_smps);
+        cs_json_u64(&j, "vswitch_lft_smps", r->vswitch_lft_smps);
+        cs_json_u64(&j, "guid_info_smps", r->guid_info_smps);
+        cs_json_u64(&j, "guid_info_refused", r->guid_info_refused);
+        cs_json_u64(&j, "total_smps", r->total_smps);
+        cs_json_u64(&j, "failures", r->failures);
+        cs_json_u64(&j, "batch_size", r->batch_size);
+        cs_json_double(&j, "plan_ms", r->plan_ms);
+        cs_json_double(&j, "commit_ms", r->commit_ms);
+        cs_json_double(&j, "program_ms", r->program_ms);
+        cs_json_object_end(&j);
+        cs_json_finish(&j);
         return 0;
     }
     fprintf(out, "vm %s %s: LID %u on hypervisor 0x%016" PRIx64 " VF %u\n",
@@ -172,27 +172,27 @@ void cloudsmd_vm_list(const struct cs_sm_core *c, bool as_json, FILE *out)
     const struct cs_vm_state *s = cs_sm_core_vms(c);
     enum cs_lid_policy policy = cs_sm_core_vm_policy(c);
     if (as_json) {
-        struct json j;
-        json_init(&j, out);
-        json_object_begin(&j, NULL);
-        json_str(&j, "lid_policy", cs_lid_policy_name(policy));
-        json_str(&j, "state_file", c->vm_state_path);
-        json_u64(&j, "hypervisors", c->hyps.count);
-        json_u64(&j, "vfs", c->hyps.num_vfs);
-        json_u64(&j, "operations", c->vm_ops);
-        json_array_begin(&j, "vms");
+        struct cs_json j;
+        cs_json_init(&j, out);
+        cs_json_object_begin(&j, NULL);
+        cs_json_str(&j, "lid_policy", cs_lid_policy_name(policy));
+        cs_json_str(&j, "state_file", c->vm_state_path);
+        cs_json_u64(&j, "hypervisors", c->hyps.count);
+        cs_json_u64(&j, "vfs", c->hyps.num_vfs);
+        cs_json_u64(&j, "operations", c->vm_ops);
+        cs_json_array_begin(&j, "vms");
         for (uint32_t i = 0; i < s->count; i++) {
-            json_object_begin(&j, NULL);
-            json_str(&j, "name", s->vms[i].name);
-            json_guid(&j, "vguid", s->vms[i].vguid);
-            json_u64(&j, "lid", s->vms[i].lid);
-            json_guid(&j, "hypervisor", s->vms[i].hypervisor);
-            json_u64(&j, "vf", s->vms[i].vf);
-            json_object_end(&j);
+            cs_json_object_begin(&j, NULL);
+            cs_json_str(&j, "name", s->vms[i].name);
+            cs_json_guid(&j, "vguid", s->vms[i].vguid);
+            cs_json_u64(&j, "lid", s->vms[i].lid);
+            cs_json_guid(&j, "hypervisor", s->vms[i].hypervisor);
+            cs_json_u64(&j, "vf", s->vms[i].vf);
+            cs_json_object_end(&j);
         }
-        json_array_end(&j);
-        json_object_end(&j);
-        json_finish(&j);
+        cs_json_array_end(&j);
+        cs_json_object_end(&j);
+        cs_json_finish(&j);
         return;
     }
     fprintf(out, "%u VM%s, %s LIDs, %u hypervisors with %u VFs (state in %s)\n", s->count,

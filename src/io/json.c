@@ -1,10 +1,11 @@
-#include "json.h"
+/* The JSON writer (include/cloudsm/json.h). */
+#include "cloudsm/json.h"
 
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 
-void json_init(struct json *j, FILE *out)
+void cs_json_init(struct cs_json *j, FILE *out)
 {
     j->out = out;
     j->depth = 0;
@@ -42,7 +43,7 @@ static void put_string(FILE *out, const char *s)
 }
 
 /* Comma, indentation and key before a value. */
-static void member(struct json *j, const char *key)
+static void member(struct cs_json *j, const char *key)
 {
     if (j->need_comma[j->depth])
         fputc(',', j->out);
@@ -58,7 +59,7 @@ static void member(struct json *j, const char *key)
     }
 }
 
-static void open_container(struct json *j, const char *key, char bracket)
+static void open_container(struct cs_json *j, const char *key, char bracket)
 {
     member(j, key);
     fputc(bracket, j->out);
@@ -67,7 +68,7 @@ static void open_container(struct json *j, const char *key, char bracket)
     j->need_comma[j->depth] = false;
 }
 
-static void close_container(struct json *j, char bracket)
+static void close_container(struct cs_json *j, char bracket)
 {
     bool had_members = j->need_comma[j->depth];
     j->depth--;
@@ -79,33 +80,33 @@ static void close_container(struct json *j, char bracket)
     fputc(bracket, j->out);
 }
 
-void json_object_begin(struct json *j, const char *key)
+void cs_json_object_begin(struct cs_json *j, const char *key)
 {
     open_container(j, key, '{');
 }
 
-void json_object_end(struct json *j)
+void cs_json_object_end(struct cs_json *j)
 {
     close_container(j, '}');
 }
 
-void json_array_begin(struct json *j, const char *key)
+void cs_json_array_begin(struct cs_json *j, const char *key)
 {
     open_container(j, key, '[');
 }
 
-void json_array_end(struct json *j)
+void cs_json_array_end(struct cs_json *j)
 {
     close_container(j, ']');
 }
 
-void json_u64(struct json *j, const char *key, uint64_t v)
+void cs_json_u64(struct cs_json *j, const char *key, uint64_t v)
 {
     member(j, key);
     fprintf(j->out, "%" PRIu64, v);
 }
 
-void json_double(struct json *j, const char *key, double v)
+void cs_json_double(struct cs_json *j, const char *key, double v)
 {
     member(j, key);
     if (isfinite(v))
@@ -114,7 +115,7 @@ void json_double(struct json *j, const char *key, double v)
         fputs("null", j->out);
 }
 
-void json_double_exact(struct json *j, const char *key, double v)
+void cs_json_double_exact(struct cs_json *j, const char *key, double v)
 {
     member(j, key);
     if (!isfinite(v)) {
@@ -130,32 +131,32 @@ void json_double_exact(struct json *j, const char *key, double v)
     fputs(buf, j->out);
 }
 
-void json_raw(struct json *j, const char *key, const char *json_text)
+void cs_json_raw(struct cs_json *j, const char *key, const char *json_text)
 {
     member(j, key);
     fputs(json_text, j->out);
 }
 
-void json_str(struct json *j, const char *key, const char *v)
+void cs_json_str(struct cs_json *j, const char *key, const char *v)
 {
     member(j, key);
     put_string(j->out, v);
 }
 
-void json_bool(struct json *j, const char *key, bool v)
+void cs_json_bool(struct cs_json *j, const char *key, bool v)
 {
     member(j, key);
     fputs(v ? "true" : "false", j->out);
 }
 
-void json_guid(struct json *j, const char *key, uint64_t guid)
+void cs_json_guid(struct cs_json *j, const char *key, uint64_t guid)
 {
     char buf[24];
     snprintf(buf, sizeof buf, "0x%016" PRIx64, guid);
-    json_str(j, key, buf);
+    cs_json_str(j, key, buf);
 }
 
-void json_finish(struct json *j)
+void cs_json_finish(struct cs_json *j)
 {
     fputc('\n', j->out);
 }
