@@ -51,6 +51,8 @@ struct cs_perfmgr {
     bool *no_extended;               /* one per metrics node: PortCountersExtended refused */
     uint64_t polls;
     struct cs_perfmgr_poll last_poll;
+    double last_poll_wall;       /* the last poll's stamp (wall clock, seconds) */
+    double last_poll_interval_s; /* between the last two polls' stamps; 0 after the first */
 };
 
 /* A manager that keeps keep_s seconds of samples in metrics (older ones are dropped after each

@@ -59,6 +59,7 @@ enum cs_sm_command {
     CS_SM_CMD_VM_CREATE,  /* NAME HYPERVISOR VGUID [vf=K]: a VM on a VF of a vSwitch hypervisor */
     CS_SM_CMD_VM_MIGRATE, /* NAME HYPERVISOR [vf=K] [method=M] [port255]: move it, live */
     CS_SM_CMD_VM_DESTROY, /* NAME */
+    CS_SM_CMD_ADAPT,      /* [on|off|dry-run]: the adaptation loop's state; its mode from now on */
     CS_SM_CMD_COUNT
 };
 
@@ -97,6 +98,7 @@ struct cs_sm_request {
     unsigned argc; /* cs_sm_commands[command].args, and the options given */
     char argv[CS_SM_REQUEST_MAX_ARGS][CS_SM_REQUEST_ARG_MAX];
     enum cs_log_level log_level;       /* CS_SM_CMD_LOG_LEVEL: argv[0] parsed */
+    int adapt_mode;                    /* CS_SM_CMD_ADAPT: enum cs_adapt_mode, -1 for none */
     struct cs_sm_vm_args vm;           /* CS_SM_CMD_VM_*: the arguments parsed */
     struct cs_sm_reroute_args reroute; /* CS_SM_CMD_REROUTE: its options parsed */
     /* Who asked (filled by the server from SO_PEERCRED; 0 when parsed elsewhere). */

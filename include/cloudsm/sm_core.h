@@ -31,10 +31,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cloudsm/adapt.h"
+#include "cloudsm/adapt_decision.h"
 #include "cloudsm/error.h"
 #include "cloudsm/lft.h"
 #include "cloudsm/lid.h"
 #include "cloudsm/log.h"
+#include "cloudsm/monitor.h"
 #include "cloudsm/partitions.h"
 #include "cloudsm/perfmgr.h"
 #include "cloudsm/route.h"
@@ -133,6 +136,23 @@ struct cs_sm_core {
     struct cs_perfmgr perf;
     unsigned perf_sweeps; /* the heavy sweep whose fabric perf watches (c->sweeps then) */
     double next_perf_ms;
+    /* STATE_DIR/monitor.sqlite while perfmgr is on: samples, topology and events; NULL before
+     * the first poll, or when it cannot be opened (logged once: monitor_failed). */
+    struct cs_monitor *monitor;
+    bool monitor_failed;
+    unsigned monitor_sweeps; /* the heavy sweep whose topology the store has */
+    /* The adaptation loop (src/sm/core_adapt.c, docs/adapt/loop.md). */
+    struct cs_adapt_state adapt;              /* for adapt_rules */
+    const struct cs_adapt_rules *adapt_rules; /* the rules adapt was made for (files') */
+    int adapt_mode_override; /* -1: cfg.adapt_mode; else the control socket's (kill switch) */
+    struct cs_adapt_budget adapt_budget; /* LFT SMPs adaptations sent in the last hour */
+    struct cs_sm_adapt_effect {          /* the last execution, its effect not measured yet */
+        bool pending;
+        int64_t event;              /* its audit record */
+        double executed_at, window; /* when, and the traffic window it was planned on */
+        double cost_before, expected_after;
+    } adapt_effect;
+    uint64_t adapt_firings, adapt_executed;
     /* The serving loop's state (cs_sm_core_poll). */
     volatile bool trap_seen; /* set from the pipe's unsolicited handler */
     bool retry;              /* the last heavy sweep had failures: sweep again when due */
@@ -291,6 +311,10 @@ int cs_sm_core_vm_run(struct cs_sm_core *c, struct cs_sm_vm_job *jobs, uint32_t 
  * sweep, and at a clean stop. */
 #define CS_SM_CORE_VM_SETTLE_MS 200
 int cs_sm_core_vm_settle(struct cs_sm_core *c, struct cs_error *err);
+
+/* The adaptation loop's mode in force: the control socket's (adapt on|off|dry-run, the kill
+ * switch) until a SIGHUP or restart, else adapt_mode of the configuration. */
+enum cs_adapt_mode cs_sm_core_adapt_mode(const struct cs_sm_core *c);
 
 /* The VMs the SM runs (empty until the first operation, or the state file). */
 const struct cs_vm_state *cs_sm_core_vms(const struct cs_sm_core *c);

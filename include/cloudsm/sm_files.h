@@ -1,5 +1,6 @@
 /* The files a cloudsmd configuration names (partition_config_file, root_guid_file,
- * cn_guid_file, node_order_file, node_weights_file, vm_state_file), read and parsed together.
+ * cn_guid_file, node_order_file, node_weights_file, vm_state_file, adapt_rules_file), read and
+ * parsed together.
  *
  * cloudsmd loads them before it opens its port, so that a bad file stops it with the file's
  * `name:line: what is wrong` and not one SMP sent; and again on SIGHUP, where a bad file keeps
@@ -12,6 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "cloudsm/adapt.h"
 #include "cloudsm/error.h"
 #include "cloudsm/guid_list.h"
 #include "cloudsm/partitions.h"
@@ -25,6 +27,7 @@ enum cs_sm_file {
     CS_SM_FILE_NODE_ORDER,   /* node_order_file */
     CS_SM_FILE_NODE_WEIGHTS, /* node_weights_file */
     CS_SM_FILE_VM_STATE,     /* vm_state_file */
+    CS_SM_FILE_ADAPT_RULES,  /* adapt_rules_file */
     CS_SM_FILE_COUNT
 };
 
@@ -35,6 +38,7 @@ struct cs_sm_files {
     bool partitions_missing;
     struct cs_guid_list roots, cns;         /* empty when not configured */
     struct cs_route_loaded route;           /* the routing engines' inputs (route.h) */
+    struct cs_adapt_rules *adapt_rules;     /* IBAdapt rules (adapt.h); NULL: none */
     bool read[CS_SM_FILE_COUNT];            /* the file was read (configured and present) */
     uint64_t fingerprint[CS_SM_FILE_COUNT]; /* of its lines, when read */
 };

@@ -150,6 +150,7 @@ void cs_sm_core_init(struct cs_sm_core *c, const struct cs_sm_config *cfg,
     cs_sm_config_vm_state_path(cfg, c->vm_state_path, sizeof c->vm_state_path);
     cs_sm_sweep_init(&c->sweep);
     cs_perfmgr_init(&c->perf, CS_SM_CORE_MONITOR_KEEP_S);
+    c->adapt_mode_override = -1;
     c->me = (struct cs_sm_identity){.guid = port_guid,
                                     .sm_key = cfg->sm_key,
                                     .m_key = cfg->m_key,
@@ -177,6 +178,8 @@ void cs_sm_core_free(struct cs_sm_core *c)
     cs_node_weights_free(&c->weights_override);
     cs_lfts_free(&c->routed_from);
     cs_perfmgr_free(&c->perf);
+    cs_monitor_close(c->monitor);
+    cs_adapt_state_free(&c->adapt);
     memset(c, 0, sizeof *c);
 }
 
@@ -214,10 +217,6 @@ static int count_changes(struct cs_sm_core *c, const struct cs_lfts *before,
     return ok;
 }
 
-/* Route into c->lfts with engine, from the tables routed before (slimupdate keeps their routes;
- * a sub-tree re-routing keeps everything outside scope), and note what changed in
- * c->last_reconfig. scope: fabric node indices of the switches a sub-tree re-routing may change
- * (NULL: all). */
 struct cs_route_inputs cs_sm_core_route_inputs(const struct cs_sm_core *c, const uint32_t *scope,
                                                uint32_t num_scope)
 {
@@ -238,6 +237,10 @@ struct cs_route_inputs cs_sm_core_route_inputs(const struct cs_sm_core *c, const
     return in;
 }
 
+/* Route into c->lfts with engine, from the tables routed before (slimupdate keeps their routes;
+ * a sub-tree re-routing keeps everything outside scope), and note what changed in
+ * c->last_reconfig. scope: fabric node indices of the switches a sub-tree re-routing may change
+ * (NULL: all). */
 static int route(struct cs_sm_core *c, const char *engine, const uint32_t *scope,
                  uint32_t num_scope, struct cs_error *err)
 {
@@ -675,14 +678,14 @@ static int note_distribution(struct cs_sm_core *c, const struct cs_sm_lft_counts
     char scope[48] = "the whole fabric";
     if (rc->subtree_switches)
         snprintf(scope, sizeof scope, "a sub-tree of %u switches", rc->subtree_switches);
-    cs_logf(&c->log, CS_LOG_INFO,
-            "reconfiguration: %s re-routed %s: %llu paths changed, %llu LFT entries, %llu LFT "
-            "blocks sent; build %.1f ms%s, route %.1f ms, distribute %.1f ms (Eq. 1 predicted "
-            "%.1f ms)",
-            rc->engine, scope, (unsigned long long)rc->paths_changed,
-            (unsigned long long)rc->entries_changed, (unsigned long long)lc->blocks_sent,
-            rc->build_ms, rc->build_kept ? " (kept)" : "", rc->route_ms - rc->build_ms, ms,
-            rc->predicted_ms);
+    cs_sm_core_note(
+        c, CS_LOG_INFO, CS_MONITOR_EVENT_RECONFIGURATION, rc->engine,
+        "reconfiguration: %s re-routed %s: %llu paths changed, %llu LFT entries, %llu LFT "
+        "blocks sent; build %.1f ms%s, route %.1f ms, distribute %.1f ms (Eq. 1 predicted "
+        "%.1f ms)",
+        rc->engine, scope, (unsigned long long)rc->paths_changed,
+        (unsigned long long)rc->entries_changed, (unsigned long long)lc->blocks_sent, rc->build_ms,
+        rc->build_kept ? " (kept)" : "", rc->route_ms - rc->build_ms, ms, rc->predicted_ms);
     return 0;
 }
 
@@ -756,11 +759,11 @@ int cs_sm_core_sweep(struct cs_sm_core *c, bool first, struct cs_error *err)
     c->last_sweep_ms = cs_clock_ms();
     c->last_sweep_smps = total.sent;
     c->last_sweep_failures = failures;
-    cs_logf(&c->log, failures ? CS_LOG_WARN : CS_LOG_INFO,
-            "%s: %llu SMPs sent (%llu retries, %llu timeouts), %d failure%s",
-            first ? "subnet up" : "sweep done", (unsigned long long)total.sent,
-            (unsigned long long)total.retries, (unsigned long long)total.timeouts, failures,
-            failures == 1 ? "" : "s");
+    cs_sm_core_note(c, failures ? CS_LOG_WARN : CS_LOG_INFO, CS_MONITOR_EVENT_SWEEP, NULL,
+                    "%s: %llu SMPs sent (%llu retries, %llu timeouts), %d failure%s",
+                    first ? "subnet up" : "sweep done", (unsigned long long)total.sent,
+                    (unsigned long long)total.retries, (unsigned long long)total.timeouts, failures,
+                    failures == 1 ? "" : "s");
     return failures;
 }
 
@@ -967,6 +970,11 @@ int cs_sm_core_reconfigure(struct cs_sm_core *c, const struct cs_sm_config *next
         snprintf(c->engine, sizeof(c->engine), "%s", c->cfg.routing_engine);
     c->me.priority = (uint8_t)c->cfg.sm_priority;
     c->me.sm_key = c->cfg.sm_key;
+    /* The rules were read again: their timers start afresh. A new adapt_mode in the file
+     * replaces the mode the control socket set. */
+    c->adapt_rules = NULL;
+    if (cs_sm_config_changed(changes, n, "adapt_mode"))
+        c->adapt_mode_override = -1;
     if (done->pkeys) {
         int failures = program_pkeys(c, err);
         if (failures != 0)

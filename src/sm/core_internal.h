@@ -62,4 +62,15 @@ void cs_sm_core_vms_free(struct cs_sm_core *c);
  * failure. */
 int cs_sm_core_monitor_turn(struct cs_sm_core *c, struct cs_error *err);
 
+/* The adaptation loop's turn after a poll at now (core_adapt.c): the effect of the last
+ * execution, the rules, and their actions planned, decided, carried out and recorded. -1 only
+ * when out of memory. */
+int cs_sm_core_adapt_turn(struct cs_sm_core *c, double now, struct cs_error *err);
+
+/* Log a line and, with the monitor on, keep the same text as an event of kind (monitor.h's
+ * CS_MONITOR_EVENT_*) about subject (may be NULL) in the monitoring store; a store that cannot
+ * be written is logged, never fatal. */
+void cs_sm_core_note(struct cs_sm_core *c, enum cs_log_level level, const char *kind,
+                     const char *subject, const char *fmt, ...) CS_PRINTF(5, 6);
+
 #endif

@@ -856,16 +856,16 @@ int cs_sm_core_vm_run(struct cs_sm_core *c, struct cs_sm_vm_job *jobs, uint32_t 
             r->batch_size = batch;
             r->total_smps = r->lft_smps + r->port255_smps + r->port_info_smps +
                             r->vswitch_lft_smps + r->guid_info_smps;
-            cs_logf(&c->log, failures ? CS_LOG_WARN : CS_LOG_INFO,
-                    "vm %s %s: LID %u, %" PRIu64 " SMPs (%" PRIu64 " LFT, %" PRIu64
-                    " port-255, %" PRIu64 " PortInfo, %" PRIu64 " vSwitch LFT, %" PRIu64
-                    " GUIDInfo, %" PRIu64 " of them refused), plan %.2f ms, "
-                    "commit %.2f ms, program %.2f ms, batch of %u%s",
-                    cs_vm_op_name((enum cs_vm_op)jobs[j].req.op), jobs[j].name, r->lid,
-                    r->total_smps, r->lft_smps, r->port255_smps, r->port_info_smps,
-                    r->vswitch_lft_smps, r->guid_info_smps, r->guid_info_refused, r->plan_ms,
-                    r->commit_ms, r->program_ms, batch,
-                    failures ? " (with failures: a heavy sweep follows)" : "");
+            cs_sm_core_note(
+                c, failures ? CS_LOG_WARN : CS_LOG_INFO, CS_MONITOR_EVENT_VM, jobs[j].name,
+                "vm %s %s: LID %u, %" PRIu64 " SMPs (%" PRIu64 " LFT, %" PRIu64
+                " port-255, %" PRIu64 " PortInfo, %" PRIu64 " vSwitch LFT, %" PRIu64
+                " GUIDInfo, %" PRIu64 " of them refused), plan %.2f ms, "
+                "commit %.2f ms, program %.2f ms, batch of %u%s",
+                cs_vm_op_name((enum cs_vm_op)jobs[j].req.op), jobs[j].name, r->lid, r->total_smps,
+                r->lft_smps, r->port255_smps, r->port_info_smps, r->vswitch_lft_smps,
+                r->guid_info_smps, r->guid_info_refused, r->plan_ms, r->commit_ms, r->program_ms,
+                batch, failures ? " (with failures: a heavy sweep follows)" : "");
         }
         c->vm_ops += batch;
         c->vm_batches++;

@@ -325,6 +325,8 @@ int cs_perfmgr_poll(struct cs_perfmgr *pm, struct cs_smp_pipe *pipe, double (*wa
     res.first_sample = m->num_samples - res.sampled;
     pm->polls++;
     pm->last_poll = res;
+    pm->last_poll_interval_s = pm->polls > 1 ? stamp - pm->last_poll_wall : 0;
+    pm->last_poll_wall = stamp;
     if (out != NULL)
         *out = res;
     rc = 0;

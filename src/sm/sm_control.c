@@ -2,6 +2,8 @@
  * (include/cloudsm/sm_control.h). */
 #include "cloudsm/sm_control.h"
 
+#include "cloudsm/adapt_decision.h"
+
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -46,6 +48,10 @@ const struct cs_sm_command_info cs_sm_commands[CS_SM_CMD_COUNT] = {
                               "move a VM, its LID and vGUID with it, in a few SMPs", true},
     [CS_SM_CMD_VM_DESTROY] = {"vm-destroy", 1, 0, "vm-destroy NAME",
                               "stop a VM: its VF lets its LID and vGUID go", true},
+    [CS_SM_CMD_ADAPT] = {"adapt", 0, 1, "adapt [on|off|dry-run]",
+                         "the adaptation loop: its mode, rules and decisions; on, off (the kill "
+                         "switch) or dry-run from now on",
+                         true},
 };
 
 /* ---- request and status lines ---- */
@@ -196,6 +202,11 @@ static int check_arguments(struct cs_sm_request *req, struct cs_error *err)
     }
     if (req->command == CS_SM_CMD_REROUTE)
         return check_reroute_options(req, err);
+    if (req->command == CS_SM_CMD_ADAPT) {
+        req->adapt_mode = req->argc > 0 ? cs_adapt_mode_parse(req->argv[0]) : -1;
+        if (req->argc > 0 && req->adapt_mode < 0)
+            return cs_fail(err, "unknown adaptation mode '%s' (on, off, dry-run)", req->argv[0]);
+    }
     if (req->command == CS_SM_CMD_LOG_LEVEL) {
         if (!cs_log_level_parse(req->argv[0], &req->log_level))
             return cs_fail(err, "unknown log level '%s' (error, warn, info, debug)", req->argv[0]);

@@ -1,6 +1,8 @@
 /* The files a cloudsmd configuration names (include/cloudsm/sm_files.h). */
 #include "cloudsm/sm_files.h"
 
+#include "cloudsm/adapt.h"
+
 #include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
@@ -16,6 +18,7 @@ static const char *const file_keys[CS_SM_FILE_COUNT] = {
     [CS_SM_FILE_NODE_ORDER] = "node_order_file",
     [CS_SM_FILE_NODE_WEIGHTS] = "node_weights_file",
     [CS_SM_FILE_VM_STATE] = "vm_state_file",
+    [CS_SM_FILE_ADAPT_RULES] = "adapt_rules_file",
 };
 
 const char *cs_sm_file_key(enum cs_sm_file file)
@@ -29,6 +32,7 @@ void cs_sm_files_free(struct cs_sm_files *f)
     cs_guid_list_free(&f->roots);
     cs_guid_list_free(&f->cns);
     cs_route_loaded_free(&f->route);
+    cs_adapt_rules_free(f->adapt_rules);
     memset(f, 0, sizeof *f);
 }
 
@@ -78,6 +82,11 @@ static int read_vm_state(void *out, const char *path, struct cs_error *err)
     return cs_route_files_load(&(struct cs_route_files){.vm_state_file = path}, out, err);
 }
 
+static int read_adapt_rules(void *out, const char *path, struct cs_error *err)
+{
+    return cs_adapt_read(path, out, err);
+}
+
 static int load(struct cs_sm_files *f, const struct cs_sm_config *c, struct cs_error *err)
 {
     const char *path = c->partition_config_file;
@@ -108,6 +117,9 @@ static int load(struct cs_sm_files *f, const struct cs_sm_config *c, struct cs_e
     cs_sm_config_vm_state_path(c, vms, sizeof vms);
     if ((c->vm_state_file[0] || stat(vms, &st) == 0) &&
         read_file(f, CS_SM_FILE_VM_STATE, vms, &f->route, read_vm_state, err) < 0)
+        return -1;
+    if (c->adapt_rules_file[0] && read_file(f, CS_SM_FILE_ADAPT_RULES, c->adapt_rules_file,
+                                            &f->adapt_rules, read_adapt_rules, err) < 0)
         return -1;
     return 0;
 }

@@ -22,6 +22,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cloudsm/adapt_decision.h"
 #include "cloudsm/clock.h"
 #include "cloudsm/route.h"
 #include "cloudsm/sm_control.h"
@@ -98,6 +99,9 @@ static int stub_handler(void *arg, const struct cs_sm_request *req, FILE *reply,
         put(s, reply, "dropped: a deferred reply is written later\n");
         s->deferred = req->ticket;
         return 1;
+    case CS_SM_CMD_ADAPT:
+        fprintf(reply, "mode %d\n", req->adapt_mode);
+        return 0;
     case CS_SM_CMD_COUNT:
         break;
     }
@@ -229,6 +233,11 @@ static void test_parse(void **state)
     assert_int_equal(parse_ok("topology").command, CS_SM_CMD_TOPOLOGY);
     assert_int_equal(parse_ok("lfts").command, CS_SM_CMD_LFTS);
     assert_int_equal(parse_ok("sweep --json").command, CS_SM_CMD_SWEEP);
+    r = parse_ok("adapt");
+    assert_int_equal(r.command, CS_SM_CMD_ADAPT);
+    assert_int_equal(r.adapt_mode, -1);
+    assert_int_equal(parse_ok("adapt off").adapt_mode, CS_ADAPT_MODE_OFF);
+    assert_int_equal(parse_ok("adapt dry-run --json").adapt_mode, CS_ADAPT_MODE_DRY_RUN);
     /* The longest line that fits: 4095 bytes and the newline. */
     char line[CS_SM_REQUEST_MAX + 2];
     memset(line, ' ', sizeof line);
@@ -245,7 +254,8 @@ static void test_parse_errors(void **state)
     expect_parse_error(" \t \n", 4, "empty request");
     expect_parse_error("stat\n", 5,
                        "unknown command 'stat' (commands: status, topology, lfts, "
-                       "reroute, log-level, sweep, vm-list, vm-create, vm-migrate, vm-destroy)");
+                       "reroute, log-level, sweep, vm-list, vm-create, vm-migrate, vm-destroy, "
+                       "adapt)");
     expect_parse_error("STATUS", 6, "unknown command 'STATUS'");
     expect_parse_error("--json status", 13, "unknown command '--json'");
     expect_parse_error("status extra", 12, "status takes no arguments ('extra' is one too many)");
@@ -258,6 +268,8 @@ static void test_parse_errors(void **state)
              cs_route_engine_names(names, sizeof names));
     expect_parse_error("reroute dfsssp", 14, want);
     expect_parse_error("log-level loud", 14, "unknown log level 'loud'");
+    expect_parse_error("adapt maybe", 11, "unknown adaptation mode 'maybe' (on, off, dry-run)");
+    expect_parse_error("adapt on off", 12, "too many arguments ('off'): adapt [on|off|dry-run]");
     expect_parse_error("status --verbose", 16, "unknown option '--verbose' (the only option is");
     expect_parse_error("status\x01", 7, "byte 0x01 at column 7");
     expect_parse_error("sta\0tus", 7, "byte 0x00 at column 4");
@@ -554,7 +566,8 @@ static void test_bad_requests(void **state)
     char *reply = exchange(&c, &s, "hello\n", 6);
     assert_string_equal(
         reply, "error: unknown command 'hello' (commands: status, topology, "
-               "lfts, reroute, log-level, sweep, vm-list, vm-create, vm-migrate, vm-destroy)\n");
+               "lfts, reroute, log-level, sweep, vm-list, vm-create, vm-migrate, vm-destroy, "
+               "adapt)\n");
     free(reply);
     reply = exchange(&c, &s, "GET / HTTP/1.1\r\n", 16);
     assert_true(strncmp(reply, "error: unknown command 'GET'", 28) == 0);
@@ -861,7 +874,8 @@ static void test_empty_and_oversize(void **state)
     assert_int_equal(cs_sm_control_serve(&c, 1000, stub_handler, &s, &err), 1);
     char *reply = read_all(fd, NULL);
     assert_string_equal(reply, "error: empty request (commands: status, topology, lfts, reroute, "
-                               "log-level, sweep, vm-list, vm-create, vm-migrate, vm-destroy)\n");
+                               "log-level, sweep, vm-list, vm-create, vm-migrate, vm-destroy, "
+                               "adapt)\n");
     free(reply);
 
     static char line[CS_SM_REQUEST_MAX + 1];

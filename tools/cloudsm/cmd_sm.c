@@ -296,6 +296,24 @@ static int reroute_main(int argc, char **argv)
     return cli_control_request(who, &o, &req);
 }
 
+static const char adapt_help[] =
+    "usage: cloudsm sm adapt [on|off|dry-run] [options]\n"
+    "\n"
+    "The adaptation loop of the running cloudsmd: its mode and where the mode comes from, the\n"
+    "rules file, the counter polls, how many rules fired and how many of their decisions were\n"
+    "carried out, the LFT SMPs adaptations sent in the last hour, and each rule's status at the\n"
+    "last step (false, holding, fired, in cooldown, undefined) with the values it saw.\n"
+    "\n"
+    "With a mode, the loop runs in it from now on (until cloudsmd restarts, or a SIGHUP that\n"
+    "changes adapt_mode): off is the kill switch (rules are not evaluated, nothing is sent),\n"
+    "dry-run decides and records every decision without sending anything, on carries them out.\n"
+    "Each decision is an 'adapt' event in the monitoring store (cloudsm sm events --kind adapt).\n"
+    "\n" CLI_CONTROL_OPTIONS_HELP "\n"
+    "examples:\n"
+    "  cloudsm sm adapt\n"
+    "  cloudsm sm adapt off                  # stop adapting now\n"
+    "  cloudsm sm adapt --json | jq '.rules[] | {name, status}'\n";
+
 const struct cli_command cli_sm_commands[] = {
     {"sm", "status", "ask the running cloudsmd: state, port, last sweep, fabric, routing",
      status_help, sm_main},
@@ -306,6 +324,8 @@ const struct cli_command cli_sm_commands[] = {
      reroute_main},
     {"sm", "log-level", "change cloudsmd's log level now", log_level_help, sm_main},
     {"sm", "sweep", "a heavy sweep now", sweep_help, sm_main},
+    {"sm", "adapt", "the adaptation loop: mode, rules, decisions; on, off or dry-run", adapt_help,
+     sm_main},
     {"sm", "counters", "the port rates cloudsmd stored (read from its monitoring store)",
      cli_sm_counters_help, cli_sm_counters},
     {"sm", "events", "the fabric's events cloudsmd stored: sweeps, faults, adaptations",

@@ -162,6 +162,73 @@ static void reply_status(struct run *r, bool as_json, FILE *out)
                 (unsigned long long)r->core.vm_ops);
 }
 
+/* The adaptation loop's state (adapt): its mode and where it comes from, the hour's SMPs, and
+ * each rule's status at the last step. */
+static void reply_adapt(struct run *r, bool as_json, FILE *out)
+{
+    const struct cs_sm_core *c = &r->core;
+    const struct cs_adapt_rules *rules = c->files.adapt_rules;
+    enum cs_adapt_mode mode = cs_sm_core_adapt_mode(c);
+    const char *source = c->adapt_mode_override >= 0 ? "control socket" : "configuration";
+    uint64_t used = cs_adapt_budget_used(&c->adapt_budget, cs_perfmgr_wall_clock());
+    uint32_t n = rules ? cs_adapt_rule_count(rules) : 0;
+    bool stepped = rules != NULL && c->adapt_rules == rules;
+    if (as_json) {
+        struct cs_json j;
+        cs_json_init(&j, out);
+        cs_json_object_begin(&j, NULL);
+        cs_json_str(&j, "mode", cs_adapt_mode_name(mode));
+        cs_json_str(&j, "mode_from", source);
+        cs_json_str(&j, "rules_file", c->cfg.adapt_rules_file);
+        cs_json_bool(&j, "perfmgr", c->cfg.perfmgr);
+        cs_json_u64(&j, "polls", c->perf.polls);
+        cs_json_u64(&j, "firings", c->adapt_firings);
+        cs_json_u64(&j, "executed", c->adapt_executed);
+        cs_json_u64(&j, "lft_smps_last_hour", used);
+        cs_json_array_begin(&j, "rules");
+        for (uint32_t i = 0; i < n; i++) {
+            struct cs_adapt_rule_info info;
+            cs_adapt_rule_get(rules, i, &info);
+            cs_json_object_begin(&j, NULL);
+            cs_json_str(&j, "name", info.name);
+            cs_json_u64(&j, "priority", (uint64_t)info.priority);
+            if (stepped) {
+                const struct cs_adapt_rule_state *st = &c->adapt.rules[i];
+                cs_json_str(&j, "status", cs_adapt_status_name(st->status));
+                cs_json_u64(&j, "fired", st->fired);
+                cs_json_u64(&j, "executed", st->executed);
+                cs_json_u64(&j, "refused", st->refused);
+                cs_json_str(&j, "explanation", st->explanation);
+            }
+            cs_json_object_end(&j);
+        }
+        cs_json_array_end(&j);
+        cs_json_object_end(&j);
+        cs_json_finish(&j);
+        return;
+    }
+    fprintf(out, "mode            %s (from the %s)\n", cs_adapt_mode_name(mode), source);
+    fprintf(out, "rules           %s\n",
+            rules ? c->cfg.adapt_rules_file : "none (adapt_rules_file is not set)");
+    fprintf(out, "monitor         %s, %llu polls\n", c->cfg.perfmgr ? "on" : "off (perfmgr FALSE)",
+            (unsigned long long)c->perf.polls);
+    fprintf(out, "decisions       %llu firings, %llu carried out; %llu LFT SMPs in the last hour\n",
+            (unsigned long long)c->adapt_firings, (unsigned long long)c->adapt_executed,
+            (unsigned long long)used);
+    for (uint32_t i = 0; i < n; i++) {
+        struct cs_adapt_rule_info info;
+        cs_adapt_rule_get(rules, i, &info);
+        if (!stepped) {
+            fprintf(out, "rule %-20s not evaluated yet\n", info.name);
+            continue;
+        }
+        const struct cs_adapt_rule_state *st = &c->adapt.rules[i];
+        fprintf(out, "rule %-20s %-9s fired %u, executed %u, refused %u: %s\n", info.name,
+                cs_adapt_status_name(st->status), st->fired, st->executed, st->refused,
+                st->explanation);
+    }
+}
+
 /* The control socket's commands (include/cloudsm/sm_control.h, docs/sm/control.md). */
 static int on_control(void *arg, const struct cs_sm_request *req, FILE *out, struct cs_error *err)
 {
@@ -231,6 +298,14 @@ static int on_control(void *arg, const struct cs_sm_request *req, FILE *out, str
         }
         return 0;
     }
+    case CS_SM_CMD_ADAPT:
+        if (req->adapt_mode >= 0) {
+            cloudsmd_logf(&r->log, CS_LOG_INFO, "adapt: mode %s from now on (control socket)",
+                          cs_adapt_mode_name((enum cs_adapt_mode)req->adapt_mode));
+            r->core.adapt_mode_override = req->adapt_mode;
+        }
+        reply_adapt(r, req->json, out);
+        return 0;
     case CS_SM_CMD_LOG_LEVEL: {
         enum cs_log_level old = r->log.level;
         r->log.level = req->log_level;
