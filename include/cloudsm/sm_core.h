@@ -134,7 +134,8 @@ struct cs_sm_core {
      * perfmgr_sweep_time_s a serving master reads every port's counters; perf.metrics keeps
      * the samples of the last CS_SM_CORE_MONITOR_KEEP_S seconds. */
     struct cs_perfmgr perf;
-    unsigned perf_sweeps; /* the heavy sweep whose fabric perf watches (c->sweeps then) */
+    double (*wall_clock)(void); /* seconds since the epoch (cs_perfmgr_wall_clock; tests: theirs) */
+    unsigned perf_sweeps;       /* the heavy sweep whose fabric perf watches (c->sweeps then) */
     double next_perf_ms;
     /* STATE_DIR/monitor.sqlite while perfmgr is on: samples, topology and events; NULL before
      * the first poll, or when it cannot be opened (logged once: monitor_failed). */

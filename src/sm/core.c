@@ -150,6 +150,7 @@ void cs_sm_core_init(struct cs_sm_core *c, const struct cs_sm_config *cfg,
     cs_sm_config_vm_state_path(cfg, c->vm_state_path, sizeof c->vm_state_path);
     cs_sm_sweep_init(&c->sweep);
     cs_perfmgr_init(&c->perf, CS_SM_CORE_MONITOR_KEEP_S);
+    c->wall_clock = cs_perfmgr_wall_clock;
     c->adapt_mode_override = -1;
     c->me = (struct cs_sm_identity){.guid = port_guid,
                                     .sm_key = cfg->sm_key,

@@ -36,7 +36,7 @@ void cs_sm_core_note(struct cs_sm_core *c, enum cs_log_level level, const char *
     if (!c->cfg.perfmgr || store(c) == NULL)
         return;
     struct cs_error err;
-    if (cs_monitor_put_event(c->monitor, cs_perfmgr_wall_clock(), kind, subject, text, NULL, NULL,
+    if (cs_monitor_put_event(c->monitor, c->wall_clock(), kind, subject, text, NULL, NULL,
                              &err) < 0)
         cs_logf(&c->log, CS_LOG_ERROR, "monitor: event: %s", err.msg);
 }
@@ -79,7 +79,7 @@ int cs_sm_core_monitor_turn(struct cs_sm_core *c, struct cs_error *err)
         c->perf_sweeps = c->sweeps;
     }
     struct cs_perfmgr_poll res;
-    if (cs_perfmgr_poll(&c->perf, c->pipe, cs_perfmgr_wall_clock, &res, err) < 0)
+    if (cs_perfmgr_poll(&c->perf, c->pipe, c->wall_clock, &res, err) < 0)
         return -1;
     c->next_perf_ms = cs_clock_ms() + c->cfg.perfmgr_sweep_time_s * 1000.0;
     /* The first poll and any with trouble at INFO; routine ones at DEBUG. */

@@ -170,7 +170,7 @@ static void reply_adapt(struct run *r, bool as_json, FILE *out)
     const struct cs_adapt_rules *rules = c->files.adapt_rules;
     enum cs_adapt_mode mode = cs_sm_core_adapt_mode(c);
     const char *source = c->adapt_mode_override >= 0 ? "control socket" : "configuration";
-    uint64_t used = cs_adapt_budget_used(&c->adapt_budget, cs_perfmgr_wall_clock());
+    uint64_t used = cs_adapt_budget_used(&c->adapt_budget, c->wall_clock());
     uint32_t n = rules ? cs_adapt_rule_count(rules) : 0;
     bool stepped = rules != NULL && c->adapt_rules == rules;
     if (as_json) {

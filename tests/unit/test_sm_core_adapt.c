@@ -1,0 +1,300 @@
+/* The adaptation loop in the SM core (src/sm/core_adapt.c, core_monitor.c) on the in-process
+ * SMA model: a 4-ary-2-tree brought up with ftree, perfmgr polling every 2 s of the model's
+ * clock (the core's wall clock is the test's, moved in step), the counters driven by the test:
+ * the first host of every leaf receives 9 GB/s, the other hosts send 3 GB/s each. Every
+ * assertion reads back the model (the LFT SMPs that arrived, the tables the switches hold) or
+ * the monitoring store (the audit records). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "cloudsm/monitor.h"
+#include "cloudsm/route.h"
+#include "cloudsm/sm_core.h"
+#include "cloudsm/sma_model.h"
+#include "cloudsm/topo_gen.h"
+#include "sm_fixtures.h"
+
+#define HOSTS 16
+
+static double wall;
+static double test_wall(void)
+{
+    return wall;
+}
+
+struct rig {
+    struct cs_fabric f;
+    struct cs_sma_model *m;
+    struct cs_smp_pipe *pipe;
+    struct cs_sm_core core;
+    struct cs_sm_config cfg;
+    char dir[64];
+    char rules[128];
+    struct log_capture lc;
+    struct cs_log log;
+};
+
+static const char rules_text[] =
+    "rule hot_receivers {\n"
+    "    when max(node.rcv_bytes over 4s) > 3 * avg(node.rcv_bytes over 4s)\n"
+    "         and avg(node.rcv_bytes over 4s) > 100 MB/s\n"
+    "    for 2s\n"
+    "    cooldown 6s\n"
+    "    then reroute(engine = \"wftree\", weights = learned(over 4s))\n"
+    "}\n";
+
+static int rig_setup(void **state)
+{
+    struct rig *r = calloc(1, sizeof *r);
+    assert_non_null(r);
+    struct cs_error err = {""};
+    gen_kary(&r->f, 4, 2);
+    r->m = cs_sma_model_create(&r->f, 0, 1, &err);
+    assert_non_null(r->m);
+    struct cs_smp_transport t = cs_sma_model_transport(r->m);
+    struct cs_smp_pipe_options po = {.window = 16, .timeout_ms = 5, .retries = 1};
+    r->pipe = cs_smp_pipe_create(&t, &po, &err);
+    assert_non_null(r->pipe);
+    r->log = (struct cs_log){.fn = capture_log, .arg = &r->lc};
+    snprintf(r->dir, sizeof r->dir, "/tmp/cloudsm-test-adapt.XXXXXX");
+    assert_non_null(mkdtemp(r->dir));
+    snprintf(r->rules, sizeof r->rules, "%s/hot.rules", r->dir);
+    FILE *out = fopen(r->rules, "w");
+    assert_non_null(out);
+    fputs(rules_text, out);
+    fclose(out);
+    cs_sm_config_defaults(&r->cfg);
+    const char *keys[][2] = {
+        {"state_dir", r->dir},         {"sweep_interval", "0"},        {"perfmgr", "TRUE"},
+        {"perfmgr_sweep_time_s", "2"}, {"adapt_rules_file", r->rules}, {"adapt_mode", "on"}};
+    for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
+        assert_int_equal(cs_sm_config_set(&r->cfg, keys[i][0], keys[i][1], NULL, &err), 0);
+    struct cs_sm_files files;
+    assert_int_equal(cs_sm_core_load_files(&r->cfg, &files, &r->log, &err), 0);
+    cs_sm_core_init(&r->core, &r->cfg, &files, r->pipe,
+                    r->f.ports[r->f.nodes[0].first_port + 1].guid, &r->log);
+    r->core.wall_clock = test_wall;
+    wall = 1800000000;
+    if (cs_sm_core_sweep(&r->core, true, &err) != 0)
+        fail_msg("bring-up: %s\n%s", err.msg, r->lc.text ? r->lc.text : "");
+    *state = r;
+    return 0;
+}
+
+static int rig_teardown(void **state)
+{
+    struct rig *r = *state;
+    cs_sm_core_free(&r->core);
+    cs_smp_pipe_destroy(r->pipe);
+    cs_sma_model_destroy(r->m);
+    cs_fabric_free(&r->f);
+    const char *names[] = {"guid2lid", "hot.rules", "monitor.sqlite", "monitor.sqlite-wal",
+                           "monitor.sqlite-shm"};
+    char path[160];
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+        snprintf(path, sizeof path, "%s/%s", r->dir, names[i]);
+        unlink(path);
+    }
+    assert_int_equal(rmdir(r->dir), 0);
+    free(r->lc.text);
+    free(r);
+    return 0;
+}
+
+/* The hosts' counters move by 2 s of traffic (hot or not), 2 s pass, and the SM takes its turn,
+ * which polls. */
+static void turn(struct rig *r, bool hot)
+{
+    for (unsigned i = 0; hot && i < HOSTS; i++) {
+        struct cs_sma_model_pma *c = cs_sma_model_pma(r->m, fx_port(r->m, r->f.nodes[i].guid, 1));
+        if (i % 4 == 0)
+            c->extended.rcv_data += 2 * 2250000000ull; /* 9 GB/s in units of 4 bytes */
+        else
+            c->extended.xmit_data += 2 * 750000000ull; /* 3 GB/s */
+    }
+    cs_sma_model_advance_clock(r->m, 2000000);
+    wall += 2;
+    r->core.next_perf_ms = 0; /* due now (the poll's own schedule is the wall clock) */
+    struct cs_error err = {""};
+    if (cs_sm_core_poll(&r->core, &err) < 0)
+        fail_msg("poll: %s", err.msg);
+}
+
+static uint64_t lft_sets(const struct rig *r)
+{
+    return cs_sma_model_count(r->m, CS_SMP_ATTR_LINEAR_FT, CS_SMP_METHOD_SET);
+}
+
+/* Whether an audit detail says "key": "value" (the store keeps a detail as written, or compact
+ * once an effect was merged into it). */
+static bool has_field(const char *text, const char *key, const char *value)
+{
+    char spaced[128], compact[128];
+    snprintf(spaced, sizeof spaced, "\"%s\": %s", key, value);
+    snprintf(compact, sizeof compact, "\"%s\":%s", key, value);
+    return strstr(text, spaced) != NULL || strstr(text, compact) != NULL;
+}
+
+/* The adapt events' details, in order, as one text (a line each). */
+struct details {
+    char text[16384];
+    unsigned count;
+};
+
+static int collect(void *ctx, const struct cs_monitor_event *e, struct cs_error *err)
+{
+    (void)err;
+    struct details *d = ctx;
+    size_t used = strlen(d->text);
+    snprintf(d->text + used, sizeof d->text - used, "%s\n", e->detail ? e->detail : "");
+    d->count++;
+    return 0;
+}
+
+static struct details audits(const struct rig *r)
+{
+    struct details d = {.text = ""};
+    char path[160];
+    snprintf(path, sizeof path, "%s/monitor.sqlite", r->dir);
+    struct cs_monitor *mon;
+    struct cs_error err = {""};
+    if (cs_monitor_open(path, CS_MONITOR_READ_ONLY, &mon, &err) < 0)
+        fail_msg("%s", err.msg);
+    assert_int_equal(cs_monitor_events(mon, 0, 4e9, CS_MONITOR_EVENT_ADAPT, collect, &d, &err), 0);
+    cs_monitor_close(mon);
+    return d;
+}
+
+/* Every switch of the model holds what the core says it programmed. */
+static void assert_model_holds(const struct rig *r)
+{
+    const struct cs_lfts *t = &r->core.lfts;
+    for (uint32_t n = 0; n < r->f.num_nodes; n++) {
+        if (r->f.nodes[n].type != CS_NODE_SWITCH)
+            continue;
+        uint32_t sw = cs_lfts_find(t, r->f.nodes[n].guid);
+        assert_true(sw != CS_NONE);
+        for (uint32_t lid = 1; lid <= t->max_lid; lid++)
+            assert_int_equal(cs_sma_model_lft_entry(r->m, n, lid), cs_lfts_get(t, sw, lid));
+    }
+}
+
+/* The receivers weigh 100, the rest 1: the tables wftree gives with those weights. */
+static void assert_wftree_tables(const struct rig *r)
+{
+    struct cs_node_weights w;
+    cs_node_weights_init(&w);
+    struct cs_error err = {""};
+    for (unsigned i = 0; i < HOSTS; i++)
+        assert_int_equal(cs_node_weights_add(&w, r->f.ports[r->f.nodes[i].first_port + 1].guid,
+                                             i % 4 == 0 ? 100 : 1, &err),
+                         0);
+    assert_int_equal(cs_node_weights_sort(&w, "test", &err), 0);
+    struct cs_lfts want;
+    struct cs_route_stats st;
+    struct cs_route_inputs in = {.weights = &w};
+    assert_int_equal(
+        cs_route_with("wftree", &r->core.sweep.fabric, NULL, &in, &want, &st, NULL, &err), 0);
+    const struct cs_lfts *got = &r->core.lfts;
+    for (uint32_t s = 0; s < want.num_switches; s++) {
+        uint32_t at = cs_lfts_find(got, want.switches[s].guid);
+        assert_true(at != CS_NONE);
+        for (uint32_t lid = 1; lid <= want.max_lid; lid++)
+            assert_int_equal(cs_lfts_get(got, at, lid), cs_lfts_get(&want, s, lid));
+    }
+    cs_lfts_free(&want);
+    cs_node_weights_free(&w);
+}
+
+/* The hot spot makes the rule fire at the third poll (first samples at the second, held 2 s);
+ * wftree with the learned weights goes out as the few LFT blocks that differ; the audit record
+ * says so; a later firing finds nothing to change; after the hot spot nothing fires. */
+static void test_hot_spot_adapts_once(void **state)
+{
+    struct rig *r = *state;
+    turn(r, false); /* first poll: readings only */
+    uint64_t sets = lft_sets(r);
+    turn(r, true);
+    assert_int_equal(r->core.adapt_firings, 0); /* holding */
+    turn(r, true);
+    assert_int_equal(r->core.adapt_firings, 1);
+    assert_int_equal(r->core.adapt_executed, 1);
+    uint64_t sent = lft_sets(r) - sets;
+    /* Some of the 8 switches' tables (one block each: the LIDs fit in one). */
+    assert_true(sent > 0 && sent < 8);
+    assert_model_holds(r);
+    assert_wftree_tables(r);
+    struct details d = audits(r);
+    assert_int_equal(d.count, 1);
+    char want[32];
+    snprintf(want, sizeof want, "%llu", (unsigned long long)sent);
+    assert_true(has_field(d.text, "lft_smps", want)); /* planned = sent */
+    assert_true(has_field(d.text, "verdict", "\"execute\""));
+    assert_true(has_field(d.text, "engine", "\"wftree\""));
+    assert_non_null(strstr(d.text, "max(node.rcv_bytes over 4s)="));
+    /* The effect comes with the next poll. */
+    turn(r, true);
+    d = audits(r);
+    assert_non_null(strstr(d.text, "\"effect\""));
+    /* Cooldown over (6 s), still hot: a firing, nothing to change, nothing sent. */
+    sets = lft_sets(r);
+    for (int i = 0; i < 3; i++)
+        turn(r, true);
+    assert_int_equal(r->core.adapt_firings, 2);
+    assert_int_equal(r->core.adapt_executed, 1);
+    assert_int_equal(lft_sets(r), sets);
+    d = audits(r);
+    assert_int_equal(d.count, 2);
+    assert_true(has_field(d.text, "verdict", "\"no-change\""));
+    /* The hot spot goes: once it has left the 4 s windows, nothing fires again. */
+    for (int i = 0; i < 10; i++)
+        turn(r, false);
+    assert_int_equal(r->core.adapt_firings, 2);
+    assert_int_equal(lft_sets(r), sets);
+}
+
+/* The kill switch stops the rules; dry-run decides and records, and sends nothing; a busy SM
+ * (a failed sweep to retry) does not act either. */
+static void test_off_dry_run_busy(void **state)
+{
+    struct rig *r = *state;
+    r->core.adapt_mode_override = CS_ADAPT_MODE_OFF;
+    turn(r, false);
+    uint64_t sets = lft_sets(r);
+    for (int i = 0; i < 4; i++)
+        turn(r, true);
+    assert_int_equal(r->core.adapt_firings, 0);
+    r->core.adapt_mode_override = CS_ADAPT_MODE_DRY_RUN;
+    for (int i = 0; i < 3; i++)
+        turn(r, true);
+    assert_int_equal(r->core.adapt_firings, 1);
+    assert_int_equal(r->core.adapt_executed, 0);
+    assert_int_equal(lft_sets(r), sets);
+    struct details d = audits(r);
+    assert_true(has_field(d.text, "verdict", "\"dry-run\""));
+    r->core.adapt_mode_override = CS_ADAPT_MODE_ON;
+    r->core.retry = true;
+    for (int i = 0; i < 4; i++)
+        turn(r, true);
+    assert_int_equal(r->core.adapt_executed, 0);
+    assert_int_equal(lft_sets(r), sets);
+    d = audits(r);
+    assert_true(has_field(d.text, "verdict", "\"busy\""));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_hot_spot_adapts_once, rig_setup, rig_teardown),
+        cmocka_unit_test_setup_teardown(test_off_dry_run_busy, rig_setup, rig_teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
