@@ -127,6 +127,10 @@ struct cs_adapt_rule_info {
 
 uint32_t cs_adapt_param_count(const struct cs_adapt_rules *r);
 void cs_adapt_param_get(const struct cs_adapt_rules *r, uint32_t i, struct cs_adapt_param_info *p);
+/* The longest `over` window any rule reads (learned() included), in seconds, with the
+ * parameters' current values: how much history a caller must keep for the rules. */
+double cs_adapt_rules_longest_window(const struct cs_adapt_rules *r);
+
 /* Rules come in evaluation order: higher priority first, ties in file order. */
 uint32_t cs_adapt_rule_count(const struct cs_adapt_rules *r);
 void cs_adapt_rule_get(const struct cs_adapt_rules *r, uint32_t i, struct cs_adapt_rule_info *info);

@@ -154,6 +154,7 @@ struct cs_adapt_rules {
     uint32_t num_params;
     struct adapt_rule **rules; /* evaluation order */
     uint32_t num_rules;
+    double longest_window; /* seconds: the longest `over` of any rule (adapt_check_values) */
 };
 
 /* Fill err (if not NULL) with "name:line:column: message"; returns -1. */

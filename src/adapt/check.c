@@ -500,6 +500,7 @@ int adapt_check(struct cs_adapt_rules *r, const struct adapt_parse *p, struct cs
 struct value_checker {
     const struct cs_adapt_rules *r;
     struct cs_error *err;
+    double longest; /* the longest `over` window seen */
 };
 
 /* A static expression's current value; an error if it has none (division by zero). */
@@ -528,7 +529,7 @@ static int positive_duration(const struct value_checker *v, const struct adapt_e
 }
 
 /* Every call's static arguments under e. */
-static int check_expr_values(const struct value_checker *v, const struct adapt_expr *e)
+static int check_expr_values(struct value_checker *v, const struct adapt_expr *e)
 {
     if (e == NULL)
         return 0;
@@ -536,11 +537,16 @@ static int check_expr_values(const struct value_checker *v, const struct adapt_e
         return check_expr_values(v, e->lhs) < 0 ? -1 : check_expr_values(v, e->rhs);
     if (e->kind != AX_CALL)
         return 0;
-    for (const struct adapt_call_arg *arg = e->args; arg != NULL; arg = arg->next)
+    for (const struct adapt_call_arg *arg = e->args; arg != NULL; arg = arg->next) {
         if ((arg->over != NULL && positive_duration(v, arg->over, "'over'", false) < 0) ||
             (arg->partition != NULL &&
              static_value(v, arg->partition, &(struct cs_adapt_value){0}) < 0))
             return -1;
+        struct cs_adapt_value window;
+        if (arg->over != NULL && static_value(v, arg->over, &window) == 0 &&
+            window.number > v->longest)
+            v->longest = window.number;
+    }
     if (e->func == F_TOP) {
         struct cs_adapt_value n;
         const struct adapt_expr *count = e->args->next->value;
@@ -564,7 +570,7 @@ static const struct adapt_named_arg *named(const struct adapt_action_call *a, co
 
 /* reroute's engine in the routing registry (one that re-routes a sub-tree when a subtree is
  * given); set_policy's isolation among partitions.conf's names. */
-static int check_action_values(const struct value_checker *v, const struct adapt_action_call *a)
+static int check_action_values(struct value_checker *v, const struct adapt_action_call *a)
 {
     for (const struct adapt_named_arg *n = a->args; n != NULL; n = n->next)
         if (check_expr_values(v, n->value) < 0)
@@ -607,9 +613,9 @@ static int check_action_values(const struct value_checker *v, const struct adapt
     return 0;
 }
 
-int adapt_check_values(const struct cs_adapt_rules *r, struct cs_error *err)
+int adapt_check_values(struct cs_adapt_rules *r, struct cs_error *err)
 {
-    struct value_checker v = {r, err};
+    struct value_checker v = {r, err, 0};
     for (uint32_t i = 0; i < r->num_rules; i++) {
         const struct adapt_rule *rule = r->rules[i];
         if ((rule->hold != NULL && positive_duration(&v, rule->hold, "'for'", true) < 0) ||
@@ -621,5 +627,6 @@ int adapt_check_values(const struct cs_adapt_rules *r, struct cs_error *err)
             if (check_action_values(&v, a) < 0)
                 return -1;
     }
+    r->longest_window = v.longest;
     return 0;
 }

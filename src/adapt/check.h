@@ -11,8 +11,9 @@
 int adapt_check(struct cs_adapt_rules *r, const struct adapt_parse *p, struct cs_error *err);
 
 /* Check, with the parameters' current values, what only values can tell: windows and `for` and
- * `cooldown` durations, top's count, engine and isolation names. */
-int adapt_check_values(const struct cs_adapt_rules *r, struct cs_error *err);
+ * `cooldown` durations, top's count, engine and isolation names; on success r->longest_window
+ * is the longest `over` window. */
+int adapt_check_values(struct cs_adapt_rules *r, struct cs_error *err);
 
 /* Type a constant (a parameter's value: literals and operators only); 0 or -1 with err. */
 int adapt_check_constant(const char *name, struct adapt_expr *e, struct cs_error *err);

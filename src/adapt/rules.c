@@ -136,6 +136,11 @@ void cs_adapt_param_get(const struct cs_adapt_rules *r, uint32_t i, struct cs_ad
         (struct cs_adapt_param_info){p->name, p->loc.line, p->loc.column, p->value, p->overridden};
 }
 
+double cs_adapt_rules_longest_window(const struct cs_adapt_rules *r)
+{
+    return r->longest_window;
+}
+
 uint32_t cs_adapt_rule_count(const struct cs_adapt_rules *r)
 {
     return r->num_rules;

@@ -442,6 +442,9 @@ int cs_sm_core_adapt_turn(struct cs_sm_core *c, double now, struct cs_error *err
     struct cs_adapt_rules *rules = c->files.adapt_rules;
     if (rules == NULL || cs_sm_core_adapt_mode(c) == CS_ADAPT_MODE_OFF)
         return 0;
+    /* Keep the samples the longest window reads (and two polls more), at least the default. */
+    c->perf.keep_s = fmax(CS_SM_CORE_MONITOR_KEEP_S,
+                          cs_adapt_rules_longest_window(rules) + 2.0 * c->cfg.perfmgr_sweep_time_s);
     if (c->adapt_rules != rules) { /* new rules (start, SIGHUP): fresh timers */
         cs_adapt_state_free(&c->adapt);
         if (cs_adapt_state_init(&c->adapt, rules, err) < 0)

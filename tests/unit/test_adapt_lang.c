@@ -339,8 +339,11 @@ static void test_overrides(void **state)
                                         cs_adapt_value_format(&odd, 17, text, sizeof text), &err),
                      0);
     assert_true(param(r, "threshold").value.number == odd.number);
+    /* The longest window read (what the loop keeps samples for) follows the parameter too. */
+    assert_true(cs_adapt_rules_longest_window(r) == 30);
     /* `for window` follows the parameter */
     assert_int_equal(cs_adapt_set_param(r, "window", "2m", &err), 0);
+    assert_true(cs_adapt_rules_longest_window(r) == 120);
     struct cs_adapt_rule_info info;
     cs_adapt_rule_get(r, 0, &info);
     assert_near(info.for_s, 120);
@@ -597,6 +600,12 @@ static void test_top(void **state)
 static void test_window(void **state)
 {
     (void)state;
+    /* learned() windows count among the windows read, in actions too. */
+    struct cs_adapt_rules *lr =
+        parse_ok("rule r { when avg(node.rcv_bytes over 5m) > 0 B/s\n"
+                 "  then reroute(engine = \"wftree\", weights = learned(over 1h)) }\n");
+    assert_true(cs_adapt_rules_longest_window(lr) == 3600);
+    cs_adapt_rules_free(lr);
     struct cs_metrics m;
     four_nodes(&m);
     add_sample(&m, 10, 10, 0, 0, 100);
