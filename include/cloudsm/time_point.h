@@ -23,6 +23,10 @@
  * names the text and what it expected. */
 int cs_time_point_parse(const char *text, double now, double *out, struct cs_error *err);
 
+/* A duration alone, in the forms above (30s, 5m, 1h30m, 1.5h): its seconds (*seconds, 0 for
+ * "0s"). The error names the text and the form it expected. */
+int cs_duration_parse(const char *text, double *seconds, struct cs_error *err);
+
 /* "2026-11-27T08:00:00Z", or "2026-11-27T08:00:00.250Z" when t has milliseconds; t is rounded to
  * the millisecond. buf needs CS_TIME_POINT_MAX bytes. Times outside years 1970..9999 print as
  * seconds since the epoch. */

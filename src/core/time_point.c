@@ -148,17 +148,16 @@ static int iso(const char *text, double *out, struct cs_error *err)
     return 0;
 }
 
-static int duration(const char *text, double now, double *out, struct cs_error *err)
+/* A duration "NUMBER UNIT..." into seconds; what is the form the caller wanted (an error names
+ * it when the text is not a number with a unit). */
+static int duration(const char *text, const char *what, double *out, struct cs_error *err)
 {
     const char *p = text;
     double total = 0;
     while (*p) {
         double n;
         if (!decimal(&p, &n))
-            return cs_fail(err,
-                           "'%s' is not a time: give a duration (30s, 5m, 2h, 1d), an ISO 8601 "
-                           "time (2026-11-27T08:00:00Z), seconds since the epoch, or now",
-                           text);
+            return cs_fail(err, "'%s' is not %s", text, what);
         double unit;
         switch (*p) {
         case 's':
@@ -184,8 +183,15 @@ static int duration(const char *text, double now, double *out, struct cs_error *
     }
     if (!isfinite(total))
         return cs_fail(err, "'%s': duration out of range", text);
-    *out = now - total;
+    *out = total;
     return 0;
+}
+
+int cs_duration_parse(const char *text, double *seconds, struct cs_error *err)
+{
+    if (!text || !*text)
+        return cs_fail(err, "an empty duration: give one such as 10s, 5m, 1h30m");
+    return duration(text, "a duration (10s, 5m, 2h, 1d, 1h30m)", seconds, err);
 }
 
 int cs_time_point_parse(const char *text, double now, double *out, struct cs_error *err)
@@ -215,7 +221,14 @@ int cs_time_point_parse(const char *text, double now, double *out, struct cs_err
     }
     if (numeric == 4 && text[4] == '-')
         return iso(text, out, err);
-    return duration(text, now, out, err);
+    double back;
+    if (duration(text,
+                 "a time: give a duration (30s, 5m, 2h, 1d), an ISO 8601 time "
+                 "(2026-11-27T08:00:00Z), seconds since the epoch, or now",
+                 &back, err) < 0)
+        return -1;
+    *out = now - back;
+    return 0;
 }
 
 char *cs_time_point_format(double t, char *buf, size_t size)

@@ -52,6 +52,29 @@ static void test_durations(void **state)
     refused("", "an empty time");
 }
 
+/* A duration alone (cloudsm adapt simulate --step): the same forms, no time points. */
+static void test_duration_alone(void **state)
+{
+    (void)state;
+    double s = -1;
+    struct cs_error err = {""};
+    assert_int_equal(cs_duration_parse("10s", &s, &err), 0);
+    assert_true(s == 10);
+    assert_int_equal(cs_duration_parse("1h30m", &s, &err), 0);
+    assert_true(s == 5400);
+    assert_int_equal(cs_duration_parse("0.5s", &s, &err), 0);
+    assert_true(s == 0.5);
+    s = -1;
+    assert_int_equal(cs_duration_parse("now", &s, &err), -1);
+    assert_non_null(strstr(err.msg, "'now' is not a duration (10s, 5m"));
+    assert_int_equal(cs_duration_parse("10", &s, &err), -1);
+    assert_non_null(strstr(err.msg, "units are s, m, h, d and w"));
+    assert_int_equal(cs_duration_parse("2026-11-27", &s, &err), -1);
+    assert_int_equal(cs_duration_parse("", &s, &err), -1);
+    assert_non_null(strstr(err.msg, "an empty duration"));
+    assert_true(s == -1); /* nothing written on failure */
+}
+
 static void test_iso(void **state)
 {
     (void)state;
@@ -110,9 +133,8 @@ static void test_format(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_durations),
-        cmocka_unit_test(test_iso),
-        cmocka_unit_test(test_epoch),
+        cmocka_unit_test(test_durations), cmocka_unit_test(test_duration_alone),
+        cmocka_unit_test(test_iso),       cmocka_unit_test(test_epoch),
         cmocka_unit_test(test_format),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
