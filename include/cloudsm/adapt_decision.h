@@ -73,6 +73,10 @@ enum cs_adapt_verdict cs_adapt_decide(const struct cs_adapt_policy *p,
                                       unsigned minute_of_day, bool busy, double gain, uint64_t smps,
                                       char *why, size_t size);
 
+/* The minute of the day (0 to 1439) a time falls in, on the local clock (the TZ environment's),
+ * or on UTC's when utc: the minute_of_day cs_adapt_decide judges quiet hours by. */
+unsigned cs_adapt_minute_of_day(double now, bool utc);
+
 /* "HH:MM-HH:MM" (24-hour, local; equal ends: no window) into p's quiet fields; "" clears them.
  * err says what is wrong. */
 int cs_adapt_quiet_hours_parse(struct cs_adapt_policy *p, const char *text, struct cs_error *err);

@@ -18,6 +18,7 @@
 #include "cloudsm/error.h"
 #include "cloudsm/fabric.h"
 #include "cloudsm/guid_list.h"
+#include "cloudsm/json.h"
 #include "cloudsm/lft.h"
 #include "cloudsm/metrics.h"
 #include "cloudsm/route.h"
@@ -56,6 +57,14 @@ struct cs_adapt_plan {
 int cs_adapt_plan_reroute(const struct cs_adapt_plan_context *ctx, const struct cs_adapt_action *a,
                           struct cs_adapt_plan *out, struct cs_error *err);
 void cs_adapt_plan_free(struct cs_adapt_plan *p);
+
+/* The plan as the adaptation loop's audit records write it, as members of the JSON object j is
+ * in: engine, learned_over_s and weights (learned weights), traffic_since, traffic_until,
+ * subtree_nodes (a sub-tree), and candidate {engine, lft_smps, lft_entries, switches,
+ * congestion_cost_before, congestion_cost_after, max_utilisation_before, max_utilisation_after,
+ * expected_gain}, with route_ms and predicted_ms when timing (they are measured: a replay that
+ * must print the same twice leaves them out). */
+void cs_adapt_plan_json(struct cs_json *j, const struct cs_adapt_plan *p, bool timing);
 
 /* Each port index of f's send and receive rates (bytes/s) over [since, until] from m: CA ports
  * with data; 0 elsewhere. *xmit and *rcv (f->num_port_slots each) are malloc'd. */

@@ -1,8 +1,10 @@
 /* The operator's decision rule (include/cloudsm/adapt_decision.h). */
 #include "cloudsm/adapt_decision.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 const char *const cs_adapt_mode_names[] = {"off", "dry-run", "on", NULL};
 
@@ -130,6 +132,17 @@ enum cs_adapt_verdict cs_adapt_decide(const struct cs_adapt_policy *p,
     }
     snprintf(why, size, "%llu SMPs for %.1f%% less congestion", (unsigned long long)smps, percent);
     return CS_ADAPT_EXECUTE;
+}
+
+unsigned cs_adapt_minute_of_day(double now, bool utc)
+{
+    if (!isfinite(now))
+        return 0;
+    time_t t = (time_t)floor(now);
+    struct tm tm;
+    if ((utc ? gmtime_r(&t, &tm) : localtime_r(&t, &tm)) == NULL)
+        return 0;
+    return (unsigned)(tm.tm_hour * 60 + tm.tm_min);
 }
 
 static int parse_clock(const char *s, unsigned *minutes)

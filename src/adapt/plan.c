@@ -125,3 +125,32 @@ int cs_adapt_plan_reroute(const struct cs_adapt_plan_context *ctx, const struct 
     cs_subtree_free(&scope);
     return rc;
 }
+
+void cs_adapt_plan_json(struct cs_json *j, const struct cs_adapt_plan *p, bool timing)
+{
+    const struct cs_candidate *cand = &p->candidate;
+    cs_json_str(j, "engine", p->engine);
+    if (p->has_weights) {
+        cs_json_double(j, "learned_over_s", p->traffic_until - p->traffic_since);
+        cs_json_u64(j, "weights", p->weights.count);
+    }
+    cs_json_double_exact(j, "traffic_since", p->traffic_since);
+    cs_json_double_exact(j, "traffic_until", p->traffic_until);
+    if (p->num_subtree)
+        cs_json_u64(j, "subtree_nodes", p->num_subtree);
+    cs_json_object_begin(j, "candidate");
+    cs_json_str(j, "engine", cand->engine);
+    cs_json_u64(j, "lft_smps", cand->blocks);
+    cs_json_u64(j, "lft_entries", cand->entries);
+    cs_json_u64(j, "switches", cand->switches);
+    if (timing) {
+        cs_json_double(j, "route_ms", cand->route_ms);
+        cs_json_double(j, "predicted_ms", cand->predicted_ms);
+    }
+    cs_json_double(j, "congestion_cost_before", cand->cost_before);
+    cs_json_double(j, "congestion_cost_after", cand->cost_after);
+    cs_json_double(j, "max_utilisation_before", cand->max_utilisation_before);
+    cs_json_double(j, "max_utilisation_after", cand->max_utilisation_after);
+    cs_json_double(j, "expected_gain", cand->gain);
+    cs_json_object_end(j);
+}

@@ -4,7 +4,9 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <cmocka.h>
 
@@ -96,12 +98,30 @@ static void test_quiet_hours(void **state)
     assert_int_equal(cs_adapt_mode_parse("maybe"), -1);
 }
 
+/* The minute of the day quiet hours are judged by: UTC's, or the TZ environment's. */
+static void test_minute_of_day(void **state)
+{
+    (void)state;
+    double t = 1795766400; /* 2026-11-27T08:00:00Z */
+    assert_int_equal(cs_adapt_minute_of_day(t, true), 480);
+    assert_int_equal(cs_adapt_minute_of_day(t + 59.9, true), 480);
+    assert_int_equal(cs_adapt_minute_of_day(t + 60, true), 481);
+    assert_int_equal(cs_adapt_minute_of_day(t + 16 * 3600 - 1, true), 1439);
+    setenv("TZ", "<-0530>5:30", 1); /* 05:30 behind UTC */
+    tzset();
+    assert_int_equal(cs_adapt_minute_of_day(t, false), 150);
+    assert_int_equal(cs_adapt_minute_of_day(t, true), 480);
+    unsetenv("TZ");
+    tzset();
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_verdicts_in_order),
         cmocka_unit_test(test_budget_hour),
         cmocka_unit_test(test_quiet_hours),
+        cmocka_unit_test(test_minute_of_day),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
