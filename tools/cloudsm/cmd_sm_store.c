@@ -1,7 +1,8 @@
 /* cloudsm sm counters | sm events: what cloudsmd keeps in its monitoring store (monitor.h),
  * read from the file directly (read-only: it works while cloudsmd writes), not through the
  * control socket. Samples are streamed batch by batch, so a long window of a large fabric is
- * printed without being held in memory. */
+ * printed without being held in memory. The store's options and -o output are defined here for
+ * every command that reads the store (store_cli.h). */
 #include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
@@ -15,15 +16,10 @@
 #include "cloudsm/monitor.h"
 #include "cloudsm/sm_config.h"
 #include "cloudsm/time_point.h"
+#include "store_cli.h"
 
 #define STORE_OPTIONS_HELP                                                                         \
-    "  --since T             from T: a duration back from now (30s, 5m, 2h, 1d, 1h30m), an\n"      \
-    "                        ISO 8601 time with a zone (2026-11-27T08:00:00Z, ...+01:00), or\n"    \
-    "                        seconds since the epoch\n"                                            \
-    "  --until T             to T, the same forms (default now)\n"                                 \
-    "  --store FILE          the monitoring store (default STATE_DIR/" CS_MONITOR_STORE_NAME ")\n" \
-    "  -d, --state-dir DIR   cloudsmd's state directory (default " CS_SM_CONFIG_DEFAULT_STATE_DIR  \
-    ")\n"                                                                                          \
+    CLI_STORE_WINDOW_HELP                                                                          \
     "  --json                one JSON object (raw numbers, exact)\n"                               \
     "  --csv                 CSV with a header line (raw numbers, exact)\n"                        \
     "  -o, --output FILE     write to FILE (atomically) instead of standard output\n"              \
@@ -78,53 +74,33 @@ const char cli_sm_events_help[] =
     "  cloudsm sm events --since 7d --kind adapt --json | jq '.events[].detail'\n"
     "  cloudsm sm events --since 2026-11-27 --csv -o events.csv\n";
 
-enum format { FORMAT_TEXT, FORMAT_JSON, FORMAT_CSV };
-
-struct store_options {
-    const char *store, *state_dir, *output, *since_text, *until_text;
-    double since, until;
-    enum format format;
-};
-
-enum { OPT_STORE = 0x100, OPT_SINCE, OPT_UNTIL, OPT_JSON, OPT_CSV, OPT_OWN };
-
-#define STORE_LONG_OPTIONS                                                                         \
-    {"store", required_argument, NULL, OPT_STORE}, {"state-dir", required_argument, NULL, 'd'},    \
-        {"since", required_argument, NULL, OPT_SINCE},                                             \
-        {"until", required_argument, NULL, OPT_UNTIL}, {"json", no_argument, NULL, OPT_JSON},      \
-        {"csv", no_argument, NULL, OPT_CSV},                                                       \
-    {                                                                                              \
-        "output", required_argument, NULL, 'o'                                                     \
-    }
-
-/* getopt_long over the store options and a command's own: the next option of its own, -1 at the
- * end, or -2 with *rc the usage exit code. */
-static int store_getopt(int argc, char **argv, const struct option *options,
-                        struct store_options *o, const char *who, int *rc)
+/* getopt_long over the store options and a command's own (store_cli.h). */
+int cli_store_getopt(int argc, char **argv, const struct option *options,
+                     struct cli_store_options *o, const char *who, int *rc)
 {
     opterr = 0;
     for (;;) {
         int opt = getopt_long(argc, argv, ":d:o:", options, NULL);
         switch (opt) {
-        case OPT_STORE:
+        case CLI_STORE_OPT_STORE:
             o->store = optarg;
             break;
         case 'd':
             o->state_dir = optarg;
             break;
-        case OPT_SINCE:
+        case CLI_STORE_OPT_SINCE:
             o->since_text = optarg;
             break;
-        case OPT_UNTIL:
+        case CLI_STORE_OPT_UNTIL:
             o->until_text = optarg;
             break;
-        case OPT_JSON:
-        case OPT_CSV:
-            if (o->format != FORMAT_TEXT) {
+        case CLI_STORE_OPT_JSON:
+        case CLI_STORE_OPT_CSV:
+            if (o->format != CLI_FORMAT_TEXT) {
                 *rc = cli_usage(who, "give --json or --csv, not both");
                 return -2;
             }
-            o->format = opt == OPT_JSON ? FORMAT_JSON : FORMAT_CSV;
+            o->format = opt == CLI_STORE_OPT_JSON ? CLI_FORMAT_JSON : CLI_FORMAT_CSV;
             break;
         case 'o':
             o->output = optarg;
@@ -141,12 +117,13 @@ static int store_getopt(int argc, char **argv, const struct option *options,
     }
 }
 
-/* After the options: the window and the store's path (into path). */
-static int store_check(struct store_options *o, int argc, char **argv, const char *who,
-                       const char *default_since, char *path, size_t size)
+int cli_store_check(struct cli_store_options *o, int argc, char **argv, int operands,
+                    const char *who, const char *default_since, char *path, size_t size)
 {
-    if (optind < argc)
+    if (operands == 0 && optind < argc)
         return cli_usage(who, "takes options only, not '%s'", argv[optind]);
+    if (argc - optind != operands)
+        return cli_usage(who, "wants %d operand%s", operands, operands == 1 ? "" : "s");
     if (o->store && o->state_dir)
         return cli_usage(who, "give --store or --state-dir, not both");
     double now = cli_wall_clock_s();
@@ -167,14 +144,7 @@ static int store_check(struct store_options *o, int argc, char **argv, const cha
     return EXIT_OK;
 }
 
-/* Where the output goes: standard output, or a temporary file renamed over -o at the end. */
-struct output {
-    struct cs_atomic_file af;
-    bool atomic;
-    FILE *fp;
-};
-
-static int output_open(struct output *out, const char *path, struct cs_error *err)
+int cli_output_open(struct cli_output *out, const char *path, struct cs_error *err)
 {
     out->atomic = path != NULL;
     out->fp = stdout;
@@ -186,8 +156,7 @@ static int output_open(struct output *out, const char *path, struct cs_error *er
     return 0;
 }
 
-/* Ends the output: committed if rc is EXIT_OK, else the old file is kept. */
-static int output_close(struct output *out, const char *who, int rc)
+int cli_output_close(struct cli_output *out, const char *who, int rc)
 {
     struct cs_error err;
     if (!out->atomic)
@@ -227,7 +196,7 @@ struct port_filter {
 };
 
 struct counters {
-    struct store_options o;
+    struct cli_store_options o;
     FILE *fp;
     struct cs_json j;
     int metrics[CS_METRIC_COUNT];
@@ -308,20 +277,20 @@ static void flags_text(char buf[3], uint32_t flags)
 static void counters_head(struct counters *c)
 {
     switch (c->o.format) {
-    case FORMAT_TEXT:
+    case CLI_FORMAT_TEXT:
         fprintf(c->fp, "%-24s %-18s %-20s %4s %8s %5s", "time", "node", "description", "port",
                 "interval", "flags");
         for (int i = 0; i < c->num_metrics; i++)
             fprintf(c->fp, " %13s", cs_metric_name(c->metrics[i]));
         fputc('\n', c->fp);
         break;
-    case FORMAT_CSV:
+    case CLI_FORMAT_CSV:
         fputs("time,node_guid,node_desc,port,port_guid,interval_s,flags", c->fp);
         for (int i = 0; i < c->num_metrics; i++)
             fprintf(c->fp, ",%s", cs_metric_name(c->metrics[i]));
         fputc('\n', c->fp);
         break;
-    case FORMAT_JSON:
+    case CLI_FORMAT_JSON:
         cs_json_init(&c->j, c->fp);
         cs_json_object_begin(&c->j, NULL);
         cs_json_str(&c->j, "store", c->o.store);
@@ -344,7 +313,7 @@ static void counters_row(struct counters *c, const struct cs_metrics *m,
     char when[CS_TIME_POINT_MAX], buf[32], flags[3];
     cs_time_point_format(s->time, when, sizeof when);
     switch (c->o.format) {
-    case FORMAT_TEXT:
+    case CLI_FORMAT_TEXT:
         human_interval(buf, sizeof buf, s->interval);
         flags_text(flags, s->flags);
         fprintf(c->fp, "%-24s 0x%016" PRIx64 " %-20.20s %4u %8s %5s", when, n->guid, n->desc,
@@ -355,7 +324,7 @@ static void counters_row(struct counters *c, const struct cs_metrics *m,
         }
         fputc('\n', c->fp);
         break;
-    case FORMAT_CSV:
+    case CLI_FORMAT_CSV:
         fprintf(c->fp, "%.3f,0x%016" PRIx64 ",", s->time, n->guid);
         csv_field(c->fp, n->desc);
         fprintf(c->fp, ",%u,0x%016" PRIx64 ",%.17g,%u", p->num, p->guid, s->interval, s->flags);
@@ -363,7 +332,7 @@ static void counters_row(struct counters *c, const struct cs_metrics *m,
             fprintf(c->fp, ",%.17g", s->value[c->metrics[i]]);
         fputc('\n', c->fp);
         break;
-    case FORMAT_JSON:
+    case CLI_FORMAT_JSON:
         cs_json_object_begin(&c->j, NULL);
         cs_json_double_exact(&c->j, "time", s->time);
         cs_json_str(&c->j, "time_iso", when);
@@ -449,11 +418,11 @@ static int counters_run(struct counters *c, const char *who, const char *path)
         memcpy(select, c->nodes, c->num_nodes * sizeof *select);
     for (uint32_t i = 0; i < c->num_ports; i++)
         select[c->num_nodes + i] = c->ports[i].node_guid;
-    struct output out;
+    struct cli_output out;
     struct cs_metrics topology;
     int rc = EXIT_OK;
     c->o.store = path;
-    if (output_open(&out, c->o.output, &err) < 0) {
+    if (cli_output_open(&out, c->o.output, &err) < 0) {
         rc = cli_fail(who, &err);
     } else {
         c->fp = out.fp;
@@ -463,15 +432,15 @@ static int counters_run(struct counters *c, const char *who, const char *path)
             rc = cli_fail(who, &err);
         else
             cs_metrics_free(&topology);
-        if (rc == EXIT_OK && c->o.format == FORMAT_JSON) {
+        if (rc == EXIT_OK && c->o.format == CLI_FORMAT_JSON) {
             cs_json_array_end(&c->j);
             cs_json_u64(&c->j, "count", c->printed);
             cs_json_object_end(&c->j);
             cs_json_finish(&c->j);
         }
-        rc = output_close(&out, who, rc);
+        rc = cli_output_close(&out, who, rc);
     }
-    if (rc == EXIT_OK && c->printed == 0 && c->o.format == FORMAT_TEXT) {
+    if (rc == EXIT_OK && c->printed == 0 && c->o.format == CLI_FORMAT_TEXT) {
         char from[CS_TIME_POINT_MAX], to[CS_TIME_POINT_MAX];
         fprintf(stderr, "cloudsm %s: no samples from %s to %s in %s\n", who,
                 cs_time_point_format(c->o.since, from, sizeof from),
@@ -485,8 +454,9 @@ static int counters_run(struct counters *c, const char *who, const char *path)
 int cli_sm_counters(int argc, char **argv)
 {
     const char *who = argv[0];
-    enum { OPT_NODE = OPT_OWN, OPT_PORT, OPT_METRIC };
-    static const struct option options[] = {STORE_LONG_OPTIONS,
+    enum { OPT_NODE = CLI_STORE_OPT_OWN, OPT_PORT, OPT_METRIC };
+    static const struct option options[] = {CLI_STORE_LONG_OPTIONS,
+                                            CLI_STORE_CSV_OPTION,
                                             {"node", required_argument, NULL, OPT_NODE},
                                             {"port", required_argument, NULL, OPT_PORT},
                                             {"metric", required_argument, NULL, OPT_METRIC},
@@ -497,7 +467,7 @@ int cli_sm_counters(int argc, char **argv)
     int opt, rc = EXIT_OK;
     if (!c.nodes || !c.ports)
         rc = cli_usage(who, "out of memory");
-    while (rc == EXIT_OK && (opt = store_getopt(argc, argv, options, &c.o, who, &rc)) >= 0) {
+    while (rc == EXIT_OK && (opt = cli_store_getopt(argc, argv, options, &c.o, who, &rc)) >= 0) {
         if (opt == OPT_NODE && !cli_parse_u64(optarg, &c.nodes[c.num_nodes++]))
             rc = cli_usage(who, "--node wants a node GUID (0x0010000000000100), not '%s'", optarg);
         else if (opt == OPT_PORT && !parse_port(optarg, &c.ports[c.num_ports++]))
@@ -510,7 +480,7 @@ int cli_sm_counters(int argc, char **argv)
     }
     char path[4096];
     if (rc == EXIT_OK)
-        rc = store_check(&c.o, argc, argv, who, "10m", path, sizeof path);
+        rc = cli_store_check(&c.o, argc, argv, 0, who, "10m", path, sizeof path);
     if (rc == EXIT_OK && c.num_metrics == 0)
         for (int k = 0; k < CS_METRIC_COUNT; k++)
             c.metrics[c.num_metrics++] = k;
@@ -524,7 +494,7 @@ int cli_sm_counters(int argc, char **argv)
 /* ---- events ------------------------------------------------------------------------------- */
 
 struct events {
-    struct store_options o;
+    struct cli_store_options o;
     FILE *fp;
     struct cs_json j;
     uint64_t printed;
@@ -537,11 +507,11 @@ static int print_event(void *ctx, const struct cs_monitor_event *e, struct cs_er
     char when[CS_TIME_POINT_MAX];
     cs_time_point_format(e->time, when, sizeof when);
     switch (ev->o.format) {
-    case FORMAT_TEXT:
+    case CLI_FORMAT_TEXT:
         fprintf(ev->fp, "%-24s %-15s %-20s %s%s%s\n", when, e->kind, e->subject ? e->subject : "-",
                 e->text, e->detail ? "  " : "", e->detail ? e->detail : "");
         break;
-    case FORMAT_CSV:
+    case CLI_FORMAT_CSV:
         fprintf(ev->fp, "%.3f,%" PRId64 ",", e->time, e->id);
         csv_field(ev->fp, e->kind);
         fputc(',', ev->fp);
@@ -552,7 +522,7 @@ static int print_event(void *ctx, const struct cs_monitor_event *e, struct cs_er
         csv_field(ev->fp, e->detail);
         fputc('\n', ev->fp);
         break;
-    case FORMAT_JSON:
+    case CLI_FORMAT_JSON:
         cs_json_object_begin(&ev->j, NULL);
         cs_json_u64(&ev->j, "id", (uint64_t)e->id);
         cs_json_double_exact(&ev->j, "time", e->time);
@@ -575,32 +545,34 @@ static int print_event(void *ctx, const struct cs_monitor_event *e, struct cs_er
 int cli_sm_events(int argc, char **argv)
 {
     const char *who = argv[0];
-    enum { OPT_KIND = OPT_OWN };
-    static const struct option options[] = {
-        STORE_LONG_OPTIONS, {"kind", required_argument, NULL, OPT_KIND}, {NULL, 0, NULL, 0}};
+    enum { OPT_KIND = CLI_STORE_OPT_OWN };
+    static const struct option options[] = {CLI_STORE_LONG_OPTIONS,
+                                            CLI_STORE_CSV_OPTION,
+                                            {"kind", required_argument, NULL, OPT_KIND},
+                                            {NULL, 0, NULL, 0}};
     struct events ev = {.printed = 0};
     const char *kind = NULL;
     int opt, rc = EXIT_OK;
-    while ((opt = store_getopt(argc, argv, options, &ev.o, who, &rc)) >= 0)
+    while ((opt = cli_store_getopt(argc, argv, options, &ev.o, who, &rc)) >= 0)
         kind = optarg;
     char path[4096];
     if (rc == EXIT_OK)
-        rc = store_check(&ev.o, argc, argv, who, "1d", path, sizeof path);
+        rc = cli_store_check(&ev.o, argc, argv, 0, who, "1d", path, sizeof path);
     if (rc != EXIT_OK)
         return rc;
     struct cs_error err;
     struct cs_monitor *mon = NULL;
     if (cs_monitor_open(path, CS_MONITOR_READ_ONLY, &mon, &err) < 0)
         return cli_fail(who, &err);
-    struct output out;
-    if (output_open(&out, ev.o.output, &err) < 0) {
+    struct cli_output out;
+    if (cli_output_open(&out, ev.o.output, &err) < 0) {
         cs_monitor_close(mon);
         return cli_fail(who, &err);
     }
     ev.fp = out.fp;
-    if (ev.o.format == FORMAT_TEXT) {
+    if (ev.o.format == CLI_FORMAT_TEXT) {
         fprintf(ev.fp, "%-24s %-15s %-20s %s\n", "time", "kind", "subject", "text  detail");
-    } else if (ev.o.format == FORMAT_CSV) {
+    } else if (ev.o.format == CLI_FORMAT_CSV) {
         fputs("time,id,kind,subject,text,detail\n", ev.fp);
     } else {
         cs_json_init(&ev.j, ev.fp);
@@ -612,13 +584,13 @@ int cli_sm_events(int argc, char **argv)
     }
     if (cs_monitor_events(mon, ev.o.since, ev.o.until, kind, print_event, &ev, &err) < 0)
         rc = cli_fail(who, &err);
-    if (rc == EXIT_OK && ev.o.format == FORMAT_JSON) {
+    if (rc == EXIT_OK && ev.o.format == CLI_FORMAT_JSON) {
         cs_json_array_end(&ev.j);
         cs_json_u64(&ev.j, "count", ev.printed);
         cs_json_object_end(&ev.j);
         cs_json_finish(&ev.j);
     }
-    rc = output_close(&out, who, rc);
+    rc = cli_output_close(&out, who, rc);
     cs_monitor_close(mon);
     return rc;
 }
