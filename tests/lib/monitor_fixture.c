@@ -1,5 +1,10 @@
 /* monitor_fixture PATH NOW: write a small monitoring store with known numbers through the
- * library, the way cloudsmd does (monitor.h), for tests/cli/sm_store.sh to read with the CLI.
+ * library, the way cloudsmd does (monitor.h), for tests/cli/monitor_store.sh to read with the
+ * CLI.
+ *
+ * monitor_fixture --hot-receivers PATH TOPOLOGY T0: a store of the fabric TOPOLOGY (topology put
+ * at T0) holding the hot-receivers recording of tests/lib/hot_receivers.h from T0, for
+ * tests/cli/adapt_simulate.sh.
  *
  * Fabric: CAs 0x0010000000000100 ("host-a, rack 1"), ..200 ("host-b"), ..300 ("host-c") with
  * port 1 (port GUIDs ..101, ..201, ..301) cabled to ports 1, 2, 3 of switch 0x0020000100000001
@@ -15,8 +20,11 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cloudsm/monitor.h"
+#include "cloudsm/topo_io.h"
+#include "hot_receivers.h"
 
 static void die(const struct cs_error *err)
 {
@@ -24,10 +32,31 @@ static void die(const struct cs_error *err)
     exit(1);
 }
 
+static int hot_receivers(const char *path, const char *topology, double t0)
+{
+    struct cs_error err;
+    struct cs_fabric f;
+    struct cs_metrics m;
+    struct cs_monitor *mon;
+    cs_fabric_init(&f);
+    cs_metrics_init(&m);
+    if (cs_topo_read(&f, topology, &err) < 0 || cs_metrics_set_fabric(&m, &f, NULL, &err) < 0 ||
+        cs_monitor_open(path, CS_MONITOR_READ_WRITE, &mon, &err) < 0 ||
+        cs_monitor_put_topology(mon, &m, t0, &err) < 0 || hr_record(&m, &f, t0, &err) < 0 ||
+        cs_monitor_put_samples(mon, &m, m.samples, m.num_samples, &err) < 0)
+        die(&err);
+    cs_monitor_close(mon);
+    cs_metrics_free(&m);
+    cs_fabric_free(&f);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc == 5 && strcmp(argv[1], "--hot-receivers") == 0)
+        return hot_receivers(argv[2], argv[3], strtod(argv[4], NULL));
     if (argc != 3) {
-        fprintf(stderr, "usage: monitor_fixture PATH NOW\n");
+        fprintf(stderr, "usage: monitor_fixture PATH NOW | --hot-receivers PATH TOPOLOGY T0\n");
         return 2;
     }
     double now = strtod(argv[2], NULL);
