@@ -64,6 +64,31 @@ static struct cs_adapt_rules *parse(const char *text)
     return r;
 }
 
+/* Each test's world and the hot-receivers rules. */
+struct fixture {
+    struct world w;
+    struct cs_adapt_rules *rules;
+};
+
+static int setup(void **state)
+{
+    struct fixture *fx = calloc(1, sizeof *fx);
+    assert_non_null(fx);
+    world_init(&fx->w);
+    fx->rules = parse(hot_rules);
+    *state = fx;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    struct fixture *fx = *state;
+    cs_adapt_rules_free(fx->rules);
+    world_free(&fx->w);
+    free(fx);
+    return 0;
+}
+
 #define SEEN_MAX 128
 
 /* One decision as reported, kept past the callback. */
@@ -196,13 +221,12 @@ static void assert_same_weights(const struct cs_node_weights *a, const struct cs
 
 static void test_hot_phase(void **state)
 {
-    (void)state;
-    struct world w;
-    world_init(&w);
-    struct cs_adapt_rules *rules = parse(hot_rules);
+    struct fixture *fx = *state;
+    struct world *w = &fx->w;
+    struct cs_adapt_rules *rules = fx->rules;
     struct record r;
     struct cs_adapt_sim_totals t;
-    simulate(rules, &w, true, &loop_on, &r, &t);
+    simulate(rules, w, true, &loop_on, &r, &t);
 
     /* Holding from the first hot second (11), fired after `for 2s` (13), again when the
      * cooldown is over (33), still hot; the phase ends at 40, nothing after. */
@@ -226,7 +250,7 @@ static void test_hot_phase(void **state)
     assert_true(first->smps > 0);
     assert_true(first->distribute_ms == (double)first->smps * 0.01);
     struct cs_node_weights want;
-    expected_weights(&w.f, &want);
+    expected_weights(&w->f, &want);
     assert_same_weights(&first->weights, &want);
 
     /* The tables in force after it are wftree's with those weights, not ftree's. */
@@ -235,12 +259,12 @@ static void test_hot_phase(void **state)
     struct cs_route_inputs in = {.weights = &want};
     struct cs_route_stats st;
     struct cs_error err = {""};
-    if (cs_route_with("wftree", &w.f, NULL, &in, &direct, &st, NULL, &err) != 0)
+    if (cs_route_with("wftree", &w->f, NULL, &in, &direct, &st, NULL, &err) != 0)
         fail_msg("%s", err.msg);
     assert_string_equal(st.engine, "wftree");
-    rt_assert_same_ca_entries(&w.f, &r.after_first, &direct);
+    rt_assert_same_ca_entries(&w->f, &r.after_first, &direct);
     assert_true(cs_lfts_digest(&r.after_first) == cs_lfts_digest(&direct));
-    assert_true(cs_lfts_digest(&direct) != cs_lfts_digest(&w.ftree));
+    assert_true(cs_lfts_digest(&direct) != cs_lfts_digest(&w->ftree));
     assert_true(r.digest == cs_lfts_digest(&direct));
 
     /* The second, same weights: the candidate is what is in force. */
@@ -261,25 +285,23 @@ static void test_hot_phase(void **state)
     cs_lfts_free(&direct);
     cs_node_weights_free(&want);
     record_free(&r);
-    cs_adapt_rules_free(rules);
-    world_free(&w);
 }
 
 /* Two hot phases with other receivers (the first, then the second CA of every leaf): two
  * executions, the second paid from the hour's budget as the first left it. */
 static void test_budget_spent(void **state)
 {
-    (void)state;
-    struct world w;
-    world_init(&w);
+    struct fixture *fx = *state;
+    struct world *w = &fx->w;
+    struct cs_adapt_rules *rules = fx->rules;
     struct cs_error err = {""};
-    cs_metrics_clear_samples(&w.m);
-    if (hr_phase(&w.m, &w.f, T0, 1, 30, 0, &err) < 0 || hr_phase(&w.m, &w.f, T0, 31, 60, 1, &err))
+    cs_metrics_clear_samples(&w->m);
+    if (hr_phase(&w->m, &w->f, T0, 1, 30, 0, &err) < 0 ||
+        hr_phase(&w->m, &w->f, T0, 31, 60, 1, &err))
         fail_msg("%s", err.msg);
-    struct cs_adapt_rules *rules = parse(hot_rules);
     struct record r;
     struct cs_adapt_sim_totals t;
-    simulate(rules, &w, true, &loop_on, &r, &t);
+    simulate(rules, w, true, &loop_on, &r, &t);
     /* fired at 3 (held since 1), 23 (cooldown over: same receivers), 43 (the others) */
     assert_int_equal(r.num_seen, 3);
     assert_true(r.seen[0].time == T0 + 3 && r.seen[1].time == T0 + 23 && r.seen[2].time == T0 + 43);
@@ -294,53 +316,47 @@ static void test_budget_spent(void **state)
 
     struct cs_adapt_sim_options o = loop_on;
     o.policy.max_smps_per_hour = (unsigned)(first + second) - 1;
-    simulate(rules, &w, true, &o, &r, &t);
+    simulate(rules, w, true, &o, &r, &t);
     assert_string_equal(r.seen[0].verdict, "execute");
     assert_string_equal(r.seen[2].verdict, "rate-limited");
     assert_non_null(strstr(r.seen[2].why, "would exceed the hour's budget"));
     assert_int_equal(t.executions, 1);
     record_free(&r);
     o.policy.max_smps_per_hour = (unsigned)(first + second);
-    simulate(rules, &w, true, &o, &r, &t);
+    simulate(rules, w, true, &o, &r, &t);
     assert_string_equal(r.seen[2].verdict, "execute");
     record_free(&r);
-    cs_adapt_rules_free(rules);
-    world_free(&w);
 }
 
 /* The same inputs twice: the same text to the last digit, the same tables. */
 static void test_deterministic(void **state)
 {
-    (void)state;
-    struct world w;
-    world_init(&w);
-    struct cs_adapt_rules *rules = parse(hot_rules);
+    struct fixture *fx = *state;
+    struct world *w = &fx->w;
+    struct cs_adapt_rules *rules = fx->rules;
     struct record a, b;
     struct cs_adapt_sim_totals ta, tb;
-    simulate(rules, &w, true, &loop_on, &a, &ta);
-    simulate(rules, &w, true, &loop_on, &b, &tb);
+    simulate(rules, w, true, &loop_on, &a, &ta);
+    simulate(rules, w, true, &loop_on, &b, &tb);
     assert_true(a.len > 0);
     assert_string_equal(a.text, b.text);
     assert_true(a.digest == b.digest);
     assert_memory_equal(&ta, &tb, sizeof ta);
     record_free(&a);
     record_free(&b);
-    cs_adapt_rules_free(rules);
-    world_free(&w);
 }
 
 /* dry-run decides but changes nothing: the second firing still sees ftree's tables. */
 static void test_dry_run(void **state)
 {
-    (void)state;
-    struct world w;
-    world_init(&w);
-    struct cs_adapt_rules *rules = parse(hot_rules);
+    struct fixture *fx = *state;
+    struct world *w = &fx->w;
+    struct cs_adapt_rules *rules = fx->rules;
     struct cs_adapt_sim_options o = loop_on;
     o.policy.mode = CS_ADAPT_MODE_DRY_RUN;
     struct record r;
     struct cs_adapt_sim_totals t;
-    simulate(rules, &w, true, &o, &r, &t);
+    simulate(rules, w, true, &o, &r, &t);
     assert_int_equal(r.num_seen, 2);
     for (uint32_t i = 0; i < 2; i++) {
         assert_string_equal(r.seen[i].verdict, "dry-run");
@@ -348,44 +364,41 @@ static void test_dry_run(void **state)
         assert_true(r.seen[i].smps > 0);
     }
     assert_int_equal(r.seen[0].smps, r.seen[1].smps);
-    assert_true(r.digest == cs_lfts_digest(&w.ftree));
+    assert_true(r.digest == cs_lfts_digest(&w->ftree));
     assert_int_equal(t.executions, 0);
     assert_int_equal(t.smps, 0);
     assert_int_equal(r.refused, 2);
     record_free(&r);
-    cs_adapt_rules_free(rules);
-    world_free(&w);
 }
 
 /* The operator's limits: the hour's budget, the gain, quiet hours on the UTC or local clock. */
 static void test_limits(void **state)
 {
-    (void)state;
-    struct world w;
-    world_init(&w);
-    struct cs_adapt_rules *rules = parse(hot_rules);
+    struct fixture *fx = *state;
+    struct world *w = &fx->w;
+    struct cs_adapt_rules *rules = fx->rules;
     struct record r;
     struct cs_adapt_sim_totals t;
-    simulate(rules, &w, true, &loop_on, &r, &t);
+    simulate(rules, w, true, &loop_on, &r, &t);
     uint64_t smps = r.seen[0].smps;
     double gain = r.seen[0].gain;
     record_free(&r);
 
     struct cs_adapt_sim_options o = loop_on;
     o.policy.max_smps_per_hour = (unsigned)smps - 1;
-    simulate(rules, &w, true, &o, &r, &t);
+    simulate(rules, w, true, &o, &r, &t);
     assert_string_equal(r.seen[0].verdict, "rate-limited");
     assert_string_equal(r.seen[1].verdict, "rate-limited"); /* nothing was spent */
     assert_int_equal(t.executions, 0);
     record_free(&r);
     o.policy.max_smps_per_hour = (unsigned)smps; /* exactly enough, once */
-    simulate(rules, &w, true, &o, &r, &t);
+    simulate(rules, w, true, &o, &r, &t);
     assert_string_equal(r.seen[0].verdict, "execute");
     record_free(&r);
 
     o = loop_on;
     o.policy.min_gain_percent = (unsigned)(gain * 100) + 1;
-    simulate(rules, &w, true, &o, &r, &t);
+    simulate(rules, w, true, &o, &r, &t);
     assert_string_equal(r.seen[0].verdict, "too-little-gain");
     record_free(&r);
 
@@ -393,25 +406,22 @@ static void test_limits(void **state)
     o = loop_on;
     struct cs_error err = {""};
     assert_int_equal(cs_adapt_quiet_hours_parse(&o.policy, "07:30-08:30", &err), 0);
-    simulate(rules, &w, true, &o, &r, &t);
+    simulate(rules, w, true, &o, &r, &t);
     assert_string_equal(r.seen[0].verdict, "quiet-hours");
     assert_string_equal(r.seen[0].why, "quiet hours 07:30-08:30");
     record_free(&r);
     setenv("TZ", "<+12>-12", 1);
     tzset();
     o.utc = false;
-    simulate(rules, &w, true, &o, &r, &t);
+    simulate(rules, w, true, &o, &r, &t);
     assert_string_equal(r.seen[0].verdict, "execute");
     record_free(&r);
     assert_int_equal(cs_adapt_quiet_hours_parse(&o.policy, "19:30-20:30", &err), 0);
-    simulate(rules, &w, true, &o, &r, &t);
+    simulate(rules, w, true, &o, &r, &t);
     assert_string_equal(r.seen[0].verdict, "quiet-hours");
     record_free(&r);
     unsetenv("TZ");
     tzset();
-
-    cs_adapt_rules_free(rules);
-    world_free(&w);
 }
 
 static int replay_write(void *ctx, double now, const struct cs_adapt_state *s,
@@ -425,13 +435,12 @@ static int replay_write(void *ctx, double now, const struct cs_adapt_state *s,
 /* Without a fabric: the firings only, as cs_adapt_replay reports them, to the byte. */
 static void test_without_fabric_is_a_replay(void **state)
 {
-    (void)state;
-    struct world w;
-    world_init(&w);
-    struct cs_adapt_rules *rules = parse(hot_rules);
+    struct fixture *fx = *state;
+    struct world *w = &fx->w;
+    struct cs_adapt_rules *rules = fx->rules;
     struct record r, replay = {.rules = rules};
     struct cs_adapt_sim_totals t;
-    simulate(rules, &w, false, &loop_on, &r, &t);
+    simulate(rules, w, false, &loop_on, &r, &t);
     assert_int_equal(r.num_seen, 0);
     assert_false(r.has_tables);
     assert_int_equal(t.firings, 2);
@@ -439,29 +448,26 @@ static void test_without_fabric_is_a_replay(void **state)
     assert_int_equal(r.executed, 2); /* as in a replay: every firing counts as executed */
     replay.out = open_memstream(&replay.text, &replay.len);
     struct cs_error err = {""};
-    assert_int_equal(cs_adapt_replay(rules, &w.m, 0, replay_write, &replay, &err), 0);
+    assert_int_equal(cs_adapt_replay(rules, &w->m, 0, replay_write, &replay, &err), 0);
     fclose(replay.out);
     assert_string_equal(r.text, replay.text);
     /* every 5 s: steps at 1, 6, 11, ... */
     struct cs_adapt_sim_options o = loop_on;
     o.step_s = 5;
     record_free(&r);
-    simulate(rules, &w, false, &o, &r, &t);
+    simulate(rules, w, false, &o, &r, &t);
     assert_int_equal(t.steps, (HR_END - 1) / 5 + 1);
     assert_true(t.last == T0 + 76);
     record_free(&r);
     record_free(&replay);
-    cs_adapt_rules_free(rules);
-    world_free(&w);
 }
 
 /* set applies in mode on (the rule that raised its threshold stops firing) and the parameter is
  * back when the simulation returns; log executes; migrate is not simulated (refused). */
 static void test_other_actions(void **state)
 {
-    (void)state;
-    struct world w;
-    world_init(&w);
+    struct fixture *fx = *state;
+    struct world *w = &fx->w;
     struct cs_adapt_rules *rules =
         parse("param limit = 100 MB/s\n"
               "rule raise {\n"
@@ -474,7 +480,7 @@ static void test_other_actions(void **state)
               "}\n");
     struct record r;
     struct cs_adapt_sim_totals t;
-    simulate(rules, &w, true, &loop_on, &r, &t);
+    simulate(rules, w, true, &loop_on, &r, &t);
     assert_int_equal(r.num_seen, 3);
     assert_string_equal(r.seen[0].verdict, "execute");
     assert_string_equal(r.seen[0].why, "limit = 20 GB/s");
@@ -494,44 +500,44 @@ static void test_other_actions(void **state)
     /* dry-run: the threshold stays, the rule fires at every hot step (no for, no cooldown) */
     struct cs_adapt_sim_options o = loop_on;
     o.policy.mode = CS_ADAPT_MODE_DRY_RUN;
-    simulate(rules, &w, true, &o, &r, &t);
+    simulate(rules, w, true, &o, &r, &t);
     assert_string_equal(r.seen[0].verdict, "dry-run");
     assert_string_equal(r.seen[0].why, "would set limit = 20 GB/s");
     assert_true(t.firings > 30);
     record_free(&r);
     cs_adapt_rules_free(rules);
-    world_free(&w);
 }
 
 /* Bad options are refused before anything runs. */
 static void test_refused(void **state)
 {
-    (void)state;
-    struct world w;
-    world_init(&w);
-    struct cs_adapt_rules *rules = parse(hot_rules);
+    struct fixture *fx = *state;
+    struct world *w = &fx->w;
+    struct cs_adapt_rules *rules = fx->rules;
     struct cs_adapt_sim_options o = loop_on;
-    o.fabric = &w.f;
+    o.fabric = &w->f;
     struct cs_error err = {""};
     struct record r = {.rules = rules};
-    assert_int_equal(cs_adapt_simulate(rules, &w.m, &o, on_step, &r, NULL, &err), -1);
+    assert_int_equal(cs_adapt_simulate(rules, &w->m, &o, on_step, &r, NULL, &err), -1);
     assert_non_null(strstr(err.msg, "needs the tables in force"));
-    o.lfts = &w.ftree;
+    o.lfts = &w->ftree;
     o.step_s = -1;
-    assert_int_equal(cs_adapt_simulate(rules, &w.m, &o, on_step, &r, NULL, &err), -1);
+    assert_int_equal(cs_adapt_simulate(rules, &w->m, &o, on_step, &r, NULL, &err), -1);
     assert_non_null(strstr(err.msg, "replay step of -1 s"));
     assert_int_equal(r.num_seen, 0);
-    cs_adapt_rules_free(rules);
-    world_free(&w);
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_hot_phase),     cmocka_unit_test(test_budget_spent),
-        cmocka_unit_test(test_deterministic), cmocka_unit_test(test_dry_run),
-        cmocka_unit_test(test_limits),        cmocka_unit_test(test_without_fabric_is_a_replay),
-        cmocka_unit_test(test_other_actions), cmocka_unit_test(test_refused),
+        cmocka_unit_test_setup_teardown(test_hot_phase, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_budget_spent, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_deterministic, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_dry_run, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_limits, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_without_fabric_is_a_replay, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_other_actions, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_refused, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
