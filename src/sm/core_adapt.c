@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "cloudsm/adapt_plan.h"
 #include "cloudsm/analyze.h"
@@ -34,14 +33,6 @@ static struct cs_adapt_policy policy_of(const struct cs_sm_core *c)
     struct cs_error ignored; /* the configuration checked the window already */
     cs_adapt_quiet_hours_parse(&p, c->cfg.adapt_quiet_hours, &ignored);
     return p;
-}
-
-static unsigned local_minute_of_day(double now)
-{
-    time_t t = (time_t)now;
-    struct tm tm;
-    localtime_r(&t, &tm);
-    return (unsigned)(tm.tm_hour * 60 + tm.tm_min);
 }
 
 /* The congestion cost of the traffic measured over [since, until] on the tables in force, and
@@ -117,23 +108,6 @@ static void audit_end(struct cs_sm_core *c, struct audit *a, double now, const c
     free(a->json);
 }
 
-static void json_candidate(struct cs_json *j, const struct cs_candidate *cand)
-{
-    cs_json_object_begin(j, "candidate");
-    cs_json_str(j, "engine", cand->engine);
-    cs_json_u64(j, "lft_smps", cand->blocks);
-    cs_json_u64(j, "lft_entries", cand->entries);
-    cs_json_u64(j, "switches", cand->switches);
-    cs_json_double(j, "route_ms", cand->route_ms);
-    cs_json_double(j, "predicted_ms", cand->predicted_ms);
-    cs_json_double(j, "congestion_cost_before", cand->cost_before);
-    cs_json_double(j, "congestion_cost_after", cand->cost_after);
-    cs_json_double(j, "max_utilisation_before", cand->max_utilisation_before);
-    cs_json_double(j, "max_utilisation_after", cand->max_utilisation_after);
-    cs_json_double(j, "expected_gain", cand->gain);
-    cs_json_object_end(j);
-}
-
 /* What one action came to. */
 struct action_outcome {
     bool executed;
@@ -188,8 +162,8 @@ static void do_reroute(struct cs_sm_core *c, const struct cs_adapt_firing *f,
     struct cs_adapt_policy policy = policy_of(c);
     char why[CS_ERROR_MAX];
     enum cs_adapt_verdict v =
-        cs_adapt_decide(&policy, &c->adapt_budget, now, local_minute_of_day(now), sm_busy(c),
-                        cand->gain, cand->blocks, why, sizeof why);
+        cs_adapt_decide(&policy, &c->adapt_budget, now, cs_adapt_minute_of_day(now, false),
+                        sm_busy(c), cand->gain, cand->blocks, why, sizeof why);
     const char *verdict = cs_adapt_verdict_name(v, policy.mode);
     struct cs_sm_reconfig done = {0};
     bool executed = false;
@@ -224,16 +198,7 @@ static void do_reroute(struct cs_sm_core *c, const struct cs_adapt_firing *f,
             (unsigned long long)cand->blocks, cand->predicted_ms, cand->cost_before,
             cand->cost_after, cand->gain * 100, verdict, why);
     if (have_audit) {
-        cs_json_str(&au.j, "engine", plan.engine);
-        if (plan.has_weights) {
-            cs_json_double(&au.j, "learned_over_s", plan.traffic_until - plan.traffic_since);
-            cs_json_u64(&au.j, "weights", plan.weights.count);
-        }
-        cs_json_double_exact(&au.j, "traffic_since", plan.traffic_since);
-        cs_json_double_exact(&au.j, "traffic_until", plan.traffic_until);
-        if (plan.num_subtree)
-            cs_json_u64(&au.j, "subtree_nodes", plan.num_subtree);
-        json_candidate(&au.j, cand);
+        cs_adapt_plan_json(&au.j, &plan, true);
         cs_json_str(&au.j, "verdict", verdict);
         cs_json_str(&au.j, "reason", why);
         cs_json_str(&au.j, "mode", cs_adapt_mode_name(policy.mode));
