@@ -15,6 +15,7 @@
 
 #include <cmocka.h>
 
+#include "cloudsm/adapt_simulate.h"
 #include "cloudsm/monitor.h"
 #include "cloudsm/route.h"
 #include "cloudsm/sm_core.h"
@@ -290,11 +291,115 @@ static void test_off_dry_run_busy(void **state)
     assert_true(has_field(d.text, "verdict", "\"busy\""));
 }
 
+/* The verdicts of the decisions in a text of details, in order, and their LFT SMPs: "execute 5,
+ * no-change 0". */
+static void verdicts(const char *text, char *out, size_t size)
+{
+    out[0] = '\0';
+    for (const char *at = text; (at = strstr(at, "\"verdict\"")) != NULL; at++) {
+        const char *v = strchr(at + 9, '"');
+        const char *end = v ? strchr(v + 1, '"') : NULL;
+        /* The candidate (and its lft_smps) come before the verdict in a record. */
+        const char *smps = NULL;
+        for (const char *k = text; (k = strstr(k, "\"lft_smps\"")) != NULL && k < at; k++)
+            smps = k;
+        if (v == NULL || end == NULL || smps == NULL)
+            break;
+        size_t used = strlen(out);
+        snprintf(out + used, size - used, "%s%.*s %llu", used ? ", " : "", (int)(end - v - 1),
+                 v + 1, strtoull(strchr(smps, ':') + 1, NULL, 10));
+    }
+}
+
+struct sim_log {
+    char text[1024];
+    const struct cs_lfts *live; /* the tables the live loop left */
+    bool same_tables;           /* the last step's tables in force are the live ones */
+};
+
+static bool same_lfts(const struct cs_lfts *a, const struct cs_lfts *b)
+{
+    if (a->num_switches != b->num_switches || a->max_lid != b->max_lid)
+        return false;
+    for (uint32_t s = 0; s < a->num_switches; s++) {
+        uint32_t at = cs_lfts_find(b, a->switches[s].guid);
+        if (at == CS_NONE)
+            return false;
+        for (uint32_t lid = 1; lid <= a->max_lid; lid++)
+            if (cs_lfts_get(a, s, lid) != cs_lfts_get(b, at, lid))
+                return false;
+    }
+    return true;
+}
+
+static int on_sim_step(void *ctx, const struct cs_adapt_sim_step *step)
+{
+    struct sim_log *l = ctx;
+    l->same_tables = step->tables != NULL && same_lfts(step->tables, l->live);
+    for (uint32_t i = 0; i < step->num_decisions; i++) {
+        const struct cs_adapt_sim_decision *d = &step->decisions[i];
+        if (!d->planned)
+            continue;
+        size_t used = strlen(l->text);
+        snprintf(l->text + used, sizeof l->text - used, "%s%s %llu", used ? ", " : "",
+                 d->verdict_name, (unsigned long long)d->plan.candidate.blocks);
+    }
+    return 0;
+}
+
+/* The decisions the live loop made, replayed from the store it wrote (cloudsm adapt simulate's
+ * library call, from the tables before the adaptation): the same verdicts with the same SMPs, the
+ * same tables at the end, and the same again on a second replay. */
+static void test_replay_matches_live(void **state)
+{
+    struct rig *r = *state;
+    struct cs_error err = {""};
+    struct cs_lfts before;
+    assert_int_equal(cs_lfts_copy(&before, &r->core.lfts, &err), 0);
+    turn(r, false);
+    for (int i = 0; i < 8; i++)
+        turn(r, true);
+    for (int i = 0; i < 6; i++)
+        turn(r, false);
+    char live[1024];
+    verdicts(audits(r).text, live, sizeof live);
+    /* One execution of a few blocks, then firings that find nothing to change. */
+    assert_true(strncmp(live, "execute ", 8) == 0 && strtoul(live + 8, NULL, 10) > 0);
+    assert_non_null(strstr(live, ", no-change 0"));
+
+    char path[160];
+    snprintf(path, sizeof path, "%s/monitor.sqlite", r->dir);
+    struct cs_monitor *mon;
+    assert_int_equal(cs_monitor_open(path, CS_MONITOR_READ_ONLY, &mon, &err), 0);
+    struct cs_metrics recorded;
+    assert_int_equal(cs_monitor_load(mon, 0, 4e9, &recorded, &err), 0);
+    cs_monitor_close(mon);
+    struct cs_adapt_sim_options o = {
+        .fabric = &r->core.sweep.fabric,
+        .lfts = &before,
+        .policy = {.mode = CS_ADAPT_MODE_ON, .min_gain_percent = r->cfg.adapt_min_gain_percent},
+    };
+    struct sim_log first = {.live = &r->core.lfts}, second = {.live = &r->core.lfts};
+    assert_false(same_lfts(&before, &r->core.lfts)); /* the adaptation changed them */
+    assert_int_equal(cs_adapt_simulate(r->core.files.adapt_rules, &recorded, &o, on_sim_step,
+                                       &first, NULL, &err),
+                     0);
+    assert_string_equal(first.text, live);
+    assert_true(first.same_tables);
+    assert_int_equal(cs_adapt_simulate(r->core.files.adapt_rules, &recorded, &o, on_sim_step,
+                                       &second, NULL, &err),
+                     0);
+    assert_string_equal(second.text, first.text);
+    cs_metrics_free(&recorded);
+    cs_lfts_free(&before);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_hot_spot_adapts_once, rig_setup, rig_teardown),
         cmocka_unit_test_setup_teardown(test_off_dry_run_busy, rig_setup, rig_teardown),
+        cmocka_unit_test_setup_teardown(test_replay_matches_live, rig_setup, rig_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
