@@ -179,7 +179,8 @@ int cs_subtree_select(const struct cs_fabric *f, const struct cs_route_options *
                 j++;
             len = j;
         }
-        for (unsigned j = 0; j < len; j++)
+        /* (j < sizeof prefix holds already: said again for gcc -O3, which cannot see it) */
+        for (unsigned j = 0; j < len && j < sizeof out->prefix; j++)
             out->prefix[j] = tuple_digit(ft->sw[first].tuple, j + 1);
         /* A prefix whose switches are not closed under the tree's cables is shortened. */
         uint32_t bad_sw, bad_remote;

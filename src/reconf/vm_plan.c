@@ -370,7 +370,7 @@ static int shared_port_run(const struct cs_fabric *f, struct cs_vm_state *s, uin
 {
     struct cs_key_index nodes;
     cs_key_index_init(&nodes);
-    struct place src, dst;
+    struct place src = {0}, dst = {0}; /* (set before use: gcc -O3 cannot see it) */
     struct cs_plan_smp smps[2];
     uint32_t n = 0;
     int rc = cs_key_index_nodes(&nodes, f, err);

@@ -36,8 +36,8 @@ void cs_sm_core_note(struct cs_sm_core *c, enum cs_log_level level, const char *
     if (!c->cfg.perfmgr || store(c) == NULL)
         return;
     struct cs_error err;
-    if (cs_monitor_put_event(c->monitor, c->wall_clock(), kind, subject, text, NULL, NULL,
-                             &err) < 0)
+    if (cs_monitor_put_event(c->monitor, c->wall_clock(), kind, subject, text, NULL, NULL, &err) <
+        0)
         cs_logf(&c->log, CS_LOG_ERROR, "monitor: event: %s", err.msg);
 }
 

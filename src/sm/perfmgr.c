@@ -143,49 +143,39 @@ int cs_perfmgr_set_fabric(struct cs_perfmgr *pm, const struct cs_fabric *f,
     return 0;
 }
 
-static int counters_done(void *arg, enum cs_smp_result result, const uint8_t *request,
-                         const uint8_t *reply, struct cs_error *err)
+/* A port's reply, of either attribute (the request says which). */
+static int reply_done(void *arg, enum cs_smp_result result, const uint8_t *request,
+                      const uint8_t *reply, struct cs_error *err)
 {
-    (void)request;
     (void)err;
     struct request_ref *ref = arg;
     struct pending *p = &ref->ctx->pending[ref->port];
-    struct cs_error ignored;
+    struct cs_mad_header asked, got;
+    cs_mad_header_decode(request, &asked);
+    bool extended = asked.attr_id == CS_PMA_ATTR_PORT_COUNTERS_EXT;
     if (result == CS_SMP_TIMEOUT)
         ref->ctx->timeouts++;
-    if (result != CS_SMP_OK ||
-        cs_pma_decode_port_counters(reply, CS_PMA_MAD_SIZE, &p->counters, &ignored) < 0) {
-        p->failed = true;
-        return 0;
-    }
-    p->got_counters = true;
-    p->at_us = cs_smp_pipe_now_us(ref->ctx->pipe);
-    return 0;
-}
-
-static int extended_done(void *arg, enum cs_smp_result result, const uint8_t *request,
-                         const uint8_t *reply, struct cs_error *err)
-{
-    (void)request;
-    (void)err;
-    struct request_ref *ref = arg;
-    struct pending *p = &ref->ctx->pending[ref->port];
-    struct cs_error ignored;
-    if (result == CS_SMP_TIMEOUT)
-        ref->ctx->timeouts++;
-    struct cs_mad_header h;
     if (reply != NULL)
-        cs_mad_header_decode(reply, &h);
-    if (result == CS_SMP_STATUS && (h.status & 0x1c) == 0x0c) {
+        cs_mad_header_decode(reply, &got);
+    if (extended && result == CS_SMP_STATUS && (got.status & 0x1c) == 0x0c) {
         p->refused_extended = true; /* unsupported attribute: the agent has no 64-bit counters */
         return 0;
     }
-    if (result != CS_SMP_OK ||
-        cs_pma_decode_port_counters_ext(reply, CS_PMA_MAD_SIZE, &p->extended, &ignored) < 0) {
+    struct cs_error ignored;
+    int decoded =
+        result != CS_SMP_OK ? -1
+        : extended ? cs_pma_decode_port_counters_ext(reply, CS_PMA_MAD_SIZE, &p->extended, &ignored)
+                   : cs_pma_decode_port_counters(reply, CS_PMA_MAD_SIZE, &p->counters, &ignored);
+    if (decoded < 0) {
         p->failed = true;
         return 0;
     }
-    p->got_extended = true;
+    if (extended) {
+        p->got_extended = true;
+    } else {
+        p->got_counters = true;
+        p->at_us = cs_smp_pipe_now_us(ref->ctx->pipe);
+    }
     return 0;
 }
 
@@ -263,13 +253,13 @@ static void trim(struct cs_perfmgr *pm, double now)
     m->num_samples -= drop;
 }
 
-static int submit(struct poll_ctx *ctx, struct request_ref *ref, uint16_t attr, cs_mad_done_fn done,
+static int submit(struct poll_ctx *ctx, struct request_ref *ref, uint16_t attr,
                   struct cs_error *err)
 {
     const struct cs_metric_port *port = &ctx->pm->metrics.ports[ref->port];
     uint8_t mad[CS_PMA_MAD_SIZE];
     cs_pma_get_request(mad, attr, port->num, 0);
-    return cs_smp_pipe_submit_mad(ctx->pipe, mad, port->lid, done, ref, err);
+    return cs_smp_pipe_submit_mad(ctx->pipe, mad, port->lid, reply_done, ref, err);
 }
 
 int cs_perfmgr_poll(struct cs_perfmgr *pm, struct cs_smp_pipe *pipe, double (*wall_s)(void),
@@ -287,10 +277,10 @@ int cs_perfmgr_poll(struct cs_perfmgr *pm, struct cs_smp_pipe *pipe, double (*wa
     uint64_t start_us = cs_smp_pipe_now_us(pipe);
     for (uint32_t i = 0; i < m->num_ports; i++) {
         refs[i] = (struct request_ref){&ctx, i};
-        if (submit(&ctx, &refs[i], CS_PMA_ATTR_PORT_COUNTERS, counters_done, err) < 0)
+        if (submit(&ctx, &refs[i], CS_PMA_ATTR_PORT_COUNTERS, err) < 0)
             goto out;
         if (!pm->no_extended[m->ports[i].node] &&
-            submit(&ctx, &refs[i], CS_PMA_ATTR_PORT_COUNTERS_EXT, extended_done, err) < 0)
+            submit(&ctx, &refs[i], CS_PMA_ATTR_PORT_COUNTERS_EXT, err) < 0)
             goto out;
     }
     if (cs_smp_pipe_run(pipe, err) < 0)

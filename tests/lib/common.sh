@@ -55,16 +55,6 @@ json_get() {
   sed -nE "s/^  \"$2\": \"?([^\",]*)\"?,?\$/\\1/p" "$1" | head -n 1
 }
 
-# run EXPECTED_STATUS CMD...: run a command, its stdout in $WORK/out and stderr in $WORK/err, and
-# count a failure (showing stderr) if it exits otherwise.
-run() {
-  local want=$1; shift
-  "$@" >"$WORK/out" 2>"$WORK/err"
-  local got=$?
-  CHECKS=$((CHECKS + 1))
-  if [[ $got -eq $want ]]; then echo "ok: exit $got: $*"; else fail "exit $got (want $want): $*"; cat "$WORK/err"; fi
-}
-
 # one_error PATTERN: after run, stderr is one line matching PATTERN (grep -E): an error of exit 1.
 one_error() {
   expect_eq "one line on stderr" 1 "$(wc -l <"$WORK/err")"
