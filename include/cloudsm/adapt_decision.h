@@ -62,6 +62,9 @@ struct cs_adapt_budget {
 };
 /* SMPs sent in (now - 3600 s, now]. */
 uint64_t cs_adapt_budget_used(const struct cs_adapt_budget *b, double now);
+/* The LFT SMPs the hour's budget has left at now (UINT64_MAX without a limit). */
+uint64_t cs_adapt_budget_left(const struct cs_adapt_policy *p, const struct cs_adapt_budget *b,
+                              double now);
 /* Record an execution (entries older than an hour are dropped first). */
 void cs_adapt_budget_spend(struct cs_adapt_budget *b, double now, uint64_t smps);
 

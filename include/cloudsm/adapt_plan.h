@@ -36,10 +36,25 @@ struct cs_adapt_plan_context {
     const struct cs_metrics *metrics;
     double now;
     double default_window; /* seconds of traffic when the action learns nothing */
+    double min_gain;       /* the operator's minimum gain (a fraction): picks among candidates */
+    uint64_t max_smps;     /* the LFT SMPs the operator's budget has left (UINT64_MAX: no limit) */
+};
+
+/* The metabase-aided engine, the cheap alternative for a re-routing by weights or an order:
+ * the paths stay, only their assignment to the nodes is redone (routing/mftree.md). */
+#define CS_ADAPT_METABASE_ENGINE "mftree"
+#define CS_ADAPT_PLAN_MAX_CANDIDATES 2
+
+/* What a candidate that was considered came to (the audit lists them). */
+struct cs_adapt_plan_option {
+    char engine[16];
+    uint64_t blocks;
+    double gain;
 };
 
 struct cs_adapt_plan {
-    const char *engine;             /* the action's */
+    const char *engine;             /* the chosen candidate's: the one to execute */
+    const char *asked_engine;       /* the action's */
     struct cs_node_weights weights; /* learned (has_weights) */
     bool has_weights;
     struct cs_guid_list order; /* the action's order file, read (has_order) */
@@ -48,12 +63,21 @@ struct cs_adapt_plan {
     uint64_t *subtree; /* the action's sub-tree nodes (copied) */
     uint32_t num_subtree;
     double traffic_since, traffic_until;
-    struct cs_candidate candidate;
+    struct cs_candidate candidate; /* the chosen one */
+    struct cs_adapt_plan_option considered[CS_ADAPT_PLAN_MAX_CANDIDATES];
+    uint32_t num_considered;
 };
 
-/* Plan reroute action a (cs_adapt_action with name "reroute"). out is initialised here; free it
- * with cs_adapt_plan_free either way. Errors: no CA port has data in the window, an order file
- * that cannot be read, a sub-tree the fabric cannot give, an engine failure. */
+/* Plan reroute action a (cs_adapt_action with name "reroute"). The candidate is the action's
+ * engine's. When it does not bring ctx->min_gain or needs more than ctx->max_smps, and the action
+ * gives weights or an order (and no sub-tree), the metabase-aided engine with the same inputs is
+ * priced too, and the cheaper that brings the gain is chosen (fewest LFT SMPs, then more gain,
+ * then the action's); when neither does, the one with more gain. (Pricing both every time would
+ * double a decision's time on a large fabric for an alternative that matters only when the first
+ * choice is refused.) A metabase candidate that cannot be routed is left out. out is initialised
+ * here; free it with cs_adapt_plan_free either way. Errors: no CA port has data in the window, an
+ * order file that cannot be read, a sub-tree the fabric cannot give, the action's engine failing.
+ */
 int cs_adapt_plan_reroute(const struct cs_adapt_plan_context *ctx, const struct cs_adapt_action *a,
                           struct cs_adapt_plan *out, struct cs_error *err);
 void cs_adapt_plan_free(struct cs_adapt_plan *p);

@@ -37,6 +37,8 @@ struct cs_traffic_load {
     double routed;        /* bytes/s of all flows */
     uint32_t undelivered; /* (receiver, sending switch) pairs whose route does not deliver:
                              their flows are left out */
+    uint64_t *scaled;     /* [link] the routed flows in 1/64 bytes/s: exact sums, for
+                             cs_traffic_load_since */
 };
 
 /* xmit[p] and rcv[p]: bytes/s of port index p (CA and router ports; others ignored, may be 0).
@@ -44,5 +46,13 @@ struct cs_traffic_load {
 int cs_traffic_load(const struct cs_tracer *t, const double *xmit, const double *rcv,
                     struct cs_traffic_load *out, struct cs_error *err);
 void cs_traffic_load_free(struct cs_traffic_load *l);
+
+/* The same traffic's load on t's tables, from its load base on base_tracer's tables (same fabric):
+ * only the receivers whose route differs at some switch are routed again, their flows taken out
+ * as the base routed them and put back as t routes them. Exactly cs_traffic_load's result; the
+ * cheaper the fewer receivers changed (past half of them, it computes the load afresh). */
+int cs_traffic_load_since(const struct cs_tracer *t, const struct cs_tracer *base_tracer,
+                          const struct cs_traffic_load *base, const double *xmit, const double *rcv,
+                          struct cs_traffic_load *out, struct cs_error *err);
 
 #endif

@@ -67,6 +67,15 @@ uint64_t cs_adapt_budget_used(const struct cs_adapt_budget *b, double now)
     return used;
 }
 
+uint64_t cs_adapt_budget_left(const struct cs_adapt_policy *p, const struct cs_adapt_budget *b,
+                              double now)
+{
+    if (p->max_smps_per_hour == 0)
+        return UINT64_MAX;
+    uint64_t used = cs_adapt_budget_used(b, now);
+    return used >= p->max_smps_per_hour ? 0 : p->max_smps_per_hour - used;
+}
+
 void cs_adapt_budget_spend(struct cs_adapt_budget *b, double now, uint64_t smps)
 {
     forget_old(b, now);

@@ -2,6 +2,7 @@
 #include "cloudsm/adapt_plan.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -62,7 +63,7 @@ static int read_arguments(const struct cs_adapt_plan_context *ctx, const struct 
     const struct cs_adapt_value *order = cs_adapt_action_arg(a, "order");
     if (engine == NULL)
         return cs_fail(err, "reroute without an engine");
-    p->engine = engine->text;
+    p->engine = p->asked_engine = engine->text;
     p->traffic_until = ctx->now;
     p->traffic_since = ctx->now - (weights ? weights->number : ctx->default_window);
     if (weights != NULL) {
@@ -88,6 +89,27 @@ static int read_arguments(const struct cs_adapt_plan_context *ctx, const struct 
     return 0;
 }
 
+/* The cheapest candidate that brings min_gain: fewest LFT SMPs, then more gain, then the
+ * earlier; when none does, the one with the most gain. */
+static uint32_t choose(const struct cs_candidate *c, uint32_t count, double min_gain)
+{
+    uint32_t best = 0;
+    bool best_enough = c[0].gain >= min_gain;
+    for (uint32_t i = 1; i < count; i++) {
+        bool enough = c[i].gain >= min_gain;
+        bool better = enough && !best_enough;
+        if (enough == best_enough)
+            better = enough ? c[i].blocks < c[best].blocks ||
+                                  (c[i].blocks == c[best].blocks && c[i].gain > c[best].gain)
+                            : c[i].gain > c[best].gain;
+        if (better) {
+            best = i;
+            best_enough = enough;
+        }
+    }
+    return best;
+}
+
 int cs_adapt_plan_reroute(const struct cs_adapt_plan_context *ctx, const struct cs_adapt_action *a,
                           struct cs_adapt_plan *out, struct cs_error *err)
 {
@@ -102,6 +124,11 @@ int cs_adapt_plan_reroute(const struct cs_adapt_plan_context *ctx, const struct 
         rq.inputs.weights = &out->weights;
     if (out->has_order)
         rq.inputs.node_order = &out->order;
+    struct cs_candidate_request requests[CS_ADAPT_PLAN_MAX_CANDIDATES] = {rq, rq};
+    uint32_t count = 1;
+    if ((out->has_weights || out->has_order) && out->num_subtree == 0 &&
+        strcmp(out->engine, CS_ADAPT_METABASE_ENGINE) != 0)
+        requests[count++].engine = CS_ADAPT_METABASE_ENGINE;
     struct cs_subtree scope = {0};
     if (out->num_subtree > 0) {
         if (cs_subtree_select(ctx->fabric, &ctx->options, ctx->inputs.state, out->subtree,
@@ -115,10 +142,36 @@ int cs_adapt_plan_reroute(const struct cs_adapt_plan_context *ctx, const struct 
     double *xmit = NULL, *rcv = NULL;
     int rc = cs_adapt_traffic(ctx->fabric, ctx->metrics, out->traffic_since, out->traffic_until,
                               &xmit, &rcv, err);
+    struct cs_candidate cands[CS_ADAPT_PLAN_MAX_CANDIDATES];
+    struct cs_candidate_traffic traffic = {xmit, rcv};
     if (rc == 0) {
-        struct cs_candidate_traffic traffic = {xmit, rcv};
-        rc = cs_candidates_evaluate(ctx->fabric, ctx->current, &rq, 1, &traffic, ctx->t_smp_ms,
-                                    &out->candidate, err);
+        requests[0].inputs.scope_switches = rq.inputs.scope_switches;
+        requests[0].inputs.num_scope_switches = rq.inputs.num_scope_switches;
+        rc = cs_candidates_evaluate(ctx->fabric, ctx->current, requests, 1, &traffic, ctx->t_smp_ms,
+                                    cands, err);
+    }
+    if (rc == 0 && count > 1 &&
+        (cands[0].gain < ctx->min_gain || cands[0].blocks > ctx->max_smps)) {
+        struct cs_error ignored; /* an alternative that cannot be routed is not one */
+        if (cs_candidates_evaluate(ctx->fabric, ctx->current, &requests[1], 1, &traffic,
+                                   ctx->t_smp_ms, &cands[1], &ignored) < 0)
+            count = 1;
+    } else {
+        count = 1;
+    }
+    if (rc == 0) {
+        uint32_t best = choose(cands, count, ctx->min_gain);
+        for (uint32_t i = 0; i < count; i++) {
+            struct cs_adapt_plan_option *o = &out->considered[i];
+            snprintf(o->engine, sizeof o->engine, "%s", requests[i].engine);
+            o->blocks = cands[i].blocks;
+            o->gain = cands[i].gain;
+            if (i != best)
+                cs_candidate_free(&cands[i]);
+        }
+        out->num_considered = count;
+        out->candidate = cands[best];
+        out->engine = requests[best].engine;
     }
     free(xmit);
     free(rcv);
@@ -130,6 +183,18 @@ void cs_adapt_plan_json(struct cs_json *j, const struct cs_adapt_plan *p, bool t
 {
     const struct cs_candidate *cand = &p->candidate;
     cs_json_str(j, "engine", p->engine);
+    if (p->num_considered > 1) {
+        cs_json_str(j, "asked_engine", p->asked_engine);
+        cs_json_array_begin(j, "considered");
+        for (uint32_t i = 0; i < p->num_considered; i++) {
+            cs_json_object_begin(j, NULL);
+            cs_json_str(j, "engine", p->considered[i].engine);
+            cs_json_u64(j, "lft_smps", p->considered[i].blocks);
+            cs_json_double(j, "expected_gain", p->considered[i].gain);
+            cs_json_object_end(j);
+        }
+        cs_json_array_end(j);
+    }
     if (p->has_weights) {
         cs_json_double(j, "learned_over_s", p->traffic_until - p->traffic_since);
         cs_json_u64(j, "weights", p->weights.count);

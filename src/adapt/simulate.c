@@ -42,6 +42,8 @@ static void reroute(struct sim *s, const struct cs_adapt_action *a, double now,
         .metrics = view,
         .now = now,
         .default_window = last_interval(view),
+        .min_gain = o->policy.min_gain_percent / 100.0,
+        .max_smps = cs_adapt_budget_left(&o->policy, &s->budget, now),
     };
     struct cs_error why = {""};
     if (cs_adapt_plan_reroute(&ctx, a, &d->plan, &why) < 0) {

@@ -920,12 +920,16 @@ int cs_sm_core_poll(struct cs_sm_core *c, struct cs_error *err)
     if (changed < 0)
         return -1;
     if (changed > 0 || trapped || c->retry || port_back) {
-        cs_logf(&c->log, CS_LOG_INFO, "%s; light sweep: %d switch%s changed or silent: heavy sweep",
-                port_back  ? "SM port up again"
-                : trapped  ? "trap received"
-                : c->retry ? "last sweep failed"
-                           : "no trap",
-                changed, changed == 1 ? "" : "es");
+        /* A change found (a trap, switches changed or silent) is a fault in the store's
+         * terms; a retry or the SM's own port back is not. */
+        bool fault = changed > 0 || trapped;
+        cs_sm_core_note(c, CS_LOG_INFO, fault ? CS_MONITOR_EVENT_FAULT : CS_MONITOR_EVENT_SWEEP,
+                        NULL, "%s; light sweep: %d switch%s changed or silent: heavy sweep",
+                        port_back  ? "SM port up again"
+                        : trapped  ? "trap received"
+                        : c->retry ? "last sweep failed"
+                                   : "no trap",
+                        changed, changed == 1 ? "" : "es");
         int failures = cs_sm_core_sweep(c, false, err);
         if (failures < 0)
             cs_logf(&c->log, CS_LOG_ERROR, "%s", err->msg);

@@ -124,6 +124,7 @@ static bool sm_busy(const struct cs_sm_core *c)
 static void do_reroute(struct cs_sm_core *c, const struct cs_adapt_firing *f,
                        const struct cs_adapt_action *a, double now, struct action_outcome *o)
 {
+    struct cs_adapt_policy policy_now = policy_of(c);
     struct cs_adapt_plan_context ctx = {
         .fabric = &c->sweep.fabric,
         .current = &c->lfts,
@@ -133,6 +134,8 @@ static void do_reroute(struct cs_sm_core *c, const struct cs_adapt_firing *f,
         .metrics = &c->perf.metrics,
         .now = now,
         .default_window = c->perf.last_poll_interval_s,
+        .min_gain = c->cfg.adapt_min_gain_percent / 100.0,
+        .max_smps = cs_adapt_budget_left(&policy_now, &c->adapt_budget, now),
     };
     ctx.inputs.log = NULL; /* a candidate's routing is not the SM's: keep its chatter out */
     struct cs_adapt_plan plan;
@@ -159,7 +162,7 @@ static void do_reroute(struct cs_sm_core *c, const struct cs_adapt_firing *f,
         return;
     }
     const struct cs_candidate *cand = &plan.candidate;
-    struct cs_adapt_policy policy = policy_of(c);
+    const struct cs_adapt_policy policy = policy_now;
     char why[CS_ERROR_MAX];
     enum cs_adapt_verdict v =
         cs_adapt_decide(&policy, &c->adapt_budget, now, cs_adapt_minute_of_day(now, false),

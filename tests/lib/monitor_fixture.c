@@ -37,7 +37,7 @@ static int hot_receivers(const char *path, const char *topology, double t0)
     struct cs_error err;
     struct cs_fabric f;
     struct cs_metrics m;
-    struct cs_monitor *mon;
+    struct cs_monitor *mon = NULL;
     cs_fabric_init(&f);
     cs_metrics_init(&m);
     if (cs_topo_read(&f, topology, &err) < 0 || cs_metrics_set_fabric(&m, &f, NULL, &err) < 0 ||

@@ -97,8 +97,8 @@ static int rig_teardown(void **state)
     cs_smp_pipe_destroy(r->pipe);
     cs_sma_model_destroy(r->m);
     cs_fabric_free(&r->f);
-    const char *names[] = {"guid2lid", "hot.rules", "monitor.sqlite", "monitor.sqlite-wal",
-                           "monitor.sqlite-shm"};
+    const char *names[] = {"guid2lid",           "hot.rules",          "monitor.sqlite",
+                           "monitor.sqlite-wal", "monitor.sqlite-shm", "metabase.sqlite"};
     char path[160];
     for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
         snprintf(path, sizeof path, "%s/%s", r->dir, names[i]);
@@ -240,6 +240,8 @@ static void test_hot_spot_adapts_once(void **state)
     assert_true(has_field(d.text, "lft_smps", want)); /* planned = sent */
     assert_true(has_field(d.text, "verdict", "\"execute\""));
     assert_true(has_field(d.text, "engine", "\"wftree\""));
+    /* wftree brought the gain within the budget: no alternative was priced. */
+    assert_null(strstr(d.text, "\"considered\""));
     assert_non_null(strstr(d.text, "max(node.rcv_bytes over 4s)="));
     /* The effect comes with the next poll. */
     turn(r, true);
@@ -289,6 +291,27 @@ static void test_off_dry_run_busy(void **state)
     assert_int_equal(lft_sets(r), sets);
     d = audits(r);
     assert_true(has_field(d.text, "verdict", "\"busy\""));
+}
+
+/* A candidate refused for too little gain makes the loop price the metabase-aided engine with
+ * the same weights; neither brings 90% here: the one with more gain is recorded, refused, and
+ * nothing is sent. */
+static void test_alternative_when_refused(void **state)
+{
+    struct rig *r = *state;
+    r->core.cfg.adapt_min_gain_percent = 90;
+    turn(r, false);
+    uint64_t sets = lft_sets(r);
+    for (int i = 0; i < 3; i++)
+        turn(r, true);
+    assert_int_equal(r->core.adapt_firings, 1);
+    assert_int_equal(r->core.adapt_executed, 0);
+    assert_int_equal(lft_sets(r), sets);
+    struct details d = audits(r);
+    assert_true(has_field(d.text, "verdict", "\"too-little-gain\""));
+    assert_true(has_field(d.text, "asked_engine", "\"wftree\""));
+    assert_non_null(strstr(d.text, "\"considered\""));
+    assert_true(has_field(d.text, "engine", "\"mftree\""));
 }
 
 /* The verdicts of the decisions in a text of details, in order, and their LFT SMPs: "execute 5,
@@ -400,6 +423,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_hot_spot_adapts_once, rig_setup, rig_teardown),
         cmocka_unit_test_setup_teardown(test_off_dry_run_busy, rig_setup, rig_teardown),
         cmocka_unit_test_setup_teardown(test_replay_matches_live, rig_setup, rig_teardown),
+        cmocka_unit_test_setup_teardown(test_alternative_when_refused, rig_setup, rig_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
