@@ -62,6 +62,22 @@ static void add_samples(struct cs_metrics *m, double now)
     }
 }
 
+/* The loop's plan context (src/sm/core_adapt.c) with a minimum gain. */
+static struct cs_adapt_plan_context
+plan_context(const struct cs_fabric *f, const struct cs_lfts *current, struct cs_route_inputs kept,
+             const struct cs_metrics *m, double now, double min_gain)
+{
+    return (struct cs_adapt_plan_context){.fabric = f,
+                                          .current = current,
+                                          .inputs = kept,
+                                          .t_smp_ms = 0.05,
+                                          .metrics = m,
+                                          .now = now,
+                                          .default_window = 2,
+                                          .min_gain = min_gain,
+                                          .max_smps = UINT64_MAX};
+}
+
 int main(int argc, char **argv)
 {
     int runs = argc == 2 ? atoi(argv[1]) : 0;
@@ -120,15 +136,7 @@ int main(int argc, char **argv)
             fprintf(stderr, "%s: the rule did not fire (%u firings)\n", bench, count);
             return 1;
         }
-        struct cs_adapt_plan_context ctx = {.fabric = &f,
-                                            .current = &current,
-                                            .inputs = kept,
-                                            .t_smp_ms = 0.05,
-                                            .metrics = &m,
-                                            .now = now,
-                                            .default_window = 2,
-                                            .min_gain = 0.05,
-                                            .max_smps = UINT64_MAX};
+        struct cs_adapt_plan_context ctx = plan_context(&f, &current, kept, &m, now, 0.05);
         struct cs_adapt_plan plan;
         double plan_start = bench_now_ms();
         if (cs_adapt_plan_reroute(&ctx, &firings[0].actions[0], &plan, &err) < 0)
@@ -163,15 +171,7 @@ int main(int argc, char **argv)
         if (cs_adapt_state_init(&s, rules, &err) < 0 ||
             cs_adapt_step(rules, &s, &m, now, &firings, &count, &err) < 0 || count != 1)
             bench_die(bench, "step (90%)", &err);
-        struct cs_adapt_plan_context ctx = {.fabric = &f,
-                                            .current = &current,
-                                            .inputs = kept,
-                                            .t_smp_ms = 0.05,
-                                            .metrics = &m,
-                                            .now = now,
-                                            .default_window = 2,
-                                            .min_gain = 0.9,
-                                            .max_smps = UINT64_MAX};
+        struct cs_adapt_plan_context ctx = plan_context(&f, &current, kept, &m, now, 0.9);
         struct cs_adapt_plan plan;
         double start = bench_now_ms();
         if (cs_adapt_plan_reroute(&ctx, &firings[0].actions[0], &plan, &err) < 0)
