@@ -36,7 +36,8 @@ static inline double bench_median(double *v, int n)
 }
 
 /* "BENCH: WHAT: message" on stderr, exit 1. */
-static inline void bench_die(const char *bench, const char *what, const struct cs_error *err)
+_Noreturn static inline void bench_die(const char *bench, const char *what,
+                                       const struct cs_error *err)
 {
     fprintf(stderr, "%s: %s: %s\n", bench, what, err->msg);
     exit(1);
