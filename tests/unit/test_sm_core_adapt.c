@@ -52,7 +52,10 @@ static const char rules_text[] =
     "    then reroute(engine = \"wftree\", weights = learned(over 4s))\n"
     "}\n";
 
-static int rig_setup(void **state)
+/* A rig with rules, a partitions.conf when partitions is not NULL, and extra configuration
+ * keys. */
+static int rig_up(void **state, const char *rules, const char *partitions,
+                  const char *const (*extra)[2], size_t num_extra)
 {
     struct rig *r = calloc(1, sizeof *r);
     assert_non_null(r);
@@ -70,9 +73,20 @@ static int rig_setup(void **state)
     snprintf(r->rules, sizeof r->rules, "%s/hot.rules", r->dir);
     FILE *out = fopen(r->rules, "w");
     assert_non_null(out);
-    fputs(rules_text, out);
+    fputs(rules, out);
     fclose(out);
     cs_sm_config_defaults(&r->cfg);
+    if (partitions != NULL) {
+        char path[160];
+        snprintf(path, sizeof path, "%s/partitions.conf", r->dir);
+        out = fopen(path, "w");
+        assert_non_null(out);
+        fputs(partitions, out);
+        fclose(out);
+        assert_int_equal(cs_sm_config_set(&r->cfg, "partition_config_file", path, NULL, &err), 0);
+    }
+    for (size_t i = 0; i < num_extra; i++)
+        assert_int_equal(cs_sm_config_set(&r->cfg, extra[i][0], extra[i][1], NULL, &err), 0);
     const char *keys[][2] = {
         {"state_dir", r->dir},         {"sweep_interval", "0"},        {"perfmgr", "TRUE"},
         {"perfmgr_sweep_time_s", "2"}, {"adapt_rules_file", r->rules}, {"adapt_mode", "on"}};
@@ -90,6 +104,33 @@ static int rig_setup(void **state)
     return 0;
 }
 
+static int rig_setup(void **state)
+{
+    return rig_up(state, rules_text, NULL, NULL, 0);
+}
+
+/* Two tenants of 4 hosts each on pftree (the first and the second host of every leaf),
+ * best-effort isolation; a rule asks for tenant-a physically isolated once the fabric is busy. */
+static int rig_setup_tenants(void **state)
+{
+    static const char rules[] =
+        "rule isolate {\n"
+        "    when avg(node.rcv_bytes over 4s) > 100 MB/s\n"
+        "    cooldown 1h\n"
+        "    then set_policy(partition = \"tenant-a\", isolation = \"phy\")\n"
+        "}\n";
+    /* Host i's port GUID is 0x0010000000000001 + (i << 8) (the generator's). */
+    static const char partitions[] =
+        "Default=0x7fff : ALL=full ;\n"
+        "tenant-a=0x8001 : 0x0010000000000001=full, 0x0010000000000401=full,\n"
+        "    0x0010000000000801=full, 0x0010000000000c01=full ;\n"
+        "tenant-b=0x8002 : 0x0010000000000101=full, 0x0010000000000501=full,\n"
+        "    0x0010000000000901=full, 0x0010000000000d01=full ;\n";
+    static const char *const extra[][2] = {{"routing_engine", "pftree"},
+                                           {"adapt_min_gain_percent", "0"}};
+    return rig_up(state, rules, partitions, extra, sizeof extra / sizeof *extra);
+}
+
 static int rig_teardown(void **state)
 {
     struct rig *r = *state;
@@ -98,7 +139,8 @@ static int rig_teardown(void **state)
     cs_sma_model_destroy(r->m);
     cs_fabric_free(&r->f);
     const char *names[] = {"guid2lid",           "hot.rules",          "monitor.sqlite",
-                           "monitor.sqlite-wal", "monitor.sqlite-shm", "metabase.sqlite"};
+                           "monitor.sqlite-wal", "monitor.sqlite-shm", "metabase.sqlite",
+                           "partitions.conf"};
     char path[160];
     for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
         snprintf(path, sizeof path, "%s/%s", r->dir, names[i]);
@@ -314,6 +356,33 @@ static void test_alternative_when_refused(void **state)
     assert_true(has_field(d.text, "engine", "\"mftree\""));
 }
 
+/* set_policy: tenant-a's policy becomes phy in the SM's partitions and pftree is priced with it.
+ * pftree already keeps the two tenants apart on this tree (best effort isolates where it can), so
+ * the tables do not change: no-change, nothing sent, and the policy goes back (it stays only with
+ * a routing that applies it). */
+static void test_set_policy(void **state)
+{
+    struct rig *r = *state;
+    const struct cs_partitions *p = &r->core.files.partitions;
+    uint32_t a = CS_NONE;
+    for (uint32_t i = 0; i < p->count; i++)
+        if (strcmp(p->partitions[i].name, "tenant-a") == 0)
+            a = i;
+    assert_true(a != CS_NONE);
+    assert_int_equal(p->partitions[a].isolation, CS_ISOLATION_DEF);
+    turn(r, false);
+    uint64_t sets = lft_sets(r);
+    turn(r, true);
+    assert_int_equal(r->core.adapt_firings, 1);
+    struct details d = audits(r);
+    assert_true(has_field(d.text, "engine", "\"pftree\""));
+    assert_true(has_field(d.text, "verdict", "\"no-change\""));
+    assert_int_equal(r->core.adapt_executed, 0);
+    assert_int_equal(lft_sets(r), sets);
+    assert_int_equal(p->partitions[a].isolation, CS_ISOLATION_DEF);
+    assert_false(p->partitions[a].isolation_set);
+}
+
 /* The verdicts of the decisions in a text of details, in order, and their LFT SMPs: "execute 5,
  * no-change 0". */
 static void verdicts(const char *text, char *out, size_t size)
@@ -424,6 +493,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_off_dry_run_busy, rig_setup, rig_teardown),
         cmocka_unit_test_setup_teardown(test_replay_matches_live, rig_setup, rig_teardown),
         cmocka_unit_test_setup_teardown(test_alternative_when_refused, rig_setup, rig_teardown),
+        cmocka_unit_test_setup_teardown(test_set_policy, rig_setup_tenants, rig_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
