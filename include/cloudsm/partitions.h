@@ -144,6 +144,8 @@ uint32_t cs_partitions_find(const struct cs_partitions *p, uint16_t pkey);
 
 /* "def", "vlane", "phy"; "strict", "best-effort". */
 const char *cs_isolation_name(enum cs_isolation i);
+/* The isolation a name (as cs_isolation_name writes it) stands for, or -1. */
+int cs_isolation_parse(const char *name);
 const char *cs_isolation_policy_name(enum cs_isolation_policy p);
 
 /* ---- Resolved against a fabric ------------------------------------------------------------- */

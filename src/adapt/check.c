@@ -603,10 +603,7 @@ static int check_action_values(struct value_checker *v, const struct adapt_actio
         struct cs_adapt_value name;
         if (static_value(v, isolation->value, &name) < 0)
             return -1;
-        bool known = false;
-        for (int i = CS_ISOLATION_DEF; i <= CS_ISOLATION_PHY; i++)
-            known = known || strcmp(cs_isolation_name((enum cs_isolation)i), name.text) == 0;
-        if (!known)
+        if (cs_isolation_parse(name.text) < 0)
             return adapt_fail_at(v->err, v->r->name, isolation->value->loc,
                                  "unknown isolation \"%s\" (phy, vlane or def)", name.text);
     }

@@ -51,6 +51,14 @@ uint32_t cs_partitions_find(const struct cs_partitions *p, uint16_t pkey)
     return CS_NONE;
 }
 
+int cs_isolation_parse(const char *name)
+{
+    for (int i = CS_ISOLATION_DEF; i <= CS_ISOLATION_PHY; i++)
+        if (strcmp(cs_isolation_name((enum cs_isolation)i), name) == 0)
+            return i;
+    return -1;
+}
+
 const char *cs_isolation_name(enum cs_isolation i)
 {
     switch (i) {

@@ -124,7 +124,7 @@ static bool sm_busy(const struct cs_sm_core *c)
 static void do_reroute(struct cs_sm_core *c, const struct cs_adapt_firing *f,
                        const struct cs_adapt_action *a, double now, struct action_outcome *o)
 {
-    struct cs_adapt_policy policy_now = policy_of(c);
+    struct cs_adapt_policy policy = policy_of(c);
     struct cs_adapt_plan_context ctx = {
         .fabric = &c->sweep.fabric,
         .current = &c->lfts,
@@ -135,7 +135,7 @@ static void do_reroute(struct cs_sm_core *c, const struct cs_adapt_firing *f,
         .now = now,
         .default_window = c->perf.last_poll_interval_s,
         .min_gain = c->cfg.adapt_min_gain_percent / 100.0,
-        .max_smps = cs_adapt_budget_left(&policy_now, &c->adapt_budget, now),
+        .max_smps = cs_adapt_budget_left(&policy, &c->adapt_budget, now),
     };
     ctx.inputs.log = NULL; /* a candidate's routing is not the SM's: keep its chatter out */
     struct cs_adapt_plan plan;
@@ -162,7 +162,6 @@ static void do_reroute(struct cs_sm_core *c, const struct cs_adapt_firing *f,
         return;
     }
     const struct cs_candidate *cand = &plan.candidate;
-    const struct cs_adapt_policy policy = policy_now;
     char why[CS_ERROR_MAX];
     enum cs_adapt_verdict v =
         cs_adapt_decide(&policy, &c->adapt_budget, now, cs_adapt_minute_of_day(now, false),
@@ -248,10 +247,7 @@ static void do_set_policy(struct cs_sm_core *c, const struct cs_adapt_firing *f,
     for (uint32_t i = 0; i < c->files.partitions.count; i++)
         if (strcmp(c->files.partitions.partitions[i].name, name) == 0)
             p = &c->files.partitions.partitions[i];
-    int level = -1;
-    for (int i = CS_ISOLATION_DEF; i <= CS_ISOLATION_PHY; i++)
-        if (strcmp(cs_isolation_name((enum cs_isolation)i), isolation) == 0)
-            level = i;
+    int level = cs_isolation_parse(isolation);
     if (p == NULL || level < 0) {
         cs_logf(&c->log, CS_LOG_WARN, "adapt: rule %s: set_policy: no partition \"%s\"",
                 f->rule_name, name);
