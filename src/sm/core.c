@@ -410,9 +410,12 @@ int cs_sm_core_program_mcast(struct cs_sm_core *c, bool all, struct cs_error *er
     uint16_t *dirty = NULL;
     uint32_t num_dirty = 0;
     if (all) {
-        cs_mfts_free(&c->mfts_want);
-        if (cs_mfts_init(&c->mfts_want, &c->sweep.fabric, err) < 0)
+        struct cs_mfts fresh;
+        if (cs_mfts_init(&fresh, &c->sweep.fabric, err) < 0)
             return -1;
+        cs_mfts_carry_usage(&fresh, &c->mfts_want);
+        cs_mfts_free(&c->mfts_want);
+        c->mfts_want = fresh;
         cs_mcast_groups_clear_dirty(c->mcast);
     } else {
         if ((dirty = malloc(CS_MCAST_MLIDS * sizeof *dirty)) == NULL)
@@ -457,6 +460,7 @@ int cs_sm_core_rebuild_sa(struct cs_sm_core *c, struct cs_error *err)
         .num_partition_sl = c->routed.num_partitions,
         .aliases = c->aliases,
         .mcast = c->mcast,
+        .mfts = &c->mfts_want,
     };
     if (cs_sa_db_build(&c->sweep, &c->lfts, &c->pset, &opt, &c->sa, err) < 0)
         return -1;
