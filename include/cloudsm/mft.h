@@ -32,7 +32,7 @@
 
 struct cs_mft_switch {
     uint32_t node;
-    uint64_t guid; /* its node GUID */
+    uint64_t guid;     /* its node GUID */
     uint8_t positions; /* (NumPorts + 1 + 15) / 16 */
     /* The highest block a tree ever set an entry in (-1: none), also once it is cleared again:
      * OpenSM's max_block_in_use, which its MFTRecords go up to. */

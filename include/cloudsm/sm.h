@@ -138,10 +138,16 @@ struct cs_sm_port_settings {
     uint64_t subnet_prefix;
     uint64_t m_key;
     uint16_t m_key_lease_period;
+    /* Set ClientReregister on every port that supports it (CapabilityMask bit 25), whatever it
+     * holds: its clients register again with the SA (multicast joins, services, event
+     * subscriptions), which a new master does not know. OpenSM does it on its first sweep as
+     * master unless no_clients_rereg. */
+    bool client_reregister;
 };
 
 /* PortInfo Sets on the ports whose LID, SM LID, subnet prefix, LMC, M_Key or lease differ from
- * the settings and s->fabric's LIDs; s->port_info is updated from the replies. Returns the number
+ * the settings and s->fabric's LIDs (and with client_reregister, on the ports that support it);
+ * s->port_info is updated from the replies. Returns the number
  * of ports that refused or did not answer (each logged), or -1 on a transport failure. */
 int cs_sm_set_lids(struct cs_smp_pipe *pipe, struct cs_sm_sweep *s,
                    const struct cs_sm_port_settings *settings, const struct cs_log *log,

@@ -88,7 +88,8 @@ struct cs_sm_config {
                               dynamic, for a VM state that has no VMs yet */
     char log_file[CS_SM_CONFIG_PATH_MAX];  /* log_file: "" = standard error */
     char state_dir[CS_SM_CONFIG_PATH_MAX]; /* state_dir (cloudsm's): holds guid2lid */
-    bool reassign_lids; /* reassign_lids (OpenSM -r): ignore guid2lid and held LIDs at start */
+    bool reassign_lids;    /* reassign_lids (OpenSM -r): ignore guid2lid and held LIDs at start */
+    bool no_clients_rereg; /* no_clients_rereg: no ClientReregister on the first sweep */
     enum cs_log_level log_level; /* log_level (cloudsm's): error|warn|info|debug */
 };
 

@@ -735,6 +735,7 @@ static int assign_lids(struct cs_sm_core *c, bool first, struct cs_error *err)
         .subnet_prefix = c->cfg.subnet_prefix,
         .m_key = c->cfg.m_key,
         .m_key_lease_period = (uint16_t)c->cfg.m_key_lease_period,
+        .client_reregister = first && !c->cfg.no_clients_rereg,
     };
     int failures = cs_sm_set_lids(c->pipe, &c->sweep, &settings, &c->log, err);
     if (failures < 0)

