@@ -468,21 +468,24 @@ int cs_sm_program_sl2vl(struct cs_smp_pipe *pipe, const struct cs_sm_sweep *s, u
 
 /* ---- Multicast (src/sm/mft_program.c) ---- */
 
-/* Build the spanning trees (mft.h) on s's fabric into want: of every group (dirty NULL; want made
- * afresh for s's fabric by cs_mfts_init), or of the num_dirty MLIDs listed (their entries cleared
- * first: an MLID without a group keeps none; the others stay). Then write the MFT blocks (per
- * position) of switches with a MulticastFDBCap that differ from held, within the blocks of the
- * MLIDs listed (all without a list): (block, position) pairs held does not know are read back
- * first. held (cs_mfts_init for s's fabric; kept between calls, made afresh after a heavy sweep)
- * then holds what the switches hold. Failures are logged and counted. */
+/* Build the spanning trees (mft.h, with router, made for s's fabric) into want: of every group
+ * (dirty NULL; want made afresh for s's fabric by cs_mfts_init), or of the num_dirty MLIDs listed
+ * (their entries cleared first: an MLID without a group keeps none; the others stay). Then write
+ * the MFT blocks (per position) of switches with a MulticastFDBCap that differ from held, within
+ * the blocks of the MLIDs listed (all without a list): (block, position) pairs held does not know
+ * are read back first. held (cs_mfts_init for s's fabric; kept between calls, made afresh after a
+ * heavy sweep) then holds what the switches hold. Failures are logged and counted. */
 struct cs_sm_mft_counts {
     uint64_t blocks_read, blocks_sent;
     uint32_t trees; /* groups built with two or more member ports reached */
     unsigned failures;
 };
 int cs_sm_program_mfts(struct cs_smp_pipe *pipe, const struct cs_sm_sweep *s,
-                       const struct cs_mcast_groups *g, const uint16_t *dirty, uint32_t num_dirty,
-                       struct cs_mfts *want, struct cs_mfts *held, const struct cs_log *log,
+                       const struct cs_mcast_groups *g, struct cs_mcast_router *router,
+                       const uint16_t *dirty, uint32_t num_dirty, struct cs_mfts *want,
+                       struct cs_mfts *held, const struct cs_log *log,
                        struct cs_sm_mft_counts *counts, struct cs_error *err);
+/* [node] the switches of s with a MulticastFDBCap (what cs_mcast_router_create takes); malloc'd. */
+bool *cs_sm_multicast_capable(const struct cs_sm_sweep *s, struct cs_error *err);
 
 #endif

@@ -105,13 +105,14 @@ struct cs_sm_core {
                                       they change (SA requests then go unanswered) */
     uint8_t *sa_reply;             /* room for the largest reply the db can give */
     size_t sa_reply_cap;
-    struct cs_alias_guids *aliases; /* alias GUIDs hosts registered with the SA (SubnAdmSet of
-                                       a GUIDInfoRecord): kept across sweeps, made by the first
-                                       SA rebuild */
-    struct cs_mcast_groups *mcast;  /* multicast groups (joins through the SA, partitions'
-                                       IPoIB groups): kept across sweeps like aliases */
-    struct cs_mfts mfts;           /* what the switches' MFTs hold, for the current sweep */
-    struct cs_mfts mfts_want;      /* what the groups' trees ask them to hold */
+    struct cs_alias_guids *aliases;       /* alias GUIDs hosts registered with the SA (SubnAdmSet of
+                                             a GUIDInfoRecord): kept across sweeps, made by the first
+                                             SA rebuild */
+    struct cs_mcast_groups *mcast;        /* multicast groups (joins through the SA, partitions'
+                                             IPoIB groups): kept across sweeps like aliases */
+    struct cs_mfts mfts;                  /* what the switches' MFTs hold, for the current sweep */
+    struct cs_mfts mfts_want;             /* what the groups' trees ask them to hold */
+    struct cs_mcast_router *mcast_router; /* the trees' graph and distances, for the sweep */
     char guid2lid_path[CS_SM_CONFIG_PATH_MAX + 16];
     /* Counters and times (cs_clock_ms), for status reports. */
     unsigned sweeps; /* heavy sweeps */

@@ -175,6 +175,7 @@ void cs_sm_core_free(struct cs_sm_core *c)
     cs_mcast_groups_destroy(c->mcast);
     cs_mfts_free(&c->mfts);
     cs_mfts_free(&c->mfts_want);
+    cs_mcast_router_destroy(c->mcast_router);
     cs_partition_set_free(&c->pset);
     cs_sm_files_free(&c->files);
     cs_guid2lid_free(&c->guid2lid);
@@ -405,11 +406,17 @@ static int sync_mcast(struct cs_sm_core *c, struct cs_error *err)
  * of the groups whose member ports changed (joins and leaves since the last turn). */
 int cs_sm_core_program_mcast(struct cs_sm_core *c, bool all, struct cs_error *err)
 {
-    if (c->mcast == NULL || c->sweep.fabric.num_nodes == 0)
+    if (c->mcast == NULL || c->sweep.fabric.num_nodes == 0 || (!all && c->mcast_router == NULL))
         return 0;
     uint16_t *dirty = NULL;
     uint32_t num_dirty = 0;
     if (all) {
+        cs_mcast_router_destroy(c->mcast_router);
+        bool *capable = cs_sm_multicast_capable(&c->sweep, err);
+        c->mcast_router = capable ? cs_mcast_router_create(&c->sweep.fabric, capable, err) : NULL;
+        free(capable);
+        if (c->mcast_router == NULL)
+            return -1;
         struct cs_mfts fresh;
         if (cs_mfts_init(&fresh, &c->sweep.fabric, err) < 0)
             return -1;
@@ -423,8 +430,8 @@ int cs_sm_core_program_mcast(struct cs_sm_core *c, bool all, struct cs_error *er
         num_dirty = cs_mcast_groups_take_dirty(c->mcast, dirty, CS_MCAST_MLIDS);
     }
     struct cs_sm_mft_counts mc;
-    int rc = cs_sm_program_mfts(c->pipe, &c->sweep, c->mcast, all ? NULL : dirty, num_dirty,
-                                &c->mfts_want, &c->mfts, &c->log, &mc, err);
+    int rc = cs_sm_program_mfts(c->pipe, &c->sweep, c->mcast, c->mcast_router, all ? NULL : dirty,
+                                num_dirty, &c->mfts_want, &c->mfts, &c->log, &mc, err);
     free(dirty);
     if (rc < 0)
         return -1;
