@@ -25,17 +25,10 @@ static const char bench[] = "bench_mcast";
 
 int main(int argc, char **argv)
 {
-    int runs = argc == 2 ? atoi(argv[1]) : 0;
-    if (runs < 1 || runs > MAX_RUNS) {
-        fprintf(stderr, "usage: %s RUNS (1..%d)\n", bench, MAX_RUNS);
-        return 2;
-    }
+    int runs = bench_runs(bench, argc, argv, MAX_RUNS);
     struct cs_fabric f;
     struct cs_error err;
-    cs_fabric_init(&f);
-    if (cs_topo_preset_generate(&f, "hybrid-18-3-1-full", 0, &err) < 0 ||
-        cs_lids_assign(&f, 0, &err) < 0)
-        bench_die(bench, "hybrid-18-3-1-full", &err);
+    bench_big_tree(bench, &f);
     uint32_t *hosts = malloc(f.num_nodes * sizeof *hosts), num_hosts = 0, switches = 0;
     for (uint32_t n = 0; n < f.num_nodes; n++) {
         if (cs_node_is_switch(&f.nodes[n]))
