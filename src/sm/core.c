@@ -361,6 +361,8 @@ static int program_sl2vl(struct cs_sm_core *c, struct cs_error *err)
     return (int)sc.failures;
 }
 
+#define SA_REPLY_MIN ((size_t)1 << 20)
+
 /* A port GUID the sweep has as an end port (the multicast groups keep members it has). */
 static bool sweep_has_port(void *arg, uint64_t guid)
 {
@@ -471,7 +473,12 @@ int cs_sm_core_rebuild_sa(struct cs_sm_core *c, struct cs_error *err)
     };
     if (cs_sa_db_build(&c->sweep, &c->lfts, &c->pset, &opt, &c->sa, err) < 0)
         return -1;
+    /* The bound counts the tables a sweep fixes; multicast tables grow with joins between
+     * sweeps: room for 18,000 MCMemberRecords at least (a reply beyond the room is refused with
+     * NO_RESOURCES, never cut). Untouched pages cost no memory. */
     size_t need = cs_sa_response_bound(c->sa);
+    if (need < SA_REPLY_MIN)
+        need = SA_REPLY_MIN;
     if (need > c->sa_reply_cap) {
         uint8_t *grown = realloc(c->sa_reply, need);
         if (grown == NULL)
