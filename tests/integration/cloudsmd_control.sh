@@ -13,7 +13,7 @@ cd "$WORK" || exit 1
 "$CLOUDSM" topo gen kary 4 2 -o tree.topo || fail "topo gen"
 IBSIM_CONSOLE=1 start_ibsim tree.topo
 printf 'sweep_interval 1\n' >sm.conf
-start_cloudsmd_daemon sm.log -c sm.conf --state-dir state
+start_cloudsmd_daemon sm.log -R ftree -c sm.conf --state-dir state
 SOCK=state/cloudsmd.sock
 
 # ms_of CMD...: run CMD (output to $WORK/last.out), print how long it took in ms.

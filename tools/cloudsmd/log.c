@@ -110,13 +110,12 @@ void cloudsmd_log_config_warnings(struct cloudsmd_log *log, const char *config_p
 {
     for (uint32_t i = 0; i < warnings->count; i++) {
         const struct cs_sm_config_warning *w = &warnings->items[i];
-        cloudsmd_log_message(log, w->kind == CS_SM_CONFIG_OPENSM_KEY ? CS_LOG_DEBUG : CS_LOG_WARN,
-                             w->msg);
+        cloudsmd_log_message(log, CS_LOG_WARN, w->msg);
     }
     uint32_t opensm = cs_sm_config_warnings_count(warnings, CS_SM_CONFIG_OPENSM_KEY);
     if (opensm)
         cloudsmd_logf(log, CS_LOG_INFO,
                       "config: %" PRIu32 " OpenSM options in %s are not used by cloudsm "
-                      "(listed at log level debug)",
+                      "(each warned above)",
                       opensm, config_path ? config_path : "the configuration");
 }

@@ -46,8 +46,9 @@ void cloudsmd_logf(struct cloudsmd_log *log, enum cs_log_level level, const char
     CS_PRINTF(3, 4);
 
 /* The warnings of the configuration file: unknown keys and notes at WARN, one line each; OpenSM
- * keys cloudsm does not use (a stock opensm.conf has about 140) at DEBUG, with one INFO line
- * that counts them. */
+ * keys cloudsm does not use (a stock opensm.conf has about 140) at WARN too, each with its
+ * file:line (an operator moving from OpenSM sees every setting that has no effect), and one
+ * INFO line that counts them. */
 void cloudsmd_log_config_warnings(struct cloudsmd_log *log, const char *config_path,
                                   const struct cs_sm_config_warnings *warnings);
 
