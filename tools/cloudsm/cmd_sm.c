@@ -156,8 +156,9 @@ int cli_control_request(const char *who, const struct cli_control *o,
     char path[CS_SM_CONTROL_PATH_MAX];
     const char *socket_path = o->socket_path;
     if (!socket_path) {
-        if (cs_sm_control_path(o->state_dir ? o->state_dir : CS_SM_CONFIG_DEFAULT_STATE_DIR, path,
-                               sizeof path, &err) < 0)
+        char dir[CS_SM_CONFIG_PATH_MAX];
+        if (cli_state_dir(o->state_dir, o->config_path, dir, sizeof dir, &err) < 0 ||
+            cs_sm_control_path(dir, path, sizeof path, &err) < 0)
             return cli_fail(who, &err);
         socket_path = path;
     }
@@ -187,6 +188,9 @@ static int control_option(struct cli_control *o, int opt, const char *who, int *
         return 1;
     case 'd':
         o->state_dir = optarg;
+        return 1;
+    case 'c':
+        o->config_path = optarg;
         return 1;
     case CLI_CONTROL_OPT_JSON:
         o->json = true;
@@ -227,10 +231,26 @@ int cli_control_getopt(int argc, char **argv, const struct option *options, stru
     }
 }
 
+int cli_state_dir(const char *dir, const char *config, char *buf, size_t size, struct cs_error *err)
+{
+    if (!dir && config) {
+        struct cs_sm_config *c = malloc(sizeof *c); /* 40 KB of paths: not on the stack */
+        if (!c)
+            return cs_fail(err, "out of memory");
+        int rc = cs_sm_config_read(c, config, NULL, err);
+        if (rc == 0)
+            snprintf(buf, size, "%s", c->state_dir);
+        free(c);
+        return rc;
+    }
+    snprintf(buf, size, "%s", dir ? dir : CS_SM_CONFIG_DEFAULT_STATE_DIR);
+    return 0;
+}
+
 int cli_control_check(const struct cli_control *o, const char *who)
 {
-    if (o->socket_path && o->state_dir)
-        return cli_usage(who, "give --socket or --state-dir, not both");
+    if (!!o->socket_path + !!o->state_dir + !!o->config_path > 1)
+        return cli_usage(who, "give one of --socket, --state-dir and --config");
     return EXIT_OK;
 }
 
