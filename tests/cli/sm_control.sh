@@ -31,7 +31,7 @@ usage_error() { # usage_error PATTERN SUBCOMMAND ARGS...
 # --help teaches every subcommand; `cloudsm sm` alone lists them.
 run 2 "$CLOUDSM" sm
 cp "$WORK/err" "$WORK/group.txt"
-for sub in status topology lfts reroute log-level sweep; do
+for sub in status topology lfts reroute log-level sweep priority resweep querylid portstatus lidbalance; do
   check "'cloudsm sm' lists $sub" grep -qE "^  $sub +[a-z]" "$WORK/group.txt"
   run 0 "$CLOUDSM" sm "$sub" --help
   check "sm $sub --help: usage line" grep -q "^usage: cloudsm sm $sub" "$WORK/out"

@@ -78,7 +78,7 @@ print(b"".join(iter(lambda: s.recv(65536), b"")).decode(), end="")
 PY
 }
 expect_eq "an empty request" \
-  "error: empty request (commands: status, topology, lfts, reroute, log-level, sweep, vm-list, vm-create, vm-migrate, vm-destroy, adapt)" \
+  "error: empty request (commands: status, topology, lfts, reroute, log-level, sweep, vm-list, vm-create, vm-migrate, vm-destroy, adapt, priority, resweep, querylid, portstatus, lidbalance)" \
   "$(reply 'b"\n"')"
 expect_eq "a 4096-byte request" "error: request longer than 4095 bytes" "$(reply 'b"x" * 4096')"
 check "the flood is in the log: idle connections dropped at their deadline" \

@@ -26,6 +26,7 @@
 #include "cloudsm/sm_control.h"
 #include "cloudsm/sm_core.h"
 #include "cloudsm/summary.h"
+#include "cloudsmd/console.h"
 #include "cloudsmd/log.h"
 #include "cloudsmd/options.h"
 #include "cloudsmd/umad_port.h"
@@ -233,6 +234,8 @@ static void reply_adapt(struct run *r, bool as_json, FILE *out)
 static int on_control(void *arg, const struct cs_sm_request *req, FILE *out, struct cs_error *err)
 {
     struct run *r = arg;
+    if (cloudsmd_console_handles(req)) /* OpenSM's console commands: console.c */
+        return cloudsmd_console_serve(&r->core, &r->log, req, out, err);
     switch (req->command) {
     case CS_SM_CMD_STATUS:
         reply_status(r, req->json, out);
@@ -340,6 +343,11 @@ static int on_control(void *arg, const struct cs_sm_request *req, FILE *out, str
     case CS_SM_CMD_VM_DESTROY:
         /* Answered when done (the loop runs the queue right after this pass). */
         return cloudsmd_vm_queue_add(&r->vm_requests, req, err) < 0 ? -1 : 1;
+    case CS_SM_CMD_PRIORITY: /* served above */
+    case CS_SM_CMD_RESWEEP:
+    case CS_SM_CMD_QUERYLID:
+    case CS_SM_CMD_PORTSTATUS:
+    case CS_SM_CMD_LIDBALANCE:
     case CS_SM_CMD_COUNT:
         break;
     }
