@@ -34,7 +34,7 @@
 /* Linux's PATH_MAX, spelled out: <limits.h> only defines it with POSIX feature macros. */
 #define CS_SM_CONFIG_PATH_MAX 4096
 #define CS_SM_CONFIG_DEFAULT_STATE_DIR "/var/lib/cloudsm"
-#define CS_SM_CONFIG_DEFAULT_ENGINE "ftree"
+#define CS_SM_CONFIG_DEFAULT_ENGINE "minhop" /* OpenSM's: routing_engine unset */
 #define CS_SM_CONFIG_DEFAULT_SUBNET_PREFIX UINT64_C(0xfe80000000000000)
 #define CS_SM_CONFIG_DEFAULT_SM_KEY 1 /* OpenSM's default: OpenSM trusts only its own key */
 #define CS_SM_CONFIG_DEFAULT_SUBNET_TIMEOUT 18      /* OpenSM's default */

@@ -1020,11 +1020,13 @@ int cs_sm_core_poll(struct cs_sm_core *c, struct cs_error *err)
     if (cs_sm_core_monitor_turn(c, err) < 0)
         return -1;
     unsigned interval = c->cfg.sweep_interval;
-    bool due = interval > 0 && cs_clock_ms() >= c->next_light_ms;
+    bool due = c->light_requested ||
+               (!c->sweeping_off && interval > 0 && cs_clock_ms() >= c->next_light_ms);
     if (!due && !c->trap_seen && !port_back)
         return 0;
     bool trapped = c->trap_seen;
     c->trap_seen = false;
+    c->light_requested = false;
     int ran = 0;
     int master = cs_sm_elect(c->pipe, &c->sweep, &c->me, &c->log, 0, NULL, err);
     if (master <= 0)
@@ -1032,6 +1034,8 @@ int cs_sm_core_poll(struct cs_sm_core *c, struct cs_error *err)
     int changed = cs_sm_light_sweep(c->pipe, &c->sweep, &c->log, err);
     if (changed < 0)
         return -1;
+    c->last_light_changed = changed;
+    c->light_sweeps++;
     if (changed > 0 || trapped || c->retry || port_back) {
         /* A change found (a trap, switches changed or silent) is a fault in the store's
          * terms; a retry or the SM's own port back is not. */
@@ -1055,6 +1059,20 @@ int cs_sm_core_poll(struct cs_sm_core *c, struct cs_error *err)
     }
     c->next_light_ms = cs_clock_ms() + interval * 1000.0;
     return ran;
+}
+
+void cs_sm_core_set_priority(struct cs_sm_core *c, uint8_t priority)
+{
+    c->cfg.sm_priority = priority;
+    c->me.priority = priority;
+}
+
+int cs_sm_core_resweep(struct cs_sm_core *c, bool heavy, struct cs_error *err)
+{
+    if (heavy)
+        return cs_sm_core_sweep(c, false, err);
+    c->light_requested = true;
+    return cs_sm_core_poll(c, err);
 }
 
 /* ---- Reconfiguration ------------------------------------------------------------------------- */

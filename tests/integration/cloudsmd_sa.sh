@@ -57,7 +57,7 @@ stop_ibsim
 start_cloudsmd() { # start_cloudsmd CONFIG: cloudsmd as a daemon with OpenSM's LIDs
   rm -rf state && mkdir -p state && cp osm/guid2lid state/guid2lid
   log=sm-${1%.conf}.log
-  LD_PRELOAD="$UMAD2SIM" "$CLOUDSMD" -c "$1" --state-dir state --log-file "$log" >/dev/null 2>&1 &
+  LD_PRELOAD="$UMAD2SIM" "$CLOUDSMD" -R ftree -c "$1" --state-dir state --log-file "$log" >/dev/null 2>&1 &
   daemon=$!
   SIM_PIDS+=("$daemon")
   for _ in $(seq 1 100); do grep -q "waiting for SIGTERM" "$log" 2>/dev/null && break; sleep 0.1; done
