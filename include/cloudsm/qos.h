@@ -64,6 +64,11 @@ struct cs_qos_class_config {
     struct cs_smp_sl2vl sl2vl;
 };
 
+/* Every class resolved: what the SM programs with qos TRUE. */
+struct cs_qos_config {
+    struct cs_qos_class_config cls[CS_QOS_CLASSES];
+};
+
 /* All unset: what cs_sm_config_defaults gives each set. */
 void cs_qos_options_unset(struct cs_qos_options *o);
 
@@ -80,5 +85,9 @@ int cs_qos_sl2vl_format(const struct cs_qos_sl2vl_list *l, char *buf, size_t siz
 /* The class's values: class options, else general, else OpenSM's defaults. */
 void cs_qos_resolve(const struct cs_qos_options *cls, const struct cs_qos_options *general,
                     struct cs_qos_class_config *out);
+/* Each class of classes[] (by enum cs_qos_class) resolved against general. */
+void cs_qos_resolve_all(const struct cs_qos_options *general,
+                        const struct cs_qos_options classes[CS_QOS_CLASSES],
+                        struct cs_qos_config *out);
 
 #endif

@@ -338,6 +338,8 @@ static unsigned sls_in_use(const struct cs_route_result *res)
  * sent: the tables are left as the ports hold them. Returns the failures, or -1. */
 static int program_sl2vl(struct cs_sm_core *c, struct cs_error *err)
 {
+    if (c->cfg.qos)
+        return cs_sm_core_program_qos(c, err);
     unsigned sls = sls_in_use(&c->routed);
     if (sls == 0) {
         cs_logf(&c->log, CS_LOG_INFO,

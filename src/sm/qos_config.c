@@ -199,3 +199,11 @@ void cs_qos_resolve(const struct cs_qos_options *cls, const struct cs_qos_option
     const struct cs_qos_sl2vl_list *sl2vl = cls->sl2vl.set ? &cls->sl2vl : &general->sl2vl;
     memcpy(out->sl2vl.vl, sl2vl->set ? sl2vl->vl : default_sl2vl, sizeof out->sl2vl.vl);
 }
+
+void cs_qos_resolve_all(const struct cs_qos_options *general,
+                        const struct cs_qos_options classes[CS_QOS_CLASSES],
+                        struct cs_qos_config *out)
+{
+    for (unsigned k = 0; k < CS_QOS_CLASSES; k++)
+        cs_qos_resolve(&classes[k], general, &out->cls[k]);
+}

@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# QoS on ibsim: OpenSM 3.3.23 and cloudsmd, each run with the same opensm.conf QoS keys on a fresh
+# ibsim, leave the same VLArbitration tables, SL2VL tables and PortInfo VLHighLimit/OperVLs on a
+# sample of ports (CA ports, switch external ports linked and not, base switch port 0), as
+# smpquery reads them along directed routes from host 0. A restart of cloudsmd on the programmed
+# fabric sends no VLArbitration block and no SL2VL table. Without qos, cloudsmd sends no
+# VLArbitration SMP at all.
+source "$(dirname "$0")/../lib/common.sh"
+require_oracles ibsim opensm smpquery
+CLOUDSMD=${CLOUDSM_BUILD_DIR:?}/cloudsmd
+cd "$WORK" || exit 1
+
+# 2-ary-2-tree: hosts 0,1 on leaf sw-L1-0 (ports 1, 2), its ports 3, 4 up to the two spines; a
+# spine has 4 ports, 2 linked.
+"$CLOUDSM" topo gen kary 2 2 -o tree.topo || fail "topo gen"
+
+# Every class inherits something and overrides something; VL 9 and SL2VL's VLs above 7 meet
+# ibsim's VL0-7 ports (OpenSM's mask), VL 15 (drop) stays.
+cat >qos.conf <<'EOT'
+qos TRUE
+qos_high_limit 3
+qos_vlarb_high 0:4,1:2,2:9
+qos_vlarb_low 0:1,1:5,3:7,9:3
+qos_ca_sl2vl 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15
+qos_ca_high_limit 4
+qos_swe_vlarb_low 2:8,5:1,14:200
+qos_swe_sl2vl 1,0,3,2,5,4,7,6,9,8,11,10,13,12,15,14
+qos_sw0_vlarb_high 1:1
+EOT
+
+# DR paths from host 0: its own port, leaf sw-L1-0, host 1, spine sw-L2-0.
+snapshot() { # snapshot FILE: what smpquery reads on the sample
+  {
+    for p in 0 0,1,2; do
+      echo "== CA $p"
+      sim smpquery vlarb -D "$p" 1 2>/dev/null | grep -v '^#.*DR path'
+      sim smpquery sl2vl -D "$p" 2>/dev/null | grep '^ports:'
+      sim smpquery portinfo -D "$p" 1 2>/dev/null | grep -E '^(VLHighLimit|OperVLs)'
+    done
+    for sw in 0,1 0,1,3; do
+      for port in 0 1 2 3 4; do
+        echo "== switch $sw port $port"
+        sim smpquery vlarb -D "$sw" "$port" 2>/dev/null | grep -v '^#.*DR path'
+        sim smpquery portinfo -D "$sw" "$port" 2>/dev/null | grep -E '^(VLHighLimit|OperVLs)'
+      done
+      for out in 1 2; do # linked on both (cloudsmd programs the linked inputs: all here for
+        # the leaf, 0..2 for the spine)
+        sim smpquery sl2vl -D "$sw" "$out" 2>/dev/null | grep '^ports:' |
+          awk -v sw="$sw" '$3 + 0 <= (sw == "0,1" ? 4 : 2)'
+      done
+    done
+  } >"$1"
+}
+
+start_ibsim tree.topo
+start_opensm_daemon osm -F "$WORK/qos.conf"
+sleep 2
+snapshot opensm.txt
+stop_ibsim # OpenSM goes with it: killed at exit
+kill -9 "${SIM_PIDS[-1]}" 2>/dev/null
+
+start_ibsim tree.topo
+mkdir -p state
+start_cloudsmd_daemon sm.log -c "$WORK/qos.conf" --state-dir state
+snapshot cloudsmd.txt
+check "the snapshot reads something" grep -q "WEIGHT" cloudsmd.txt
+check "QoS changed ibsim's tables (low VL 3 weight 7)" grep -q '0x7 ' cloudsmd.txt
+if ! cmp -s opensm.txt cloudsmd.txt; then
+  fail "smpquery vlarb/sl2vl/portinfo differ between OpenSM and cloudsmd"
+  diff opensm.txt cloudsmd.txt | head -40
+fi
+sent() { sed -nE "s/.*qos: sl2vl from the templates, [0-9]+ tables read back, ([0-9]+) tables sent; vlarb: [0-9]+ blocks read back, ([0-9]+) blocks sent.*/\1 \2/p" "$1" | tail -1; }
+read -r tables blocks <<<"$(sent sm.log)"
+check "first run: tables sent ($tables)" test "${tables:-0}" -gt 0
+check "first run: blocks sent ($blocks)" test "${blocks:-0}" -gt 0
+kill "$daemon"; wait "$daemon" 2>/dev/null
+
+start_cloudsmd_daemon restart.log -c "$WORK/qos.conf" --state-dir state
+expect_eq "restart: SL2VL tables and VLArbitration blocks sent" "0 0" "$(sent restart.log)"
+kill "$daemon"; wait "$daemon" 2>/dev/null
+
+# qos FALSE (the default): no QoS phase; the tables stay as the first run left them.
+printf 'qos FALSE\n' >noqos.conf
+start_cloudsmd_daemon noqos.log -c "$WORK/noqos.conf" --state-dir state
+check "qos FALSE: no QoS phase" bash -c '! grep -q "qos:" noqos.log'
+snapshot noqos.txt
+check "qos FALSE: nothing reprogrammed" cmp -s cloudsmd.txt noqos.txt
+finish
