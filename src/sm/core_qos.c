@@ -3,6 +3,9 @@
  * VLHighLimit are programmed; with qos FALSE nothing here runs. */
 #include "sm/core_internal.h"
 
+#include <stdlib.h>
+
+#include "cloudsm/mcast.h"
 #include "cloudsm/sm.h"
 
 int cs_sm_core_program_qos(struct cs_sm_core *c, struct cs_error *err)
@@ -30,4 +33,22 @@ int cs_sm_core_program_qos(struct cs_sm_core *c, struct cs_error *err)
             (unsigned long long)vc.blocks_read, (unsigned long long)vc.blocks_sent,
             (unsigned long long)vc.port_info_sets);
     return (int)(sc.failures + vc.failures);
+}
+
+int cs_sm_core_qos_partition_sl(struct cs_sm_core *c, const uint8_t **sl, uint32_t *count,
+                                struct cs_error *err)
+{
+    const struct cs_partitions *parts = &c->files.partitions;
+    uint8_t *sls = realloc(c->qos_sl, parts->count ? parts->count : 1);
+    if (sls == NULL)
+        return cs_fail(err, "out of memory for %u partition SLs", parts->count);
+    c->qos_sl = sls;
+    for (uint32_t i = 0; i < parts->count; i++) {
+        int flag = cs_partition_flag_sl(&parts->partitions[i]);
+        bool routed = c->routed.partition_sl && i < c->routed.num_partitions;
+        sls[i] = flag >= 0 ? (uint8_t)flag : routed ? c->routed.partition_sl[i] : 0;
+    }
+    *sl = sls;
+    *count = parts->count;
+    return 0;
 }

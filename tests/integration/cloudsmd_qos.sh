@@ -28,6 +28,26 @@ qos_swe_sl2vl 1,0,3,2,5,4,7,6,9,8,11,10,13,12,15,14
 qos_sw0_vlarb_high 1:1
 EOT
 
+# PathRecord SLs (partitions.conf's sl= flag, used with QoS): Default on SL 1, Blue (hosts 0
+# and 1) on SL 2, Red (hosts 2 and 3) without an SL flag.
+cat >partitions.conf <<'EOT'
+Default=0x7fff, ipoib, sl=1 : ALL=full ;
+Blue=0x0001, sl=2 : 0x0010000000000001=full, 0x0010000000000101=full ;
+Red=0x0002 : 0x0010000000000201=full, 0x0010000000000301=full ;
+EOT
+echo "partition_config_file $WORK/partitions.conf" >>qos.conf
+
+lid_of() { awk -v g="$2" '$1 == g {print $2 + 0}' "$1"; }
+path_sls() { # path_sls GUID2LID: the SL of PathRecords in Default, Blue and Red
+  local h0 h1 h2 h3
+  h0=$(lid_of "$1" 0x0010000000000001) h1=$(lid_of "$1" 0x0010000000000101)
+  h2=$(lid_of "$1" 0x0010000000000201) h3=$(lid_of "$1" 0x0010000000000301)
+  for q in "$h0:$h2 0x7fff" "$h0:$h1 0x0001" "$h2:$h3 0x0002"; do
+    SIM_HOST=H-0010000000000000 sim saquery -p --src-to-dst "${q% *}" --pkey "${q#* }" 2>/dev/null |
+      sed -nE 's/^[[:space:]]*sl\.+(0x[0-9a-f]+)$/\1/p' | head -1
+  done | tr '\n' ' '
+}
+
 # DR paths from host 0: its own port, leaf sw-L1-0, host 1, spine sw-L2-0.
 snapshot() { # snapshot FILE: what smpquery reads on the sample
   {
@@ -52,10 +72,19 @@ snapshot() { # snapshot FILE: what smpquery reads on the sample
   } >"$1"
 }
 
+# OpenSM without QoS: the PathRecord SLs the partitions' flags give then.
+printf 'qos FALSE\npartition_config_file %s\n' "$WORK/partitions.conf" >noqos.conf
+start_ibsim tree.topo
+start_opensm_daemon osm-noqos -F "$WORK/noqos.conf"
+osm_noqos_sls=$(path_sls osm-noqos/guid2lid)
+stop_ibsim
+kill -9 "${SIM_PIDS[-1]}" 2>/dev/null
+
 start_ibsim tree.topo
 start_opensm_daemon osm -F "$WORK/qos.conf"
 sleep 2
 snapshot opensm.txt
+osm_sls=$(path_sls osm/guid2lid)
 stop_ibsim # OpenSM goes with it: killed at exit
 kill -9 "${SIM_PIDS[-1]}" 2>/dev/null
 
@@ -64,6 +93,8 @@ mkdir -p state
 start_cloudsmd_daemon sm.log -c "$WORK/qos.conf" --state-dir state
 snapshot cloudsmd.txt
 check "the snapshot reads something" grep -q "WEIGHT" cloudsmd.txt
+expect_eq "PathRecord SLs in Default, Blue, Red as OpenSM's" "$osm_sls" "$(path_sls state/guid2lid)"
+expect_eq "PathRecord SLs: the sl= flags" "0x1 0x2 0x0 " "$osm_sls"
 check "QoS changed ibsim's tables (low VL 3 weight 7)" grep -q '0x7 ' cloudsmd.txt
 if ! cmp -s opensm.txt cloudsmd.txt; then
   fail "smpquery vlarb/sl2vl/portinfo differ between OpenSM and cloudsmd"
@@ -79,9 +110,10 @@ start_cloudsmd_daemon restart.log -c "$WORK/qos.conf" --state-dir state
 expect_eq "restart: SL2VL tables and VLArbitration blocks sent" "0 0" "$(sent restart.log)"
 kill "$daemon"; wait "$daemon" 2>/dev/null
 
-# qos FALSE (the default): no QoS phase; the tables stay as the first run left them.
-printf 'qos FALSE\n' >noqos.conf
+# qos FALSE (the default): no QoS phase; the tables stay as the first run left them, and the
+# PathRecord SLs are OpenSM's without QoS.
 start_cloudsmd_daemon noqos.log -c "$WORK/noqos.conf" --state-dir state
+expect_eq "qos FALSE: PathRecord SLs as OpenSM's" "$osm_noqos_sls" "$(path_sls state/guid2lid)"
 check "qos FALSE: no QoS phase" bash -c '! grep -q "qos:" noqos.log'
 snapshot noqos.txt
 check "qos FALSE: nothing reprogrammed" cmp -s cloudsmd.txt noqos.txt
