@@ -15,6 +15,8 @@
 #include <cmocka.h>
 
 #include "cloudsm/fabric.h"
+#include "cloudsm/mcast.h"
+#include "cloudsm/partitions.h"
 #include "cloudsm/qos.h"
 #include "cloudsm/sm.h"
 #include "cloudsm/sma_model.h"
@@ -247,13 +249,35 @@ static void test_lost(void **state)
     rig_close(&r);
 }
 
+/* The SL a partition's sl= flag gives its PathRecords with QoS: the last valid one, as OpenSM
+ * reads group flags; none (or only invalid ones): -1. */
+static void test_partition_flag_sl(void **state)
+{
+    (void)state;
+    const char *text = "Default=0x7fff, ipoib, sl=1 : ALL=full ;\n"
+                       "Blue=0x0001, mtu=4, sl=0x3, rate=7 : ALL=limited ;\n"
+                       "Red=0x0002, sl=16 : ALL=limited ;\n"
+                       "Green=0x0003, sl=2, sl=x : ALL=limited ;\n"
+                       "Plain=0x0004 : ALL=limited ;\n";
+    struct cs_partitions p;
+    struct cs_error err = {""};
+    if (cs_partitions_parse(&p, text, strlen(text), "partitions.conf", &err) != 0)
+        fail_msg("%s", err.msg);
+    assert_int_equal(p.count, 5);
+    assert_int_equal(cs_partition_flag_sl(&p.partitions[0]), 1);
+    assert_int_equal(cs_partition_flag_sl(&p.partitions[1]), 3);
+    assert_int_equal(cs_partition_flag_sl(&p.partitions[2]), -1); /* out of range */
+    assert_int_equal(cs_partition_flag_sl(&p.partitions[3]), 2);  /* sl=x is not taken */
+    assert_int_equal(cs_partition_flag_sl(&p.partitions[4]), -1);
+    cs_partitions_free(&p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_defaults),
-        cmocka_unit_test(test_classes),
-        cmocka_unit_test(test_caps_and_mask),
-        cmocka_unit_test(test_lost),
+        cmocka_unit_test(test_defaults),          cmocka_unit_test(test_classes),
+        cmocka_unit_test(test_caps_and_mask),     cmocka_unit_test(test_lost),
+        cmocka_unit_test(test_partition_flag_sl),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
