@@ -3,8 +3,10 @@
 # ibsim, leave the same VLArbitration tables, SL2VL tables and PortInfo VLHighLimit/OperVLs on a
 # sample of ports (CA ports, switch external ports linked and not, base switch port 0), as
 # smpquery reads them along directed routes from host 0. A restart of cloudsmd on the programmed
-# fabric sends no VLArbitration block and no SL2VL table. Without qos, cloudsmd sends no
-# VLArbitration SMP at all.
+# fabric sends no VLArbitration block and no SL2VL table; a SIGHUP with a new qos_swe_vlarb_low
+# writes the switch ports' low blocks and nothing else. PathRecord SLs (partitions.conf's sl=)
+# are OpenSM's, with QoS and without. Without qos, cloudsmd runs no QoS phase and leaves the
+# tables as they are.
 source "$(dirname "$0")/../lib/common.sh"
 require_oracles ibsim opensm smpquery
 CLOUDSMD=${CLOUDSM_BUILD_DIR:?}/cloudsmd
@@ -108,13 +110,24 @@ kill "$daemon"; wait "$daemon" 2>/dev/null
 
 start_cloudsmd_daemon restart.log -c "$WORK/qos.conf" --state-dir state
 expect_eq "restart: SL2VL tables and VLArbitration blocks sent" "0 0" "$(sent restart.log)"
+# SIGHUP with a new switch low table: re-routed, the QoS phase writes the switch ports' low block
+# only (12 linked switch ports), and smpquery reads the new weights.
+sed -i 's/^qos_swe_vlarb_low .*/qos_swe_vlarb_low 0:1,1:2/' qos.conf
+kill -HUP "$daemon"
+wait_log restart.log "SIGHUP: " 1 20
+wait_log restart.log "qos: sl2vl from the templates" 2 20
+check "SIGHUP: qos_swe_vlarb_low changed" grep -q "SIGHUP: .*changed: qos_swe_vlarb_low" restart.log
+expect_eq "SIGHUP: SL2VL tables and VLArbitration blocks sent" "0 12" "$(sent restart.log)"
+expect_eq "SIGHUP: leaf port 3's low weights" "WEIGHT: |0x1 |0x2 |0x0 |0x0 |0x0 |0x0 |0x0 |0x0 |" \
+  "$(sim smpquery vlarb -D 0,1 3 2>/dev/null | grep WEIGHT | head -1)"
+snapshot hup.txt
 kill "$daemon"; wait "$daemon" 2>/dev/null
 
-# qos FALSE (the default): no QoS phase; the tables stay as the first run left them, and the
+# qos FALSE (the default): no QoS phase; the tables stay as QoS left them, and the
 # PathRecord SLs are OpenSM's without QoS.
 start_cloudsmd_daemon noqos.log -c "$WORK/noqos.conf" --state-dir state
 expect_eq "qos FALSE: PathRecord SLs as OpenSM's" "$osm_noqos_sls" "$(path_sls state/guid2lid)"
 check "qos FALSE: no QoS phase" bash -c '! grep -q "qos:" noqos.log'
 snapshot noqos.txt
-check "qos FALSE: nothing reprogrammed" cmp -s cloudsmd.txt noqos.txt
+check "qos FALSE: nothing reprogrammed" cmp -s hup.txt noqos.txt
 finish
