@@ -8,7 +8,7 @@
 # are OpenSM's, with QoS and without. Without qos, cloudsmd runs no QoS phase and leaves the
 # tables as they are.
 source "$(dirname "$0")/../lib/common.sh"
-require_oracles ibsim opensm smpquery
+require_oracles ibsim opensm smpquery saquery
 CLOUDSMD=${CLOUDSM_BUILD_DIR:?}/cloudsmd
 cd "$WORK" || exit 1
 
@@ -79,16 +79,16 @@ printf 'qos FALSE\npartition_config_file %s\n' "$WORK/partitions.conf" >noqos.co
 start_ibsim tree.topo
 start_opensm_daemon osm-noqos -F "$WORK/noqos.conf"
 osm_noqos_sls=$(path_sls osm-noqos/guid2lid)
-stop_ibsim
-kill -9 "${SIM_PIDS[-1]}" 2>/dev/null
+stop_ibsim # stops the last process started: OpenSM
+stop_ibsim # then ibsim
 
 start_ibsim tree.topo
 start_opensm_daemon osm -F "$WORK/qos.conf"
 sleep 2
 snapshot opensm.txt
 osm_sls=$(path_sls osm/guid2lid)
-stop_ibsim # OpenSM goes with it: killed at exit
-kill -9 "${SIM_PIDS[-1]}" 2>/dev/null
+stop_ibsim # stops the last process started: OpenSM
+stop_ibsim # then ibsim
 
 start_ibsim tree.topo
 mkdir -p state
