@@ -13,7 +13,7 @@
  * One `key value` per line; the value is the rest of the line without surrounding blanks, and
  * one pair of enclosing quotes ("..." or '...') is removed. Numbers are decimal or 0x hex;
  * booleans TRUE or FALSE; `(null)` (what OpenSM writes for an unset string) leaves a string
- * unset. A key given twice: the last one wins (with a warning). An opensm.conf holds about 160
+ * unset. A key given twice: the last one wins (with a warning). An opensm.conf holds about 110
  * keys cloudsm has no use for; they and unknown keys are warnings, not errors, so that the same
  * file serves both SMs. A bad value for a key cloudsm uses is an error that names file:line.
  *
