@@ -156,6 +156,10 @@ int cs_mcast_groups_sync_partitions(struct cs_mcast_groups *g, const struct cs_p
                                     const struct cs_partition_set *present, uint8_t subnet_timeout,
                                     const struct cs_log *log, struct cs_error *err);
 
+/* The SL a partition's header gives with OpenSM's `sl=` flag (its last valid one, as OpenSM
+ * reads group flags), or -1 if it gives none. */
+int cs_partition_flag_sl(const struct cs_partition *p);
+
 /* Drop the memberships of ports whose GUID present() does not know (ports gone from the
  * fabric), as OpenSM's drop manager does. Returns the number of memberships dropped. */
 uint32_t cs_mcast_groups_drop_ports(struct cs_mcast_groups *g,

@@ -26,6 +26,7 @@
 #include "cloudsm/log.h"
 #include "cloudsm/mcast.h"
 #include "cloudsm/mft.h"
+#include "cloudsm/qos.h"
 #include "cloudsm/smp.h"
 #include "cloudsm/smp_pipe.h"
 
@@ -465,6 +466,43 @@ struct cs_sm_sl2vl_counts {
 int cs_sm_program_sl2vl(struct cs_smp_pipe *pipe, const struct cs_sm_sweep *s, unsigned num_sls,
                         const struct cs_log *log, struct cs_sm_sl2vl_counts *counts,
                         struct cs_error *err);
+
+/* With QoS (qos TRUE): the tables above from the sl2vl template of each output port's class
+ * (include/cloudsm/qos.h; a switch's tables: qos_swe_, a CA's: qos_ca_, a router's: qos_rtr_),
+ * each VL but 15 cut to the VLs the output port operates (VL & (2^(OperationalVLs-1) - 1), as
+ * OpenSM). The same tables, read back and written where they differ. */
+int cs_sm_program_sl2vl_qos(struct cs_smp_pipe *pipe, const struct cs_sm_sweep *s,
+                            const struct cs_qos_config *q, const struct cs_log *log,
+                            struct cs_sm_sl2vl_counts *counts, struct cs_error *err);
+
+/* ---- QoS: VL arbitration (src/sm/vlarb.c) ----------------------------------------------------
+ *
+ * With qos TRUE, as OpenSM 3.3.23's osm_qos.c: every linked switch external port, switch port 0
+ * where it is enhanced, and every CA and router port the sweep reached over a cable gets its
+ * class's VLArbitration tables (attribute 0x0018, modifier block << 16 | port: 1 low 0-31, 2 low
+ * 32-63, 3 high 0-31, 4 high 32-63; port 0 on a CA or router), only the blocks within the port's
+ * VLArbitrationLowCap/HighCap and only the entries within them, each VL cut to the VLs the port
+ * operates; and its class's PortInfo VLHighLimit. Blocks are
+ * read back and written where they differ; VLHighLimit is compared with the sweep's PortInfo. */
+
+/* The class of port slot `slot`: switch port 0 CS_QOS_SW0, other switch ports CS_QOS_SWE,
+ * router ports CS_QOS_RTR, the rest CS_QOS_CA. */
+enum cs_qos_class cs_sm_qos_class(const struct cs_fabric *f, uint32_t slot);
+/* The VLs a port with this OperationalVLs code operates, as a mask (OpenSM's): 0, 1, 3, 7, 15. */
+uint8_t cs_sm_qos_vl_mask(uint8_t operational_vls);
+
+struct cs_sm_vlarb_counts {
+    uint64_t blocks_read;
+    uint64_t blocks_sent;
+    uint64_t port_info_sets; /* VLHighLimit */
+    unsigned failures;       /* SMPs refused or unanswered, each logged */
+};
+
+/* Returns 0 with counts filled, or -1 on a transport failure. The PortInfo answers to the
+ * VLHighLimit Sets go into s. */
+int cs_sm_program_vlarb(struct cs_smp_pipe *pipe, struct cs_sm_sweep *s,
+                        const struct cs_qos_config *q, const struct cs_log *log,
+                        struct cs_sm_vlarb_counts *counts, struct cs_error *err);
 
 /* ---- Multicast (src/sm/mft_program.c) ---- */
 

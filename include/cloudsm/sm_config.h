@@ -13,7 +13,7 @@
  * One `key value` per line; the value is the rest of the line without surrounding blanks, and
  * one pair of enclosing quotes ("..." or '...') is removed. Numbers are decimal or 0x hex;
  * booleans TRUE or FALSE; `(null)` (what OpenSM writes for an unset string) leaves a string
- * unset. A key given twice: the last one wins (with a warning). An opensm.conf holds about 160
+ * unset. A key given twice: the last one wins (with a warning). An opensm.conf holds about 110
  * keys cloudsm has no use for; they and unknown keys are warnings, not errors, so that the same
  * file serves both SMs. A bad value for a key cloudsm uses is an error that names file:line.
  *
@@ -28,6 +28,7 @@
 #include <stdio.h>
 
 #include "cloudsm/error.h"
+#include "cloudsm/qos.h"
 #include "cloudsm/sm.h"
 #include "cloudsm/smp_pipe.h"
 
@@ -91,6 +92,11 @@ struct cs_sm_config {
     bool reassign_lids;    /* reassign_lids (OpenSM -r): ignore guid2lid and held LIDs at start */
     bool no_clients_rereg; /* no_clients_rereg: no ClientReregister on the first sweep */
     enum cs_log_level log_level; /* log_level (cloudsm's): error|warn|info|debug */
+    /* QoS (include/cloudsm/qos.h): qos; qos_max_vls, qos_high_limit, qos_vlarb_high,
+     * qos_vlarb_low, qos_sl2vl; the same five with qos_ca_, qos_rtr_, qos_sw0_, qos_swe_. */
+    bool qos;
+    struct cs_qos_options qos_general;
+    struct cs_qos_options qos_class[CS_QOS_CLASSES]; /* by enum cs_qos_class */
 };
 
 /* What the parser did not use. Each message starts with "name:line: ". */
@@ -141,7 +147,7 @@ bool cs_sm_config_equal(const struct cs_sm_config *a, const struct cs_sm_config 
 
 /* ---- SIGHUP: what changed between two configurations ---- */
 
-#define CS_SM_CONFIG_KEYS_MAX 64 /* at least the number of keys */
+#define CS_SM_CONFIG_KEYS_MAX 96 /* at least the number of keys */
 
 /* What a change of a key takes in a running SM; the key table in src/sm/sm_config.c says it
  * for each key. */

@@ -100,6 +100,7 @@ struct cs_sm_core {
     double t_smp_ms; /* measured: the last programming's time per LFT block sent (Eq. 1) */
     struct cs_route_stats route;   /* of the tables in lfts */
     struct cs_route_result routed; /* what the engine said besides lfts: the partitions' SLs */
+    uint8_t *qos_sl;               /* with cfg.qos: the partitions' SLs the SA gives (core_qos.c) */
     struct cs_partition_set pset;  /* files.partitions resolved against the current sweep */
     struct cs_sa_db *sa;           /* the SA's view of the current sweep and tables; NULL while
                                       they change (SA requests then go unanswered) */

@@ -169,6 +169,11 @@ int cs_sma_model_set_partition_caps(struct cs_sma_model *m, uint32_t node,
 int cs_sma_model_set_sl2vl_unsupported(struct cs_sma_model *m, uint32_t node, bool unsupported,
                                        struct cs_error *err);
 
+/* PortInfo:VLArbitrationLowCap and HighCap of port `port` (ibsim's are 8 and 8), which bound its
+ * VLArbitration tables. Fails on a port index out of range. */
+int cs_sma_model_set_vlarb_caps(struct cs_sma_model *m, uint32_t port, uint8_t low_cap,
+                                uint8_t high_cap, struct cs_error *err);
+
 /* PortInfo:GUIDCap of port `port` (a CA port, or port 0 of a switch), which sizes its GUIDInfo
  * table; the table goes back to the port GUID alone. Fails on another port. */
 int cs_sma_model_set_guid_cap(struct cs_sma_model *m, uint32_t port, uint8_t guid_cap,
@@ -233,6 +238,11 @@ uint16_t cs_sma_model_mft_entry(const struct cs_sma_model *m, uint32_t node, uin
 /* The VL that SL sl maps to in the SL2VL table of port slot `port` towards output port number out
  * (a switch's input port; out 0 on a CA); 0 out of range. */
 uint8_t cs_sma_model_sl2vl(const struct cs_sma_model *m, uint32_t port, unsigned out, unsigned sl);
+/* VLArbitration block `block` (0..3: low 0-31, low 32-63, high 0-31, high 32-63) of port slot
+ * `port` as a Get reads it (entries past the cap 0); -1 (out zeroed) where the port has no such
+ * block. */
+int cs_sma_model_vlarb(const struct cs_sma_model *m, uint32_t port, unsigned block,
+                       struct cs_smp_vlarb *out);
 /* Entry `index` of the GUIDInfo table of a port (0 past GUIDCap). */
 uint64_t cs_sma_model_guid(const struct cs_sma_model *m, uint32_t port, unsigned index);
 /* Entry `index` of the P_Key table of a port (0 past the end of its table). */

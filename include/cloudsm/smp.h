@@ -61,6 +61,7 @@
 #define CS_SMP_ATTR_PORT_INFO 0x0015
 #define CS_SMP_ATTR_PKEY_TABLE 0x0016
 #define CS_SMP_ATTR_SL2VL_TABLE 0x0017
+#define CS_SMP_ATTR_VL_ARBITRATION 0x0018 /* modifier: block (1..4) << 16 | port (vlarb.h) */
 #define CS_SMP_ATTR_LINEAR_FT 0x0019
 #define CS_SMP_ATTR_MCAST_FT 0x001B /* modifier: position << 28 | block (mft.h) */
 #define CS_SMP_ATTR_SM_INFO 0x0020
@@ -70,6 +71,7 @@
 #define CS_PKEYS_PER_BLOCK 32
 #define CS_GUIDS_PER_BLOCK 8
 #define CS_SL2VL_ENTRIES 16
+#define CS_VLARB_ENTRIES 32 /* per VLArbitration block */
 
 /* Read a big-endian bit range of 1..64 bits starting bit_offset bits after the most significant
  * bit of buf[0]. The one field accessor every attribute uses. */
@@ -260,6 +262,13 @@ struct cs_smp_sl2vl {
     uint8_t vl[CS_SL2VL_ENTRIES];
 };
 
+/* VLArbitrationTable (0x0018), IBA 14.2.5.9: one block of 32 entries, each a VL (4 bits) and
+ * its weight (8 bits). */
+struct cs_smp_vlarb {
+    uint8_t vl[CS_VLARB_ENTRIES];
+    uint8_t weight[CS_VLARB_ENTRIES];
+};
+
 /* GUIDInfo (0x0014), IBA 14.2.5.5: modifier = block of 8 GUIDs. */
 struct cs_smp_guid_block {
     uint64_t guid[CS_GUIDS_PER_BLOCK];
@@ -296,6 +305,8 @@ void cs_smp_pkey_block_encode(const struct cs_smp_pkey_block *in, uint8_t data[C
 void cs_smp_pkey_block_decode(const uint8_t data[CS_SMP_DATA_SIZE], struct cs_smp_pkey_block *out);
 void cs_smp_sl2vl_encode(const struct cs_smp_sl2vl *in, uint8_t data[CS_SMP_DATA_SIZE]);
 void cs_smp_sl2vl_decode(const uint8_t data[CS_SMP_DATA_SIZE], struct cs_smp_sl2vl *out);
+void cs_smp_vlarb_encode(const struct cs_smp_vlarb *in, uint8_t data[CS_SMP_DATA_SIZE]);
+void cs_smp_vlarb_decode(const uint8_t data[CS_SMP_DATA_SIZE], struct cs_smp_vlarb *out);
 void cs_smp_guid_block_encode(const struct cs_smp_guid_block *in, uint8_t data[CS_SMP_DATA_SIZE]);
 void cs_smp_guid_block_decode(const uint8_t data[CS_SMP_DATA_SIZE], struct cs_smp_guid_block *out);
 void cs_smp_sm_info_encode(const struct cs_smp_sm_info *in, uint8_t data[CS_SMP_DATA_SIZE]);

@@ -105,6 +105,15 @@ static void group_flags(struct group_flags *f, const char *text)
     }
 }
 
+#define NO_SL 0xff
+
+int cs_partition_flag_sl(const struct cs_partition *p)
+{
+    struct group_flags f = {.sl = NO_SL};
+    group_flags(&f, p->group_flags);
+    return f.sl == NO_SL ? -1 : f.sl;
+}
+
 /* A group to make: its MGID and flags, for partition `partition`. */
 struct wanted {
     uint8_t mgid[16];

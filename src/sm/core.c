@@ -169,6 +169,7 @@ void cs_sm_core_free(struct cs_sm_core *c)
     cs_lfts_free(&c->lfts);
     cs_lfts_free(&c->held);
     cs_route_result_free(&c->routed);
+    free(c->qos_sl);
     cs_sa_db_free(c->sa);
     free(c->sa_reply);
     cs_alias_guids_destroy(c->aliases);
@@ -338,6 +339,8 @@ static unsigned sls_in_use(const struct cs_route_result *res)
  * sent: the tables are left as the ports hold them. Returns the failures, or -1. */
 static int program_sl2vl(struct cs_sm_core *c, struct cs_error *err)
 {
+    if (c->cfg.qos)
+        return cs_sm_core_program_qos(c, err);
     unsigned sls = sls_in_use(&c->routed);
     if (sls == 0) {
         cs_logf(&c->log, CS_LOG_INFO,
@@ -459,14 +462,18 @@ int cs_sm_core_rebuild_sa(struct cs_sm_core *c, struct cs_error *err)
     cs_alias_guids_sync(c->aliases, &c->sweep, &c->log);
     if (cs_sm_core_vms_register_vguids(c, err) < 0)
         return -1;
+    const uint8_t *partition_sl = c->routed.partition_sl;
+    uint32_t num_partition_sl = c->routed.num_partitions;
+    if (c->cfg.qos && cs_sm_core_qos_partition_sl(c, &partition_sl, &num_partition_sl, err) < 0)
+        return -1;
     struct cs_sa_options opt = {
         .subnet_prefix = c->cfg.subnet_prefix,
         .sm_key = c->cfg.sm_key,
         .path_caching = c->cfg.sa_path_caching,
         .subnet_timeout = (uint8_t)c->cfg.subnet_timeout,
         .node_info = c->sweep.node_info,
-        .partition_sl = c->routed.partition_sl,
-        .num_partition_sl = c->routed.num_partitions,
+        .partition_sl = partition_sl,
+        .num_partition_sl = num_partition_sl,
         .aliases = c->aliases,
         .mcast = c->mcast,
         .mfts = &c->mfts_want,

@@ -55,6 +55,15 @@ int cs_sm_core_rebuild_sa(struct cs_sm_core *c, struct cs_error *err);
  * blocks that differ (src/sm/core.c). Returns the failures, or -1. */
 int cs_sm_core_program_mcast(struct cs_sm_core *c, bool all, struct cs_error *err);
 
+/* QoS (core_qos.c), in place of the SL2VL rule when cfg.qos is TRUE: SL2VL tables from the
+ * templates, VLArbitration tables, VLHighLimit. Returns the failures, or -1. */
+int cs_sm_core_program_qos(struct cs_sm_core *c, struct cs_error *err);
+
+/* With cfg.qos: the SL of each partition's PathRecords (by its index in files.partitions): its
+ * `sl=` flag, else the routing engine's SL (pftree's), else 0. Kept in c->qos_sl. */
+int cs_sm_core_qos_partition_sl(struct cs_sm_core *c, const uint8_t **sl, uint32_t *count,
+                                struct cs_error *err);
+
 /* After the tables changed (a sweep, a re-route): what VM plans read is rebuilt. */
 int cs_sm_core_vms_tables_changed(struct cs_sm_core *c, struct cs_error *err);
 

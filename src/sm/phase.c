@@ -30,6 +30,8 @@ static const char *attr_name(uint16_t attr)
         return "LinearForwardingTable";
     case CS_SMP_ATTR_SL2VL_TABLE:
         return "SL2VLMappingTable";
+    case CS_SMP_ATTR_VL_ARBITRATION:
+        return "VLArbitrationTable";
     case CS_SMP_ATTR_GUID_INFO:
         return "GUIDInfo";
     default:

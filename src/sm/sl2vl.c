@@ -47,6 +47,17 @@ static void want_table(unsigned vls, struct cs_smp_sl2vl *t)
         t->vl[sl] = cs_sm_sl2vl_vl(vls, sl);
 }
 
+/* With QoS: the sl2vl template of the output port's class, each VL but 15 (drop) cut to the VLs
+ * that port operates (OpenSM's sl2vl_update_table). */
+static void want_qos_table(const struct cs_sm_sweep *s, const struct cs_qos_config *q, uint32_t op,
+                           struct cs_smp_sl2vl *t)
+{
+    const struct cs_smp_sl2vl *from = &q->cls[cs_sm_qos_class(&s->fabric, op)].sl2vl;
+    uint8_t mask = s->port_info_valid[op] ? cs_sm_qos_vl_mask(s->port_info[op].operational_vls) : 0;
+    for (unsigned sl = 0; sl < CS_SL2VL_ENTRIES; sl++)
+        t->vl[sl] = from->vl[sl] == 15 ? 15 : from->vl[sl] & mask;
+}
+
 /* One table: the CA port's own, or a switch's (input port, output port) pair. */
 struct table {
     uint32_t node;
@@ -84,10 +95,11 @@ static int table_done(void *arg, enum cs_smp_result result, const struct cs_smp 
 
 /* The tables the SM programs, in fabric order: CA and router ports the sweep reached over a
  * cable, and on every switch each pair of an input port (0 or linked) and a linked output port.
- * *short_ports counts the links with fewer data VLs than num_sls. */
-static struct table *list_tables(const struct cs_sm_sweep *s, unsigned num_sls, uint32_t *count,
-                                 uint32_t *short_ports, const struct cs_log *log,
-                                 unsigned *failures, struct cs_error *err)
+ * Their contents: QoS's templates (q), or else the SL s -> VL s rule, and then *short_ports
+ * counts the links with fewer data VLs than num_sls. */
+static struct table *list_tables(const struct cs_sm_sweep *s, const struct cs_qos_config *q,
+                                 unsigned num_sls, uint32_t *count, uint32_t *short_ports,
+                                 const struct cs_log *log, unsigned *failures, struct cs_error *err)
 {
     const struct cs_fabric *f = &s->fabric;
     uint64_t most = 0;
@@ -107,10 +119,14 @@ static struct table *list_tables(const struct cs_sm_sweep *s, unsigned num_sls, 
             const struct cs_port *port = &f->ports[op];
             if (port->peer == CS_NONE)
                 continue;
-            unsigned vls = link_vls(s, op);
-            *short_ports += vls < num_sls;
             struct cs_smp_sl2vl want;
-            want_table(vls, &want);
+            if (q) {
+                want_qos_table(s, q, op, &want);
+            } else {
+                unsigned vls = link_vls(s, op);
+                *short_ports += vls < num_sls;
+                want_table(vls, &want);
+            }
             if (!cs_node_is_switch(node)) {
                 if (port->guid == 0)
                     continue; /* a CA port the sweep did not arrive on */
@@ -165,15 +181,15 @@ static int run_tables(struct cs_smp_pipe *pipe, struct sl2vl_phase *ph, struct t
     return rc;
 }
 
-int cs_sm_program_sl2vl(struct cs_smp_pipe *pipe, const struct cs_sm_sweep *s, unsigned num_sls,
-                        const struct cs_log *log, struct cs_sm_sl2vl_counts *counts,
-                        struct cs_error *err)
+static int program_tables(struct cs_smp_pipe *pipe, const struct cs_sm_sweep *s,
+                          const struct cs_qos_config *q, unsigned num_sls, const struct cs_log *log,
+                          struct cs_sm_sl2vl_counts *counts, struct cs_error *err)
 {
     *counts = (struct cs_sm_sl2vl_counts){0};
     struct sl2vl_phase ph = {.s = s, .log = log};
     uint32_t count = 0;
     struct table *tables =
-        list_tables(s, num_sls, &count, &counts->short_ports, log, &ph.failures, err);
+        list_tables(s, q, num_sls, &count, &counts->short_ports, log, &ph.failures, err);
     if (tables == NULL)
         return -1;
     int rc = run_tables(pipe, &ph, tables, count, false, &counts->tables_read, err);
@@ -192,4 +208,18 @@ int cs_sm_program_sl2vl(struct cs_smp_pipe *pipe, const struct cs_sm_sweep *s, u
             (unsigned long long)counts->tables_read, (unsigned long long)counts->tables_sent,
             ph.failures);
     return 0;
+}
+
+int cs_sm_program_sl2vl(struct cs_smp_pipe *pipe, const struct cs_sm_sweep *s, unsigned num_sls,
+                        const struct cs_log *log, struct cs_sm_sl2vl_counts *counts,
+                        struct cs_error *err)
+{
+    return program_tables(pipe, s, NULL, num_sls, log, counts, err);
+}
+
+int cs_sm_program_sl2vl_qos(struct cs_smp_pipe *pipe, const struct cs_sm_sweep *s,
+                            const struct cs_qos_config *q, const struct cs_log *log,
+                            struct cs_sm_sl2vl_counts *counts, struct cs_error *err)
+{
+    return program_tables(pipe, s, q, 0, log, counts, err);
 }

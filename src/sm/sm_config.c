@@ -28,6 +28,9 @@ enum value_kind {
     VALUE_LMC,    /* no field: only 0 is accepted */
     VALUE_CHOICE, /* uint8_t: an index into the key's choices (an enum of the library) */
     VALUE_WINDOW, /* char[CS_SM_CONFIG_WINDOW_MAX]: a daily window HH:MM-HH:MM, "(null)" = "" */
+    VALUE_LIMIT,  /* int: -1 (not set: inherited) or min..max, as OpenSM's qos_*high_limit */
+    VALUE_VLARB,  /* struct cs_qos_vlarb_list, "(null)" = not set */
+    VALUE_SL2VL,  /* struct cs_qos_sl2vl_list, "(null)" = not set */
 };
 
 /* Choices are in their enum's order; NULL ends the list. */
@@ -148,6 +151,76 @@ static const struct key keys[] = {
      CS_SM_CONFIG_LIVE, "cloudsm: LFT SMPs adaptations may send in any hour; 0 = no limit"},
     {"adapt_quiet_hours", VALUE_WINDOW, FIELD(adapt_quiet_hours), 0, 0, CS_SM_CONFIG_LIVE,
      "cloudsm: daily HH:MM-HH:MM (local time) in which adaptations are not carried out"},
+    {"qos", VALUE_BOOL, FIELD(qos), 0, 0, CS_SM_CONFIG_REROUTE,
+     "QoS: program VLArbitration, VLHighLimit and SL2VL from the qos_* keys below"},
+    {"qos_max_vls", VALUE_UINT, FIELD(qos_general.max_vls), 0, 15, CS_SM_CONFIG_REROUTE,
+     "QoS defaults: max VLs (0 = default 15); read, not programmed (as OpenSM 3.3.23)"},
+    {"qos_high_limit", VALUE_LIMIT, FIELD(qos_general.high_limit), 0, 255, CS_SM_CONFIG_REROUTE,
+     "QoS defaults: PortInfo VLHighLimit (-1 = default 0)"},
+    {"qos_vlarb_high", VALUE_VLARB, FIELD(qos_general.vlarb_high), 0, 0, CS_SM_CONFIG_REROUTE,
+     "QoS defaults: high-priority VLArbitration VL:weight list ((null) = 0:4,1:0,...,14:0)"},
+    {"qos_vlarb_low", VALUE_VLARB, FIELD(qos_general.vlarb_low), 0, 0, CS_SM_CONFIG_REROUTE,
+     "QoS defaults: low-priority VLArbitration VL:weight list ((null) = 0:0,1:4,...,14:4)"},
+    {"qos_sl2vl", VALUE_SL2VL, FIELD(qos_general.sl2vl), 0, 0, CS_SM_CONFIG_REROUTE,
+     "QoS defaults: the VLs of SLs 0..15 ((null) = 0,1,...,14,7)"},
+    {"qos_ca_max_vls", VALUE_UINT, FIELD(qos_class[CS_QOS_CA].max_vls), 0, 15, CS_SM_CONFIG_REROUTE,
+     "QoS CA ports: max VLs (0 = qos_max_vls); read, not programmed (as OpenSM 3.3.23)"},
+    {"qos_ca_high_limit", VALUE_LIMIT, FIELD(qos_class[CS_QOS_CA].high_limit), 0, 255,
+     CS_SM_CONFIG_REROUTE, "QoS CA ports: PortInfo VLHighLimit (-1 = qos_high_limit)"},
+    {"qos_ca_vlarb_high", VALUE_VLARB, FIELD(qos_class[CS_QOS_CA].vlarb_high), 0, 0,
+     CS_SM_CONFIG_REROUTE,
+     "QoS CA ports: high-priority VLArbitration VL:weight list ((null) = qos_vlarb_high)"},
+    {"qos_ca_vlarb_low", VALUE_VLARB, FIELD(qos_class[CS_QOS_CA].vlarb_low), 0, 0,
+     CS_SM_CONFIG_REROUTE,
+     "QoS CA ports: low-priority VLArbitration VL:weight list ((null) = qos_vlarb_low)"},
+    {"qos_ca_sl2vl", VALUE_SL2VL, FIELD(qos_class[CS_QOS_CA].sl2vl), 0, 0, CS_SM_CONFIG_REROUTE,
+     "QoS CA ports: the VLs of SLs 0..15 ((null) = qos_sl2vl)"},
+    {"qos_rtr_max_vls", VALUE_UINT, FIELD(qos_class[CS_QOS_RTR].max_vls), 0, 15,
+     CS_SM_CONFIG_REROUTE,
+     "QoS router ports: max VLs (0 = qos_max_vls); read, not programmed (as OpenSM 3.3.23)"},
+    {"qos_rtr_high_limit", VALUE_LIMIT, FIELD(qos_class[CS_QOS_RTR].high_limit), 0, 255,
+     CS_SM_CONFIG_REROUTE, "QoS router ports: PortInfo VLHighLimit (-1 = qos_high_limit)"},
+    {"qos_rtr_vlarb_high", VALUE_VLARB, FIELD(qos_class[CS_QOS_RTR].vlarb_high), 0, 0,
+     CS_SM_CONFIG_REROUTE,
+     "QoS router ports: high-priority VLArbitration VL:weight list ((null) = qos_vlarb_high)"},
+    {"qos_rtr_vlarb_low", VALUE_VLARB, FIELD(qos_class[CS_QOS_RTR].vlarb_low), 0, 0,
+     CS_SM_CONFIG_REROUTE,
+     "QoS router ports: low-priority VLArbitration VL:weight list ((null) = qos_vlarb_low)"},
+    {"qos_rtr_sl2vl", VALUE_SL2VL, FIELD(qos_class[CS_QOS_RTR].sl2vl), 0, 0, CS_SM_CONFIG_REROUTE,
+     "QoS router ports: the VLs of SLs 0..15 ((null) = qos_sl2vl)"},
+    {"qos_sw0_max_vls", VALUE_UINT, FIELD(qos_class[CS_QOS_SW0].max_vls), 0, 15,
+     CS_SM_CONFIG_REROUTE,
+     "QoS enhanced switch port 0: max VLs (0 = qos_max_vls); read, not programmed (as OpenSM "
+     "3.3.23)"},
+    {"qos_sw0_high_limit", VALUE_LIMIT, FIELD(qos_class[CS_QOS_SW0].high_limit), 0, 255,
+     CS_SM_CONFIG_REROUTE,
+     "QoS enhanced switch port 0: PortInfo VLHighLimit (-1 = qos_high_limit)"},
+    {"qos_sw0_vlarb_high", VALUE_VLARB, FIELD(qos_class[CS_QOS_SW0].vlarb_high), 0, 0,
+     CS_SM_CONFIG_REROUTE,
+     "QoS enhanced switch port 0: high-priority VLArbitration VL:weight list ((null) = "
+     "qos_vlarb_high)"},
+    {"qos_sw0_vlarb_low", VALUE_VLARB, FIELD(qos_class[CS_QOS_SW0].vlarb_low), 0, 0,
+     CS_SM_CONFIG_REROUTE,
+     "QoS enhanced switch port 0: low-priority VLArbitration VL:weight list ((null) = "
+     "qos_vlarb_low)"},
+    {"qos_sw0_sl2vl", VALUE_SL2VL, FIELD(qos_class[CS_QOS_SW0].sl2vl), 0, 0, CS_SM_CONFIG_REROUTE,
+     "QoS enhanced switch port 0: the VLs of SLs 0..15 ((null) = qos_sl2vl)"},
+    {"qos_swe_max_vls", VALUE_UINT, FIELD(qos_class[CS_QOS_SWE].max_vls), 0, 15,
+     CS_SM_CONFIG_REROUTE,
+     "QoS switch external ports: max VLs (0 = qos_max_vls); read, not programmed (as OpenSM "
+     "3.3.23)"},
+    {"qos_swe_high_limit", VALUE_LIMIT, FIELD(qos_class[CS_QOS_SWE].high_limit), 0, 255,
+     CS_SM_CONFIG_REROUTE, "QoS switch external ports: PortInfo VLHighLimit (-1 = qos_high_limit)"},
+    {"qos_swe_vlarb_high", VALUE_VLARB, FIELD(qos_class[CS_QOS_SWE].vlarb_high), 0, 0,
+     CS_SM_CONFIG_REROUTE,
+     "QoS switch external ports: high-priority VLArbitration VL:weight list ((null) = "
+     "qos_vlarb_high)"},
+    {"qos_swe_vlarb_low", VALUE_VLARB, FIELD(qos_class[CS_QOS_SWE].vlarb_low), 0, 0,
+     CS_SM_CONFIG_REROUTE,
+     "QoS switch external ports: low-priority VLArbitration VL:weight list ((null) = "
+     "qos_vlarb_low)"},
+    {"qos_swe_sl2vl", VALUE_SL2VL, FIELD(qos_class[CS_QOS_SWE].sl2vl), 0, 0, CS_SM_CONFIG_REROUTE,
+     "QoS switch external ports: the VLs of SLs 0..15 ((null) = qos_sl2vl)"},
     {"reassign_lids", VALUE_BOOL, FIELD(reassign_lids), 0, 0, CS_SM_CONFIG_RESTART,
      "Forget guid2lid and the LIDs ports hold at start: number every port afresh (OpenSM -r)"},
     {"state_dir", VALUE_PATH, FIELD(state_dir), 0, 0, CS_SM_CONFIG_RESTART,
@@ -362,6 +435,9 @@ void cs_sm_config_defaults(struct cs_sm_config *c)
     c->adapt_min_gain_percent = CS_SM_CONFIG_DEFAULT_ADAPT_MIN_GAIN;
     snprintf(c->state_dir, sizeof c->state_dir, "%s", CS_SM_CONFIG_DEFAULT_STATE_DIR);
     c->log_level = CS_LOG_INFO;
+    cs_qos_options_unset(&c->qos_general);
+    for (unsigned i = 0; i < CS_QOS_CLASSES; i++)
+        cs_qos_options_unset(&c->qos_class[i]);
 }
 
 struct cs_smp_pipe_options cs_sm_config_pipe_options(const struct cs_sm_config *c)
@@ -619,6 +695,34 @@ static int set_value(struct cs_sm_config *c, const struct key *k, const char *v,
         }
         return cs_fail(err, "'%s' is not one of %s", shown(v, n, buf), list);
     }
+    case VALUE_LIMIT: {
+        /* OpenSM writes -1 for "not set"; cloudsm reads it so, and nothing else negative. */
+        int limit = CS_QOS_HIGH_LIMIT_UNSET;
+        if (!(n == 2 && memcmp(v, "-1", 2) == 0)) {
+            if (parse_number(v, n, &number, err) < 0)
+                return -1;
+            if (number < k->min || number > k->max)
+                return cs_fail(err, "%s is out of range -1 (not set), %u..%u", shown(v, n, buf),
+                               k->min, k->max);
+            limit = (int)number;
+        }
+        memcpy(field, &limit, sizeof limit);
+        return 0;
+    }
+    case VALUE_VLARB: {
+        struct cs_qos_vlarb_list l = {0};
+        if (!is_null_string(v, n) && cs_qos_vlarb_parse(v, n, &l, err) < 0)
+            return -1;
+        memcpy(field, &l, sizeof l);
+        return 0;
+    }
+    case VALUE_SL2VL: {
+        struct cs_qos_sl2vl_list l = {0};
+        if (!is_null_string(v, n) && cs_qos_sl2vl_parse(v, n, &l, err) < 0)
+            return -1;
+        memcpy(field, &l, sizeof l);
+        return 0;
+    }
     case VALUE_LMC:
         if (parse_number(v, n, &number, err) < 0)
             return -1;
@@ -830,6 +934,14 @@ int cs_sm_config_write(FILE *out, const struct cs_sm_config *c, struct cs_error 
         case VALUE_LMC:
             bad |= fprintf(out, "0\n") < 0;
             break;
+        case VALUE_LIMIT:
+        case VALUE_VLARB:
+        case VALUE_SL2VL: {
+            char text[CS_QOS_VLARB_MAX * 8];
+            cs_sm_config_format_value(c, k->name, text, sizeof text);
+            bad |= fprintf(out, "%s\n", text) < 0;
+            break;
+        }
         case VALUE_CHOICE:
             bad |= fprintf(out, "%s\n", choice_name(k, field)) < 0;
             break;
@@ -863,6 +975,12 @@ static size_t value_size(const struct key *k)
         return sizeof(uint8_t);
     case VALUE_WINDOW:
         return CS_SM_CONFIG_WINDOW_MAX;
+    case VALUE_LIMIT:
+        return sizeof(int);
+    case VALUE_VLARB:
+        return sizeof(struct cs_qos_vlarb_list);
+    case VALUE_SL2VL:
+        return sizeof(struct cs_qos_sl2vl_list);
     case VALUE_LMC:
         break;
     }
@@ -948,6 +1066,21 @@ int cs_sm_config_format_value(const struct cs_sm_config *c, const char *key, cha
         return snprintf(buf, size, "%s", choice_name(k, field));
     case VALUE_LMC:
         return snprintf(buf, size, "0");
+    case VALUE_LIMIT: {
+        int limit;
+        memcpy(&limit, field, sizeof limit);
+        return snprintf(buf, size, "%d", limit);
+    }
+    case VALUE_VLARB: {
+        struct cs_qos_vlarb_list l;
+        memcpy(&l, field, sizeof l);
+        return cs_qos_vlarb_format(&l, buf, size);
+    }
+    case VALUE_SL2VL: {
+        struct cs_qos_sl2vl_list l;
+        memcpy(&l, field, sizeof l);
+        return cs_qos_sl2vl_format(&l, buf, size);
+    }
     }
     return -1;
 }

@@ -42,6 +42,8 @@ struct model_port {
     uint8_t *sl2vl;               /* NULL until the first SL2VL Set: ibsim's default table; else
                                      CS_SL2VL_ENTRIES VLs per output port (a switch's input port
                                      holds one per output port 0..n, a CA port one) */
+    struct cs_smp_vlarb *vlarb;   /* NULL until the first VLArbitration Set: ibsim's default;
+                                     else the 4 blocks (low 0-31, low 32-63, high 0-31, 32-63) */
     uint64_t *guids;              /* NULL until the first GUIDInfo Set: the port GUID at entry 0,
                                      0 elsewhere; else GUIDCap entries rounded up to blocks */
     bool sm_answers;              /* an SM on this port answers SMInfo with sm (set_sm) */
@@ -223,6 +225,7 @@ void cs_sma_model_destroy(struct cs_sma_model *m)
         for (uint32_t i = 0; i < m->fabric.num_port_slots; i++) {
             free(m->ports[i].pkeys);
             free(m->ports[i].sl2vl);
+            free(m->ports[i].vlarb);
             free(m->ports[i].guids);
         }
     if (m->switches)
@@ -413,6 +416,61 @@ int cs_sma_model_set_sl2vl_unsupported(struct cs_sma_model *m, uint32_t node, bo
     if (node >= m->fabric.num_nodes)
         return cs_fail(err, "set_sl2vl_unsupported: no node index %u", node);
     m->no_sl2vl[node] = unsupported;
+    return 0;
+}
+
+/* ---- VL arbitration ---- */
+
+#define VLARB_BLOCKS 4
+
+/* ibsim's tables before any Set, as smpquery vlarb reads them: entry i holds VL i, weight 4 for
+ * VLs 1..14 in the low table and for VL 0 in the high one (OpenSM's defaults). */
+static void vlarb_default(unsigned block, struct cs_smp_vlarb *out)
+{
+    memset(out, 0, sizeof *out);
+    for (unsigned i = 0; block % 2 == 0 && i < 15; i++) {
+        out->vl[i] = (uint8_t)i;
+        out->weight[i] = (block < 2) == (i != 0) ? 4 : 0;
+    }
+}
+
+/* Entries of block (0..3) that exist on a port: its low or high cap, 32 to a block. */
+static unsigned vlarb_block_size(const struct cs_smp_port_info *pi, unsigned block)
+{
+    unsigned cap = block < 2 ? pi->vl_arbitration_low_cap : pi->vl_arbitration_high_cap;
+    unsigned first = block % 2 * CS_VLARB_ENTRIES;
+    if (cap <= first)
+        return 0;
+    return cap - first < CS_VLARB_ENTRIES ? cap - first : CS_VLARB_ENTRIES;
+}
+
+int cs_sma_model_vlarb(const struct cs_sma_model *m, uint32_t port, unsigned block,
+                       struct cs_smp_vlarb *out)
+{
+    memset(out, 0, sizeof *out);
+    if (port >= m->fabric.num_port_slots || block >= VLARB_BLOCKS)
+        return -1;
+    const struct model_port *p = &m->ports[port];
+    unsigned size = vlarb_block_size(&p->info, block);
+    if (size == 0)
+        return -1;
+    struct cs_smp_vlarb all;
+    if (p->vlarb)
+        all = p->vlarb[block];
+    else
+        vlarb_default(block, &all);
+    memcpy(out->vl, all.vl, size);
+    memcpy(out->weight, all.weight, size);
+    return 0;
+}
+
+int cs_sma_model_set_vlarb_caps(struct cs_sma_model *m, uint32_t port, uint8_t low_cap,
+                                uint8_t high_cap, struct cs_error *err)
+{
+    if (port >= m->fabric.num_port_slots)
+        return cs_fail(err, "set_vlarb_caps: no port index %u", port);
+    m->ports[port].info.vl_arbitration_low_cap = low_cap;
+    m->ports[port].info.vl_arbitration_high_cap = high_cap;
     return 0;
 }
 
@@ -868,6 +926,46 @@ static uint16_t do_sl2vl(struct cs_sma_model *m, struct at at, uint8_t method, u
     return 0;
 }
 
+/* VLArbitrationTable (IBA 14.2.5.9), as ibsim answers it: modifier bits 16..31 the block (1..4),
+ * on a switch bits 0..15 the port; a CA answers for the port the SMP arrived on. A block past the
+ * port's cap is refused; a Set keeps only the entries within the cap. */
+static uint16_t do_vlarb(struct cs_sma_model *m, struct at at, uint8_t method, uint32_t mod,
+                         uint8_t data[CS_SMP_DATA_SIZE], struct cs_error *err, int *failed)
+{
+    uint32_t slot = at.port;
+    if (is_switch(m, at.node)) {
+        if ((mod & 0xffff) > m->fabric.nodes[at.node].num_ports)
+            return CS_SMP_STATUS_INVALID_FIELD;
+        slot = port_slot(m, at.node, mod & 0xffff);
+    }
+    unsigned block = (mod >> 16) - 1;
+    if ((mod >> 16) == 0 || block >= VLARB_BLOCKS)
+        return CS_SMP_STATUS_INVALID_FIELD;
+    struct model_port *p = &m->ports[slot];
+    unsigned size = vlarb_block_size(&p->info, block);
+    if (size == 0)
+        return CS_SMP_STATUS_INVALID_FIELD;
+    if (method == CS_SMP_METHOD_SET) {
+        if (p->vlarb == NULL) {
+            p->vlarb = cs_calloc_array(VLARB_BLOCKS, sizeof *p->vlarb, err);
+            if (p->vlarb == NULL) {
+                *failed = -1;
+                return 0;
+            }
+            for (unsigned b = 0; b < VLARB_BLOCKS; b++)
+                vlarb_default(b, &p->vlarb[b]);
+        }
+        struct cs_smp_vlarb in;
+        cs_smp_vlarb_decode(data, &in);
+        memcpy(p->vlarb[block].vl, in.vl, size);
+        memcpy(p->vlarb[block].weight, in.weight, size);
+    }
+    struct cs_smp_vlarb out;
+    cs_sma_model_vlarb(m, slot, block, &out);
+    cs_smp_vlarb_encode(&out, data);
+    return 0;
+}
+
 /* The port whose GUIDInfo an SMP that arrived at `at` reads: a switch has one, on port 0; a CA
  * answers for the port the SMP came in on. */
 static uint32_t guid_info_port(const struct cs_sma_model *m, struct at at)
@@ -932,6 +1030,8 @@ static uint16_t answer(struct cs_sma_model *m, struct at at, const struct cs_smp
         return do_pkey_table(m, at, req->method, req->attr_mod, data, err, failed);
     case CS_SMP_ATTR_SL2VL_TABLE:
         return do_sl2vl(m, at, req->method, req->attr_mod, data, err, failed);
+    case CS_SMP_ATTR_VL_ARBITRATION:
+        return do_vlarb(m, at, req->method, req->attr_mod, data, err, failed);
     case CS_SMP_ATTR_GUID_INFO:
         return do_guid_info(m, at, req->method, req->attr_mod, data, err, failed);
     case CS_SMP_ATTR_SM_INFO:

@@ -457,6 +457,24 @@ void cs_smp_sl2vl_decode(const uint8_t data[CS_SMP_DATA_SIZE], struct cs_smp_sl2
         out->vl[sl] = (uint8_t)cs_bits_get(data, sl * 4, 4);
 }
 
+/* Each entry is 16 bits: 4 reserved, the VL (4), the weight (8). */
+void cs_smp_vlarb_encode(const struct cs_smp_vlarb *in, uint8_t data[CS_SMP_DATA_SIZE])
+{
+    memset(data, 0, CS_SMP_DATA_SIZE);
+    for (unsigned i = 0; i < CS_VLARB_ENTRIES; i++) {
+        cs_bits_set(data, i * 16 + 4, 4, in->vl[i]);
+        cs_bits_set(data, i * 16 + 8, 8, in->weight[i]);
+    }
+}
+
+void cs_smp_vlarb_decode(const uint8_t data[CS_SMP_DATA_SIZE], struct cs_smp_vlarb *out)
+{
+    for (unsigned i = 0; i < CS_VLARB_ENTRIES; i++) {
+        out->vl[i] = (uint8_t)cs_bits_get(data, i * 16 + 4, 4);
+        out->weight[i] = (uint8_t)cs_bits_get(data, i * 16 + 8, 8);
+    }
+}
+
 void cs_smp_guid_block_encode(const struct cs_smp_guid_block *in, uint8_t data[CS_SMP_DATA_SIZE])
 {
     for (unsigned i = 0; i < CS_GUIDS_PER_BLOCK; i++)

@@ -48,6 +48,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     CHECK_ATTRIBUTE(struct cs_smp_lft_block, lft_block, smp.data);
     CHECK_ATTRIBUTE(struct cs_smp_pkey_block, pkey_block, smp.data);
     CHECK_ATTRIBUTE(struct cs_smp_sl2vl, sl2vl, smp.data);
+    CHECK_ATTRIBUTE(struct cs_smp_vlarb, vlarb, smp.data);
     CHECK_ATTRIBUTE(struct cs_smp_guid_block, guid_block, smp.data);
     CHECK_ATTRIBUTE(struct cs_smp_sm_info, sm_info, smp.data);
 

@@ -218,7 +218,7 @@ static void test_warnings(void **state)
     struct cs_sm_config_warnings w = {0};
     parse_ok(&c,
              "# a shared opensm.conf\n"
-             "qos TRUE\n"
+             "congestion_control TRUE\n"
              "routng_engine ftree\n"
              "sm_priority 1\n"
              "\n"
@@ -231,8 +231,9 @@ static void test_warnings(void **state)
     assert_int_equal(w.count, 5);
     assert_int_equal(w.items[0].kind, CS_SM_CONFIG_OPENSM_KEY);
     assert_int_equal(w.items[0].line, 2);
-    assert_string_equal(w.items[0].msg,
-                        "sm.conf:2: OpenSM option 'qos' is not used by cloudsm (ignored)");
+    assert_string_equal(
+        w.items[0].msg,
+        "sm.conf:2: OpenSM option 'congestion_control' is not used by cloudsm (ignored)");
     assert_int_equal(w.items[1].kind, CS_SM_CONFIG_UNKNOWN_KEY);
     assert_string_equal(w.items[1].msg, "sm.conf:3: unknown key 'routng_engine' ignored");
     assert_int_equal(w.items[2].kind, CS_SM_CONFIG_NOTE);
@@ -297,6 +298,21 @@ static void test_bad_values(void **state)
          "sm.conf:1: adapt_quiet_hours: '08:00-18:00:00' is not a daily window HH:MM-HH:MM"},
         {"adapt_quiet_hours\n", "sm.conf:1: adapt_quiet_hours: missing value (write (null)"},
         {"adapt_min_gain_percent 101\n", "sm.conf:1: adapt_min_gain_percent: 101 is out of "},
+        {"qos maybe\n", "sm.conf:1: qos: 'maybe' is not TRUE or FALSE"},
+        {"qos_max_vls 16\n", "sm.conf:1: qos_max_vls: 16 is out of range 0..15"},
+        {"qos_ca_high_limit 256\n",
+         "sm.conf:1: qos_ca_high_limit: 256 is out of range -1 (not set), 0..255"},
+        {"qos_high_limit -2\n", "sm.conf:1: qos_high_limit: '-2' is not a number"},
+        {"\nqos_vlarb_high 0:4,15:1\n", "sm.conf:2: qos_vlarb_high: VL (0..14) 15 is larger"},
+        {"qos_swe_vlarb_low 0:256\n", "sm.conf:1: qos_swe_vlarb_low: weight (0..255) 256 is "},
+        {"qos_vlarb_low 0:1,1\n", "sm.conf:1: qos_vlarb_low: entry 2: VL:weight expected"},
+        {"qos_vlarb_low 0:1;1:2\n", "sm.conf:1: qos_vlarb_low: entry 1: ',' expected at ';1:2'"},
+        {"qos_vlarb_low 0:1,,1:2\n", "sm.conf:1: qos_vlarb_low: VL (0..14) expected at ',1:2'"},
+        {"qos_sl2vl 0,1,2\n", "sm.conf:1: qos_sl2vl: 3 VLs given: one for each SL 0..15"},
+        {"qos_rtr_sl2vl 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,0\n",
+         "sm.conf:1: qos_rtr_sl2vl: more than 16 VLs given"},
+        {"qos_sw0_sl2vl 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,16\n",
+         "sm.conf:1: qos_sw0_sl2vl: VL (0..15) 16 is larger than 15"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         const char *msg = parse_error(cases[i].text);
@@ -469,8 +485,8 @@ static void test_opensm_conf(void **state)
         fail_msg("%s", err.msg);
     assert_int_equal(cs_sm_config_warnings_count(&w, CS_SM_CONFIG_UNKNOWN_KEY), 0);
     assert_int_equal(cs_sm_config_warnings_count(&w, CS_SM_CONFIG_NOTE), 0);
-    /* 160 keys in the file, 24 of them cloudsm's. */
-    assert_int_equal(cs_sm_config_warnings_count(&w, CS_SM_CONFIG_OPENSM_KEY), 135);
+    /* 160 keys in the file: 109 of them OpenSM keys cloudsm does not use. */
+    assert_int_equal(cs_sm_config_warnings_count(&w, CS_SM_CONFIG_OPENSM_KEY), 109);
     assert_false(c.perfmgr);                       /* OpenSM writes FALSE */
     assert_int_equal(c.perfmgr_sweep_time_s, 180); /* and its default */
     assert_int_equal(c.sm_assigned_guid, 0);
@@ -582,6 +598,116 @@ static void test_diff(void **state)
     assert_string_equal(buf, "info");
 }
 
+/* OpenSM's QoS keys: values as OpenSM reads them, a class inheriting the general keys, which
+ * inherit OpenSM's built-in defaults (osm_qos.c's qos_build_config). */
+static void test_qos(void **state)
+{
+    (void)state;
+    struct cs_sm_config c;
+    cs_sm_config_defaults(&c);
+    assert_false(c.qos);
+    struct cs_qos_class_config q;
+    cs_qos_resolve(&c.qos_class[CS_QOS_CA], &c.qos_general, &q);
+    assert_int_equal(q.max_vls, 15);
+    assert_int_equal(q.high_limit, 0);
+    for (unsigned i = 0; i < CS_VLARB_ENTRIES; i++) {
+        /* 0:0,1:4,...,14:4 and 0:4,1:0,...,14:0; entries past 14 are VL 0 weight 0 */
+        assert_int_equal(q.vlarb_low[0].vl[i], i < 15 ? i : 0);
+        assert_int_equal(q.vlarb_low[0].weight[i], i > 0 && i < 15 ? 4 : 0);
+        assert_int_equal(q.vlarb_high[0].vl[i], i < 15 ? i : 0);
+        assert_int_equal(q.vlarb_high[0].weight[i], i == 0 ? 4 : 0);
+        assert_int_equal(q.vlarb_low[1].weight[i], 0);
+    }
+    for (unsigned sl = 0; sl < 16; sl++)
+        assert_int_equal(q.sl2vl.vl[sl], sl < 15 ? sl : 7);
+
+    struct cs_sm_config_warnings w = {0};
+    parse_ok(&c,
+             "qos TRUE\n"
+             "qos_max_vls 8\n"
+             "qos_high_limit 3\n"
+             "qos_vlarb_high 0:4, 1:2,0x2:0x9\n"
+             "qos_sl2vl 0,1,2,3,4,5,6,7,0,1,2,3,4,5,6,15\n"
+             "qos_ca_vlarb_low 0:1,1:5\n"
+             "qos_swe_high_limit -1\n"
+             "qos_swe_max_vls 0\n"
+             "qos_rtr_high_limit 7\n"
+             "qos_sw0_sl2vl (null)\n",
+             &w);
+    assert_int_equal(cs_sm_config_warnings_count(&w, CS_SM_CONFIG_OPENSM_KEY), 0);
+    assert_int_equal(cs_sm_config_warnings_count(&w, CS_SM_CONFIG_UNKNOWN_KEY), 0);
+    cs_sm_config_warnings_free(&w);
+    assert_true(c.qos);
+    cs_qos_resolve(&c.qos_class[CS_QOS_CA], &c.qos_general, &q);
+    assert_int_equal(q.max_vls, 8);
+    assert_int_equal(q.high_limit, 3);
+    assert_int_equal(q.vlarb_high[0].vl[2], 2); /* the general list */
+    assert_int_equal(q.vlarb_high[0].weight[2], 9);
+    assert_int_equal(q.vlarb_high[0].weight[3], 0);
+    assert_int_equal(q.vlarb_low[0].vl[1], 1); /* the class's own */
+    assert_int_equal(q.vlarb_low[0].weight[1], 5);
+    assert_int_equal(q.vlarb_low[0].weight[2], 0);
+    assert_int_equal(q.sl2vl.vl[8], 0);
+    assert_int_equal(q.sl2vl.vl[15], 15);
+    cs_qos_resolve(&c.qos_class[CS_QOS_RTR], &c.qos_general, &q);
+    assert_int_equal(q.high_limit, 7);
+    assert_int_equal(q.vlarb_low[0].weight[1], 4); /* OpenSM's default: no general list */
+    cs_qos_resolve(&c.qos_class[CS_QOS_SWE], &c.qos_general, &q);
+    assert_int_equal(q.high_limit, 3); /* -1: not set */
+    assert_int_equal(q.max_vls, 8);
+
+    /* The file writes them back as it reads them. */
+    char buf[256];
+    assert_true(cs_sm_config_format_value(&c, "qos_vlarb_high", buf, sizeof buf) > 0);
+    assert_string_equal(buf, "0:4,1:2,2:9");
+    assert_true(cs_sm_config_format_value(&c, "qos_swe_vlarb_high", buf, sizeof buf) > 0);
+    assert_string_equal(buf, "(null)");
+    assert_true(cs_sm_config_format_value(&c, "qos_swe_high_limit", buf, sizeof buf) > 0);
+    assert_string_equal(buf, "-1");
+    assert_true(cs_sm_config_format_value(&c, "qos_sl2vl", buf, sizeof buf) > 0);
+    assert_string_equal(buf, "0,1,2,3,4,5,6,7,0,1,2,3,4,5,6,15");
+
+    /* A change of a QoS key is a re-programming, not a restart. */
+    struct cs_sm_config d = c;
+    d.qos_class[CS_QOS_SWE].vlarb_low.weight[0] = 9;
+    d.qos_class[CS_QOS_SWE].vlarb_low.set = true;
+    d.qos_class[CS_QOS_SWE].vlarb_low.count = 1;
+    struct cs_sm_config_change changes[CS_SM_CONFIG_KEYS_MAX];
+    assert_int_equal(cs_sm_config_diff(&c, &d, changes), 1);
+    assert_string_equal(changes[0].key, "qos_swe_vlarb_low");
+    assert_int_equal(changes[0].how, CS_SM_CONFIG_REROUTE);
+}
+
+/* 64 pairs fit, a 65th does not. */
+static void test_qos_vlarb_sizes(void **state)
+{
+    (void)state;
+    char text[64 * 8 + 16] = "";
+    size_t used = 0;
+    for (unsigned i = 0; i < 65; i++)
+        used +=
+            (size_t)snprintf(text + used, sizeof text - used, "%s%u:%u", i ? "," : "", i % 15, i);
+    struct cs_qos_vlarb_list l;
+    struct cs_error err;
+    size_t sixty_four = (size_t)(strrchr(text, ',') - text);
+    assert_int_equal(cs_qos_vlarb_parse(text, sixty_four, &l, &err), 0);
+    assert_int_equal(l.count, 64);
+    assert_int_equal(l.vl[63], 63 % 15);
+    assert_int_equal(l.weight[63], 63);
+    struct cs_qos_class_config q;
+    struct cs_qos_options cls, gen;
+    cs_qos_options_unset(&cls);
+    cs_qos_options_unset(&gen);
+    gen.vlarb_low = l;
+    cs_qos_resolve(&cls, &gen, &q);
+    assert_int_equal(q.vlarb_low[1].weight[31], 63); /* entry 63: block 1, entry 31 */
+    assert_int_equal(cs_qos_vlarb_parse(text, used, &l, &err), -1);
+    assert_string_equal(err.msg, "more than 64 VL:weight pairs");
+    char back[64 * 8 + 16];
+    assert_int_equal(cs_qos_vlarb_format(&gen.vlarb_low, back, sizeof back), (int)sixty_four);
+    assert_memory_equal(back, text, sixty_four);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -597,6 +723,8 @@ int main(void)
         cmocka_unit_test(test_round_trip),
         cmocka_unit_test(test_unwritable),
         cmocka_unit_test(test_opensm_conf),
+        cmocka_unit_test(test_qos),
+        cmocka_unit_test(test_qos_vlarb_sizes),
         cmocka_unit_test(test_diff),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

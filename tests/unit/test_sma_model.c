@@ -529,8 +529,27 @@ static void test_pkeys_and_unsupported(void **state)
     assert_int_equal(ask_dr(m, CS_SMP_METHOD_GET, CS_SMP_ATTR_SM_INFO, 0, HERE, 0, NULL, &r), 1);
     assert_int_equal(code(&r), CS_SMP_STATUS_ATTR_UNSUPPORTED);
     assert_int_equal(
-        ask_dr(m, CS_SMP_METHOD_GET, 0x0018 /* VLArbitrationTable */, 0, TO_LEAF0, 1, NULL, &r), 1);
+        ask_dr(m, CS_SMP_METHOD_GET, 0x001A /* RandomForwardingTable */, 0, TO_LEAF0, 1, NULL, &r),
+        1);
     assert_int_equal(code(&r), CS_SMP_STATUS_ATTR_UNSUPPORTED);
+    /* VLArbitrationTable as ibsim answers it: block (1..4) << 16 | port; ibsim's default low
+     * table; no block 0, no block past the caps (8 and 8: blocks 1 and 3 only). */
+    assert_int_equal(ask_dr(m, CS_SMP_METHOD_GET, CS_SMP_ATTR_VL_ARBITRATION, 1u << 16 | 1,
+                            TO_LEAF0, 1, NULL, &r),
+                     1);
+    assert_int_equal(code(&r), 0);
+    struct cs_smp_vlarb vla;
+    cs_smp_vlarb_decode(r.data, &vla);
+    assert_int_equal(vla.vl[7], 7);
+    assert_int_equal(vla.weight[7], 4);
+    assert_int_equal(vla.weight[8], 0); /* past the cap */
+    assert_int_equal(
+        ask_dr(m, CS_SMP_METHOD_GET, CS_SMP_ATTR_VL_ARBITRATION, 1, TO_LEAF0, 1, NULL, &r), 1);
+    assert_int_equal(code(&r), CS_SMP_STATUS_INVALID_FIELD);
+    assert_int_equal(ask_dr(m, CS_SMP_METHOD_GET, CS_SMP_ATTR_VL_ARBITRATION, 2u << 16 | 1,
+                            TO_LEAF0, 1, NULL, &r),
+                     1);
+    assert_int_equal(code(&r), CS_SMP_STATUS_INVALID_FIELD);
     /* NodeInfo is read-only; the answer still carries it. */
     assert_int_equal(ask_dr(m, CS_SMP_METHOD_SET, CS_SMP_ATTR_NODE_INFO, 0, TO_LEAF0, 1, data, &r),
                      1);

@@ -344,7 +344,9 @@ struct attribute_codec {
 /* Defined bits per attribute, summed from the IBA tables: NodeInfo 320 (40 bytes; no reserved
  * bits), SwitchInfo 133 + 16 (the 3 bits after EnhancedPort0 and byte 17 are reserved), PortInfo
  * 512 - 3 (bits 274..276) - 8 (byte 52) - 3 (bits 416..418) - 3 (bits 504..506) = 495, SMInfo 168,
- * tables: all 512 bits except SL2VL (64). NodeDescription: all 512 bits. */
+ * tables: all 512 bits except SL2VL (64) and
+ * VLArbitration (32 entries of 4 reserved bits and 12 defined: 384). NodeDescription: all 512 bits.
+ */
 static const struct attribute_codec codecs[] = {
     CODEC(node_info, struct cs_smp_node_info, 320),
     CODEC(node_description, struct cs_smp_node_description, 512),
@@ -353,6 +355,7 @@ static const struct attribute_codec codecs[] = {
     CODEC(lft_block, struct cs_smp_lft_block, 512),
     CODEC(pkey_block, struct cs_smp_pkey_block, 512),
     CODEC(sl2vl, struct cs_smp_sl2vl, 64),
+    CODEC(vlarb, struct cs_smp_vlarb, 384),
     CODEC(guid_block, struct cs_smp_guid_block, 512),
     CODEC(sm_info, struct cs_smp_sm_info, 168),
 };
