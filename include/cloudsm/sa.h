@@ -64,9 +64,14 @@
 #define CS_SA_ATTR_CLASS_PORT_INFO 0x0001
 #define CS_SA_ATTR_NODE_RECORD 0x0011
 #define CS_SA_ATTR_PORT_INFO_RECORD 0x0012
+#define CS_SA_ATTR_SL2VL_TABLE_RECORD 0x0013
+#define CS_SA_ATTR_SWITCH_INFO_RECORD 0x0014
+#define CS_SA_ATTR_LFT_RECORD 0x0015
 #define CS_SA_ATTR_LINK_RECORD 0x0020
 #define CS_SA_ATTR_GUID_INFO_RECORD 0x0030
+#define CS_SA_ATTR_PKEY_TABLE_RECORD 0x0033
 #define CS_SA_ATTR_PATH_RECORD 0x0035
+#define CS_SA_ATTR_VL_ARB_TABLE_RECORD 0x0036
 
 /* Status. The common MAD codes are smp.h's CS_SMP_STATUS_* (0x0004 bad version, 0x0008 method
  * not supported, 0x000c method/attribute not supported, 0x001c invalid field); the SA's own
@@ -173,6 +178,95 @@ void cs_sa_guid_info_record_encode(const struct cs_sa_guid_info_record *in,
 void cs_sa_guid_info_record_decode(const uint8_t in[CS_SA_GUID_INFO_RECORD_SIZE],
                                    struct cs_sa_guid_info_record *out);
 
+/* SwitchInfoRecord (IBA 15.2.5): LID, 16 reserved bits, SwitchInfo (its 20 defined bytes):
+ * 24 bytes. ComponentMask: LID bit 0. */
+#define CS_SA_SWITCH_INFO_RECORD_SIZE 24
+#define CS_SA_SWIR_LID (UINT64_C(1) << 0)
+struct cs_sa_switch_info_record {
+    uint16_t lid; /* the switch's port 0 LID */
+    struct cs_smp_switch_info switch_info;
+};
+void cs_sa_switch_info_record_encode(const struct cs_sa_switch_info_record *in,
+                                     uint8_t out[CS_SA_SWITCH_INFO_RECORD_SIZE]);
+void cs_sa_switch_info_record_decode(const uint8_t in[CS_SA_SWITCH_INFO_RECORD_SIZE],
+                                     struct cs_sa_switch_info_record *out);
+
+/* LinearForwardingTableRecord (IBA 15.2.5): LID, BlockNum (16 bits), 32 reserved bits, one
+ * LFT block: 72 bytes. ComponentMask: LID bit 0, BlockNum bit 1. */
+#define CS_SA_LFT_RECORD_SIZE 72
+#define CS_SA_LFTR_LID (UINT64_C(1) << 0)
+#define CS_SA_LFTR_BLOCK (UINT64_C(1) << 1)
+struct cs_sa_lft_record {
+    uint16_t lid;
+    uint16_t block;
+    struct cs_smp_lft_block lft;
+};
+void cs_sa_lft_record_encode(const struct cs_sa_lft_record *in, uint8_t out[CS_SA_LFT_RECORD_SIZE]);
+void cs_sa_lft_record_decode(const uint8_t in[CS_SA_LFT_RECORD_SIZE], struct cs_sa_lft_record *out);
+
+/* SLtoVLMappingTableRecord (IBA 15.2.5): LID, InputPortNum, OutputPortNum, 32 reserved bits,
+ * the 16 VLs (4 bits each): 16 bytes. ComponentMask: LID bit 0, InputPortNum bit 1,
+ * OutputPortNum bit 2. */
+#define CS_SA_SL2VL_RECORD_SIZE 16
+#define CS_SA_SL2VL_LID (UINT64_C(1) << 0)
+#define CS_SA_SL2VL_IN_PORT (UINT64_C(1) << 1)
+#define CS_SA_SL2VL_OUT_PORT (UINT64_C(1) << 2)
+struct cs_sa_sl2vl_record {
+    uint16_t lid;
+    uint8_t in_port;
+    uint8_t out_port;
+    struct cs_smp_sl2vl sl2vl;
+};
+void cs_sa_sl2vl_record_encode(const struct cs_sa_sl2vl_record *in,
+                               uint8_t out[CS_SA_SL2VL_RECORD_SIZE]);
+void cs_sa_sl2vl_record_decode(const uint8_t in[CS_SA_SL2VL_RECORD_SIZE],
+                               struct cs_sa_sl2vl_record *out);
+
+/* P_KeyTableRecord (IBA 15.2.5): LID, BlockNum (16 bits), PortNum, 24 reserved bits, one
+ * block of 32 P_Keys: 72 bytes. ComponentMask: LID bit 0, BlockNum bit 1, PortNum bit 2.
+ * In answers BlockNum is least significant byte first, as OpenSM 3.3.23 writes it and saquery
+ * reads it (the codec's order); in requests it is in the IBA's order, as saquery writes it and
+ * OpenSM reads it (cs_sa_pkey_table_request_block). src/sa/sa_mad.c. */
+#define CS_SA_PKEY_TABLE_RECORD_SIZE 72
+#define CS_SA_PKTR_LID (UINT64_C(1) << 0)
+#define CS_SA_PKTR_BLOCK (UINT64_C(1) << 1)
+#define CS_SA_PKTR_PORT (UINT64_C(1) << 2)
+struct cs_sa_pkey_table_record {
+    uint16_t lid;
+    uint16_t block;
+    uint8_t port_num;
+    struct cs_smp_pkey_block pkeys;
+};
+void cs_sa_pkey_table_record_encode(const struct cs_sa_pkey_table_record *in,
+                                    uint8_t out[CS_SA_PKEY_TABLE_RECORD_SIZE]);
+void cs_sa_pkey_table_record_decode(const uint8_t in[CS_SA_PKEY_TABLE_RECORD_SIZE],
+                                    struct cs_sa_pkey_table_record *out);
+uint16_t cs_sa_pkey_table_request_block(const uint8_t in[CS_SA_PKEY_TABLE_RECORD_SIZE]);
+
+/* VLArbitrationTableRecord (IBA 15.2.5): LID, OutputPortNum, BlockNum (1, 2: low priority
+ * entries 0..31, 32..63; 3, 4: high priority), 32 reserved bits, 32 entries of 4 reserved bits,
+ * VL (4 bits) and Weight (8 bits): 72 bytes. ComponentMask: LID bit 0, OutputPortNum bit 1,
+ * BlockNum bit 2. */
+#define CS_SA_VL_ARB_RECORD_SIZE 72
+#define CS_SA_VL_ARB_ENTRIES 32
+#define CS_SA_VLAR_LID (UINT64_C(1) << 0)
+#define CS_SA_VLAR_OUT_PORT (UINT64_C(1) << 1)
+#define CS_SA_VLAR_BLOCK (UINT64_C(1) << 2)
+struct cs_sa_vl_arb_entry {
+    uint8_t vl; /* 4 bits */
+    uint8_t weight;
+};
+struct cs_sa_vl_arb_record {
+    uint16_t lid;
+    uint8_t port_num;
+    uint8_t block;
+    struct cs_sa_vl_arb_entry entry[CS_SA_VL_ARB_ENTRIES];
+};
+void cs_sa_vl_arb_record_encode(const struct cs_sa_vl_arb_record *in,
+                                uint8_t out[CS_SA_VL_ARB_RECORD_SIZE]);
+void cs_sa_vl_arb_record_decode(const uint8_t in[CS_SA_VL_ARB_RECORD_SIZE],
+                                struct cs_sa_vl_arb_record *out);
+
 /* PathRecord (IBA 15.2.5.16, 1.2.1 layout): 64 bytes. Selectors: 0 greater than, 1 less than,
  * 2 exactly, 3 largest available (smallest for the packet lifetime). MTU: 1 = 256 .. 5 = 4096.
  * Rate: the IBA code (2 = 2.5, 3 = 10, 7 = 40, 16 = 100 Gb/s, ...). */
@@ -272,6 +366,11 @@ struct cs_sa_options {
      * and Delete are refused with 0x0008 like those of any other attribute, and ClassPortInfo
      * does not advertise IsAdditionalGUIDsSupported). */
     struct cs_alias_guids *aliases;
+    /* The P_Key tables the ports hold as the SM last read and programmed them (cs_sm_read_pkeys,
+     * cs_sm_program_pkeys) for this sweep's fabric, which P_KeyTableRecords show: a port whose
+     * table is unknown or that has none has no records. Referenced like the sweep. NULL (or
+     * made for another fabric): no P_KeyTableRecords. */
+    const struct cs_sm_pkey_tables *pkey_tables;
     /* The largest reply in bytes (0: CS_SA_DEFAULT_MAX_REPLY; at least CS_SA_MAD_SIZE). */
     size_t max_reply;
 };

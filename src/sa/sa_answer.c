@@ -102,22 +102,6 @@ static const struct sa_component guid_info_record_components[] = {
     {8, 320, 64}, {9, 384, 64}, {10, 448, 64}, {11, 512, 64},
 };
 
-/* What a query asks for and who asks. */
-struct query {
-    const struct cs_sa_db *db;
-    const uint8_t *record; /* the request's record (data area, zero-padded) */
-    uint64_t mask;
-    uint32_t attr_mod;
-    uint32_t requester; /* port index, CS_NONE for a local caller */
-    bool trusted;       /* presented the SM_Key */
-    struct sa_emit *emit;
-};
-
-static bool requester_sees(const struct query *q, uint32_t port)
-{
-    return q->requester == CS_NONE || sa_share_pkey(q->db, q->requester, port);
-}
-
 /* ---- NodeRecord ---- */
 
 static void node_record_of(const struct cs_sa_db *db, uint32_t node, uint32_t port,
@@ -161,14 +145,14 @@ static bool same_description(const uint8_t *a, const uint8_t *b)
 }
 
 /* A switch answers for its port 0 only, a CA for each of its ports. */
-static void node_records_of_node(struct query *q, uint32_t node)
+static void node_records_of_node(struct sa_query *q, uint32_t node)
 {
     const struct cs_sa_db *db = q->db;
     const struct cs_node *n = &db->fabric->nodes[node];
     unsigned first = cs_node_is_switch(n) ? 0 : 1, last = cs_node_is_switch(n) ? 0 : n->num_ports;
     for (unsigned num = first; num <= last && !sa_emit_done(q->emit); num++) {
         uint32_t port = n->first_port + num;
-        if (!sa_port_present(db, port) || !requester_sees(q, port))
+        if (!sa_port_present(db, port) || !sa_requester_sees(q, port))
             continue;
         if ((q->mask & BIT(NR_LID)) &&
             !sa_lid_in_range(cs_bits_get(q->record, 0, 16), sa_port_base_lid(db, port),
@@ -187,7 +171,7 @@ static void node_records_of_node(struct query *q, uint32_t node)
     }
 }
 
-static void node_records(struct query *q)
+static void node_records(struct sa_query *q)
 {
     const struct cs_sa_db *db = q->db;
     /* A LID or a GUID names one node: no need to look at the others. */
@@ -217,7 +201,7 @@ static void node_records(struct query *q)
 
 /* ---- PortInfoRecord ---- */
 
-static void port_info_records_of_node(struct query *q, uint32_t node)
+static void port_info_records_of_node(struct sa_query *q, uint32_t node)
 {
     const struct cs_sa_db *db = q->db;
     const struct cs_node *n = &db->fabric->nodes[node];
@@ -235,7 +219,7 @@ static void port_info_records_of_node(struct query *q, uint32_t node)
     for (unsigned num = first; num <= last && !sa_emit_done(q->emit); num++) {
         uint32_t port = n->first_port + num;
         if (!sa_port_present(db, port) || !db->sweep->port_info_valid[port] ||
-            !requester_sees(q, port))
+            !sa_requester_sees(q, port))
             continue;
         struct cs_sa_port_info_record r = {
             .lid = sa_port_base_lid(db, port),
@@ -261,7 +245,7 @@ static void port_info_records_of_node(struct query *q, uint32_t node)
     }
 }
 
-static void port_info_records(struct query *q)
+static void port_info_records(struct sa_query *q)
 {
     const struct cs_sa_db *db = q->db;
     if (q->mask & BIT(PIR_LID)) {
@@ -276,13 +260,13 @@ static void port_info_records(struct query *q)
 
 /* ---- LinkRecord ---- */
 
-static void link_record(struct query *q, uint32_t from, uint32_t to)
+static void link_record(struct sa_query *q, uint32_t from, uint32_t to)
 {
     const struct cs_sa_db *db = q->db;
     if (from == CS_NONE || to == CS_NONE || !sa_port_present(db, from) || !sa_port_present(db, to))
         return;
     /* OpenSM: both ends and the requester must share partitions pairwise. */
-    if (!sa_share_pkey(db, from, to) || !requester_sees(q, from) || !requester_sees(q, to))
+    if (!sa_share_pkey(db, from, to) || !sa_requester_sees(q, from) || !sa_requester_sees(q, to))
         return;
     struct cs_sa_link_record r = {
         .from_lid = sa_port_base_lid(db, from),
@@ -310,7 +294,7 @@ static uint32_t lid_node(const struct cs_sa_db *db, uint32_t lid)
 }
 
 /* The links leaving node `from` (to node `to` only, unless CS_NONE), by port. */
-static void links_from_node(struct query *q, uint32_t from, uint32_t to)
+static void links_from_node(struct sa_query *q, uint32_t from, uint32_t to)
 {
     const struct cs_fabric *f = q->db->fabric;
     const struct cs_node *n = &f->nodes[from];
@@ -322,7 +306,7 @@ static void links_from_node(struct query *q, uint32_t from, uint32_t to)
     }
 }
 
-static void link_records(struct query *q)
+static void link_records(struct sa_query *q)
 {
     const struct cs_sa_db *db = q->db;
     const struct cs_fabric *f = db->fabric;
@@ -356,7 +340,7 @@ static void link_records(struct query *q)
 
 /* Blocks of 8 GUIDs a port has (PortInfo:GUIDCap); OpenSM skips ports with none. The port GUID
  * is entry 0 of block 0, the other entries its alias GUIDs (sa_guid_block). */
-static void guid_info_records_of_node(struct query *q, uint32_t node)
+static void guid_info_records_of_node(struct sa_query *q, uint32_t node)
 {
     const struct cs_sa_db *db = q->db;
     const struct cs_node *n = &db->fabric->nodes[node];
@@ -364,7 +348,7 @@ static void guid_info_records_of_node(struct query *q, uint32_t node)
     for (unsigned num = first; num <= last && !sa_emit_done(q->emit); num++) {
         uint32_t port = n->first_port + num;
         if (!sa_port_present(db, port) || !db->sweep->port_info_valid[port] ||
-            !requester_sees(q, port))
+            !sa_requester_sees(q, port))
             continue;
         unsigned blocks = (db->sweep->port_info[port].guid_cap + 7u) / 8u;
         struct cs_sa_guid_info_record r = {.lid = sa_port_base_lid(db, port)};
@@ -385,7 +369,7 @@ static void guid_info_records_of_node(struct query *q, uint32_t node)
     }
 }
 
-static void guid_info_records(struct query *q)
+static void guid_info_records(struct sa_query *q)
 {
     const struct cs_sa_db *db = q->db;
     if (q->mask & BIT(GIR_LID)) {
@@ -488,6 +472,14 @@ static size_t record_size(uint16_t attr_id)
         return CS_SA_GUID_INFO_RECORD_SIZE;
     case CS_SA_ATTR_PATH_RECORD:
         return CS_SA_PATH_RECORD_SIZE;
+    case CS_SA_ATTR_SWITCH_INFO_RECORD:
+        return CS_SA_SWITCH_INFO_RECORD_SIZE;
+    case CS_SA_ATTR_LFT_RECORD:
+        return CS_SA_LFT_RECORD_SIZE;
+    case CS_SA_ATTR_PKEY_TABLE_RECORD:
+        return CS_SA_PKEY_TABLE_RECORD_SIZE;
+    case CS_SA_ATTR_VL_ARB_TABLE_RECORD:
+        return CS_SA_VL_ARB_RECORD_SIZE;
     default:
         return 0;
     }
@@ -568,7 +560,7 @@ int cs_sa_answer(const struct cs_sa_db *db, uint16_t requester_lid, const uint8_
         .stride = cs_sa_record_stride(size),
         .get = get,
     };
-    struct query q = {
+    struct sa_query q = {
         .db = db,
         .record = request + CS_SA_HEADER_SIZE,
         .mask = h.component_mask,
@@ -591,8 +583,22 @@ int cs_sa_answer(const struct cs_sa_db *db, uint16_t requester_lid, const uint8_
     case CS_SA_ATTR_GUID_INFO_RECORD:
         guid_info_records(&q);
         break;
-    default:
+    case CS_SA_ATTR_SWITCH_INFO_RECORD:
+        sa_switch_info_records(&q);
+        break;
+    case CS_SA_ATTR_LFT_RECORD:
+        sa_lft_records(&q);
+        break;
+    case CS_SA_ATTR_PKEY_TABLE_RECORD:
+        status = sa_pkey_table_records(&q);
+        break;
+    case CS_SA_ATTR_VL_ARB_TABLE_RECORD:
+        sa_vl_arb_records(&q);
+        break;
+    case CS_SA_ATTR_PATH_RECORD:
         status = sa_path_records(db, requester, get, &h, q.record, &emit);
+        break;
+    default: /* record_size named every attribute above */
         break;
     }
     if (status == 0 && emit.overflow)

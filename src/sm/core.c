@@ -171,6 +171,7 @@ void cs_sm_core_free(struct cs_sm_core *c)
     free(c->sa_reply);
     cs_alias_guids_destroy(c->aliases);
     cs_partition_set_free(&c->pset);
+    cs_sm_pkey_tables_free(&c->pkeys_held);
     cs_sm_files_free(&c->files);
     cs_guid2lid_free(&c->guid2lid);
     cs_sm_sweep_free(&c->sweep);
@@ -292,8 +293,9 @@ static int program_pkeys(struct cs_sm_core *c, struct cs_error *err)
     };
     if (cs_partitions_resolve(&c->files.partitions, &c->sweep.fabric, &ropt, &c->pset, err) < 0)
         return -1;
-    struct cs_sm_pkey_tables held, want;
-    cs_sm_pkey_tables_init(&held);
+    /* held outlives the call: after programming it is what the ports hold, which the SA's
+     * P_KeyTableRecords show (cs_sm_core_rebuild_sa follows every call). */
+    struct cs_sm_pkey_tables *held = &c->pkeys_held, want;
     cs_sm_pkey_tables_init(&want);
     struct cs_sm_pkey_counts pc = {0};
     struct cs_sm_pkey_options popt = {
@@ -301,12 +303,11 @@ static int program_pkeys(struct cs_sm_core *c, struct cs_error *err)
         .allow_both_pkeys = c->cfg.allow_both_pkeys,
         .part_enforce = c->cfg.part_enforce,
     };
-    int rc = cs_sm_read_pkeys(c->pipe, &c->sweep, &held, &c->log, &pc, err);
+    int rc = cs_sm_read_pkeys(c->pipe, &c->sweep, held, &c->log, &pc, err);
     if (rc >= 0)
-        rc = cs_sm_pkey_tables(&c->sweep, &c->pset, &popt, &held, &want, &c->log, err);
+        rc = cs_sm_pkey_tables(&c->sweep, &c->pset, &popt, held, &want, &c->log, err);
     if (rc >= 0)
-        rc = cs_sm_program_pkeys(c->pipe, &c->sweep, &want, &held, &c->log, &pc, err);
-    cs_sm_pkey_tables_free(&held);
+        rc = cs_sm_program_pkeys(c->pipe, &c->sweep, &want, held, &c->log, &pc, err);
     cs_sm_pkey_tables_free(&want);
     if (rc < 0)
         return -1;
@@ -377,6 +378,7 @@ int cs_sm_core_rebuild_sa(struct cs_sm_core *c, struct cs_error *err)
         .partition_sl = c->routed.partition_sl,
         .num_partition_sl = c->routed.num_partitions,
         .aliases = c->aliases,
+        .pkey_tables = &c->pkeys_held,
     };
     if (cs_sa_db_build(&c->sweep, &c->lfts, &c->pset, &opt, &c->sa, err) < 0)
         return -1;
