@@ -64,7 +64,6 @@
 #define CS_SA_ATTR_CLASS_PORT_INFO 0x0001
 #define CS_SA_ATTR_NODE_RECORD 0x0011
 #define CS_SA_ATTR_PORT_INFO_RECORD 0x0012
-#define CS_SA_ATTR_SL2VL_TABLE_RECORD 0x0013
 #define CS_SA_ATTR_SWITCH_INFO_RECORD 0x0014
 #define CS_SA_ATTR_LFT_RECORD 0x0015
 #define CS_SA_ATTR_LINK_RECORD 0x0020
@@ -203,24 +202,6 @@ struct cs_sa_lft_record {
 };
 void cs_sa_lft_record_encode(const struct cs_sa_lft_record *in, uint8_t out[CS_SA_LFT_RECORD_SIZE]);
 void cs_sa_lft_record_decode(const uint8_t in[CS_SA_LFT_RECORD_SIZE], struct cs_sa_lft_record *out);
-
-/* SLtoVLMappingTableRecord (IBA 15.2.5): LID, InputPortNum, OutputPortNum, 32 reserved bits,
- * the 16 VLs (4 bits each): 16 bytes. ComponentMask: LID bit 0, InputPortNum bit 1,
- * OutputPortNum bit 2. */
-#define CS_SA_SL2VL_RECORD_SIZE 16
-#define CS_SA_SL2VL_LID (UINT64_C(1) << 0)
-#define CS_SA_SL2VL_IN_PORT (UINT64_C(1) << 1)
-#define CS_SA_SL2VL_OUT_PORT (UINT64_C(1) << 2)
-struct cs_sa_sl2vl_record {
-    uint16_t lid;
-    uint8_t in_port;
-    uint8_t out_port;
-    struct cs_smp_sl2vl sl2vl;
-};
-void cs_sa_sl2vl_record_encode(const struct cs_sa_sl2vl_record *in,
-                               uint8_t out[CS_SA_SL2VL_RECORD_SIZE]);
-void cs_sa_sl2vl_record_decode(const uint8_t in[CS_SA_SL2VL_RECORD_SIZE],
-                               struct cs_sa_sl2vl_record *out);
 
 /* P_KeyTableRecord (IBA 15.2.5): LID, BlockNum (16 bits), PortNum, 24 reserved bits, one
  * block of 32 P_Keys: 72 bytes. ComponentMask: LID bit 0, BlockNum bit 1, PortNum bit 2.
