@@ -27,6 +27,7 @@
 #include <stdint.h>
 
 #include "cloudsm/alias_guids.h"
+#include "cloudsm/clock.h"
 #include "cloudsm/error.h"
 #include "cloudsm/lft.h"
 #include "cloudsm/partitions.h"
@@ -68,6 +69,7 @@
 #define CS_SA_ATTR_LFT_RECORD 0x0015
 #define CS_SA_ATTR_LINK_RECORD 0x0020
 #define CS_SA_ATTR_GUID_INFO_RECORD 0x0030
+#define CS_SA_ATTR_SERVICE_RECORD 0x0031
 #define CS_SA_ATTR_PKEY_TABLE_RECORD 0x0033
 #define CS_SA_ATTR_PATH_RECORD 0x0035
 #define CS_SA_ATTR_VL_ARB_TABLE_RECORD 0x0036
@@ -248,6 +250,39 @@ void cs_sa_vl_arb_record_encode(const struct cs_sa_vl_arb_record *in,
 void cs_sa_vl_arb_record_decode(const uint8_t in[CS_SA_VL_ARB_RECORD_SIZE],
                                 struct cs_sa_vl_arb_record *out);
 
+/* ServiceRecord (IBA 15.2.5.14): 176 bytes. ComponentMask: ServiceID bit 0, ServiceGID 1,
+ * ServiceP_Key 2, ServiceLease 4, ServiceKey 5, ServiceName 6, ServiceData8[i] 7 + i,
+ * ServiceData16[i] 23 + i, ServiceData32[i] 31 + i, ServiceData64[i] 35 + i. */
+#define CS_SA_SERVICE_RECORD_SIZE 176
+#define CS_SA_SERVICE_NAME_SIZE 64
+#define CS_SA_SR_ID (UINT64_C(1) << 0)
+#define CS_SA_SR_GID (UINT64_C(1) << 1)
+#define CS_SA_SR_PKEY (UINT64_C(1) << 2)
+#define CS_SA_SR_LEASE (UINT64_C(1) << 4)
+#define CS_SA_SR_KEY (UINT64_C(1) << 5)
+#define CS_SA_SR_NAME (UINT64_C(1) << 6)
+#define CS_SA_SR_DATA8(i) (UINT64_C(1) << (7 + (i)))
+#define CS_SA_SR_DATA16(i) (UINT64_C(1) << (23 + (i)))
+#define CS_SA_SR_DATA32(i) (UINT64_C(1) << (31 + (i)))
+#define CS_SA_SR_DATA64(i) (UINT64_C(1) << (35 + (i)))
+#define CS_SA_SERVICE_LEASE_INFINITE 0xffffffffu
+struct cs_sa_service_record {
+    uint64_t id;
+    uint8_t gid[16];
+    uint16_t pkey;
+    uint32_t lease; /* seconds; CS_SA_SERVICE_LEASE_INFINITE: never expires */
+    uint8_t key[16];
+    uint8_t name[CS_SA_SERVICE_NAME_SIZE]; /* NUL-padded UTF-8, not necessarily terminated */
+    uint8_t data8[16];
+    uint16_t data16[8];
+    uint32_t data32[4];
+    uint64_t data64[2];
+};
+void cs_sa_service_record_encode(const struct cs_sa_service_record *in,
+                                 uint8_t out[CS_SA_SERVICE_RECORD_SIZE]);
+void cs_sa_service_record_decode(const uint8_t in[CS_SA_SERVICE_RECORD_SIZE],
+                                 struct cs_sa_service_record *out);
+
 /* PathRecord (IBA 15.2.5.16, 1.2.1 layout): 64 bytes. Selectors: 0 greater than, 1 less than,
  * 2 exactly, 3 largest available (smallest for the packet lifetime). MTU: 1 = 256 .. 5 = 4096.
  * Rate: the IBA code (2 = 2.5, 3 = 10, 7 = 40, 16 = 100 Gb/s, ...). */
@@ -352,11 +387,18 @@ struct cs_sa_options {
      * table is unknown or that has none has no records. Referenced like the sweep. NULL (or
      * made for another fabric): no P_KeyTableRecords. */
     const struct cs_sm_pkey_tables *pkey_tables;
+    /* Services (services.h): the SM's store, which SubnAdmSet/SubnAdmDelete of a ServiceRecord
+     * change and ServiceRecord Gets read. Referenced like aliases: it outlives every db. NULL: no
+     * services (Set and Delete refused with 0x0008, Get finds none). */
+    struct cs_services *services;
+    /* The clock service leases run on, in ms (NULL: cs_clock_ms). */
+    double (*clock_ms)(void);
     /* The largest reply in bytes (0: CS_SA_DEFAULT_MAX_REPLY; at least CS_SA_MAD_SIZE). */
     size_t max_reply;
 };
 
 struct cs_sa_db;
+struct cs_services;
 
 /* Index sweep (with its LIDs assigned), routed by lfts, with these partitions (NULL: everyone a
  * full member of the default partition, P_Key 0xffff, as OpenSM without partitions.conf; the

@@ -110,6 +110,8 @@ struct cs_sm_core {
     struct cs_alias_guids *aliases; /* alias GUIDs hosts registered with the SA (SubnAdmSet of
                                        a GUIDInfoRecord): kept across sweeps, made by the first
                                        SA rebuild */
+    struct cs_services *services;   /* ServiceRecords hosts registered with the SA: kept across
+                                       sweeps, made by the first SA rebuild */
     char guid2lid_path[CS_SM_CONFIG_PATH_MAX + 16];
     /* Counters and times (cs_clock_ms), for status reports. */
     unsigned sweeps; /* heavy sweeps */

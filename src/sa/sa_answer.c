@@ -426,13 +426,18 @@ static size_t error_reply(const uint8_t request[CS_SA_MAD_SIZE], uint16_t status
     return CS_SA_MAD_SIZE;
 }
 
-/* SubnAdmSet / SubnAdmDelete of a GUIDInfoRecord: one record back, as a GetResp (a Set) or a
- * DeleteResp, or an error. */
+static size_t record_size(uint16_t attr_id);
+
+/* SubnAdmSet / SubnAdmDelete of a GUIDInfoRecord or a ServiceRecord: one record back, as a GetResp
+ * (a Set) or a DeleteResp, or an error. */
 static int change_reply(const struct cs_sa_db *db, uint32_t requester, const struct cs_sa_header *h,
                         uint8_t request[CS_SA_MAD_SIZE], uint8_t *resp, size_t *resp_len)
 {
-    bool silent;
-    uint16_t status = sa_guid_info_change(db, requester, h, request + CS_SA_HEADER_SIZE, &silent);
+    bool silent = false;
+    uint16_t status =
+        h->attr_id == CS_SA_ATTR_SERVICE_RECORD
+            ? sa_service_change(db, requester, h, request + CS_SA_HEADER_SIZE)
+            : sa_guid_info_change(db, requester, h, request + CS_SA_HEADER_SIZE, &silent);
     if (silent)
         return 0;
     if (status != 0) {
@@ -445,10 +450,11 @@ static int change_reply(const struct cs_sa_db *db, uint32_t requester, const str
     out.sm_key = 0;
     out.rmpp_version = out.rmpp_type = out.rmpp_resp_time = out.rmpp_flags = out.rmpp_status = 0;
     out.rmpp_segment = out.rmpp_payload_length = 0;
-    out.attr_offset = (uint16_t)(cs_sa_record_stride(CS_SA_GUID_INFO_RECORD_SIZE) / 8);
+    size_t size = record_size(h->attr_id);
+    out.attr_offset = (uint16_t)(cs_sa_record_stride(size) / 8);
     memset(resp, 0, CS_SA_MAD_SIZE);
     cs_sa_header_encode(&out, resp);
-    memcpy(resp + CS_SA_HEADER_SIZE, request + CS_SA_HEADER_SIZE, CS_SA_GUID_INFO_RECORD_SIZE);
+    memcpy(resp + CS_SA_HEADER_SIZE, request + CS_SA_HEADER_SIZE, size);
     *resp_len = CS_SA_MAD_SIZE;
     return 1;
 }
@@ -480,6 +486,8 @@ static size_t record_size(uint16_t attr_id)
         return CS_SA_PKEY_TABLE_RECORD_SIZE;
     case CS_SA_ATTR_VL_ARB_TABLE_RECORD:
         return CS_SA_VL_ARB_RECORD_SIZE;
+    case CS_SA_ATTR_SERVICE_RECORD:
+        return CS_SA_SERVICE_RECORD_SIZE;
     default:
         return 0;
     }
@@ -508,16 +516,18 @@ int cs_sa_answer(const struct cs_sa_db *db, uint16_t requester_lid, const uint8_
     /* C15-0.1.5: a wrong SM_Key is discarded, not answered. */
     if (h.sm_key != 0 && h.sm_key != db->opt.sm_key)
         return 0;
-    bool change = db->opt.aliases && h.attr_id == CS_SA_ATTR_GUID_INFO_RECORD &&
-                  (h.method == CS_SA_METHOD_SET || h.method == CS_SA_METHOD_DELETE);
+    bool change = (h.method == CS_SA_METHOD_SET || h.method == CS_SA_METHOD_DELETE) &&
+                  ((db->opt.aliases && h.attr_id == CS_SA_ATTR_GUID_INFO_RECORD) ||
+                   (db->opt.services && h.attr_id == CS_SA_ATTR_SERVICE_RECORD));
     if (h.method != CS_SA_METHOD_GET && h.method != CS_SA_METHOD_GET_TABLE && !change) {
         *resp_len = error_reply(request, CS_SMP_STATUS_METHOD_UNSUPPORTED, resp);
         return 1;
     }
     /* Like OpenSM, a Set or Delete that lacks the LID or the block is refused before the
      * requester is looked at (IBA RefID 4704). */
-    if (change && (h.component_mask & (CS_SA_GIR_LID | CS_SA_GIR_BLOCK)) !=
-                      (CS_SA_GIR_LID | CS_SA_GIR_BLOCK)) {
+    if (change && h.attr_id == CS_SA_ATTR_GUID_INFO_RECORD &&
+        (h.component_mask & (CS_SA_GIR_LID | CS_SA_GIR_BLOCK)) !=
+            (CS_SA_GIR_LID | CS_SA_GIR_BLOCK)) {
         *resp_len = error_reply(request, CS_SA_STATUS_INSUFFICIENT_COMPONENTS, resp);
         return 1;
     }
@@ -594,6 +604,9 @@ int cs_sa_answer(const struct cs_sa_db *db, uint16_t requester_lid, const uint8_
         break;
     case CS_SA_ATTR_VL_ARB_TABLE_RECORD:
         sa_vl_arb_records(&q);
+        break;
+    case CS_SA_ATTR_SERVICE_RECORD:
+        sa_service_records(&q);
         break;
     case CS_SA_ATTR_PATH_RECORD:
         status = sa_path_records(db, requester, get, &h, q.record, &emit);

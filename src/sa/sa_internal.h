@@ -66,6 +66,9 @@ static inline bool sa_lid_in_range(uint32_t lid, uint16_t base, uint8_t lmc)
 bool sa_share_pkey(const struct cs_sa_db *db, uint32_t a, uint32_t b);
 uint16_t sa_common_pkey(const struct cs_sa_db *db, uint32_t a, uint32_t b);
 bool sa_share_this_pkey(const struct cs_sa_db *db, uint32_t a, uint32_t b, uint16_t pkey);
+/* Whether port's P_Key table holds pkey (its 15 bits, either membership): OpenSM's
+ * osm_physp_has_pkey. */
+bool sa_port_has_pkey(const struct cs_sa_db *db, uint32_t port, uint16_t pkey);
 /* The SL of the partition of pkey that a and b share (0 without partition SLs). */
 uint8_t sa_pkey_sl(const struct cs_sa_db *db, uint32_t a, uint32_t b, uint16_t pkey);
 
@@ -124,6 +127,13 @@ void sa_switch_info_records(struct sa_query *q);
 void sa_lft_records(struct sa_query *q);
 uint16_t sa_pkey_table_records(struct sa_query *q);
 void sa_vl_arb_records(struct sa_query *q);
+
+/* ServiceRecords (sa_service.c). sa_service_records: Get and GetTable. sa_service_change:
+ * SubnAdmSet or SubnAdmDelete of the ServiceRecord `record` (the request's, changed in place to
+ * the reply's): 0 or a status for the reply. */
+void sa_service_records(struct sa_query *q);
+uint16_t sa_service_change(const struct cs_sa_db *db, uint32_t requester,
+                           const struct cs_sa_header *h, uint8_t *record);
 
 /* Alias GUIDs (sa_alias.c). The end port a GUID names (its own GUID or one of its aliases), or
  * CS_NONE. */

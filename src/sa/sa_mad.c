@@ -333,3 +333,55 @@ void cs_sa_vl_arb_record_decode(const uint8_t in[CS_SA_VL_ARB_RECORD_SIZE],
         out->entry[i].weight = (uint8_t)cs_bits_get(in, at + 8, 8);
     }
 }
+
+/* ---- ServiceRecord: ID, GID, P_Key, 16 reserved bits, lease, key, name, data ---- */
+
+enum {
+    SR_GID = 8,
+    SR_PKEY = 24,
+    SR_LEASE = 28,
+    SR_KEY = 32,
+    SR_NAME = 48,
+    SR_DATA8 = 112,
+    SR_DATA16 = 128,
+    SR_DATA32 = 144,
+    SR_DATA64 = 160,
+};
+
+void cs_sa_service_record_encode(const struct cs_sa_service_record *in,
+                                 uint8_t out[CS_SA_SERVICE_RECORD_SIZE])
+{
+    memset(out, 0, CS_SA_SERVICE_RECORD_SIZE);
+    cs_bits_set(out, 0, 64, in->id);
+    memcpy(out + SR_GID, in->gid, 16);
+    cs_bits_set(out, SR_PKEY * 8, 16, in->pkey);
+    cs_bits_set(out, SR_LEASE * 8, 32, in->lease);
+    memcpy(out + SR_KEY, in->key, 16);
+    memcpy(out + SR_NAME, in->name, CS_SA_SERVICE_NAME_SIZE);
+    memcpy(out + SR_DATA8, in->data8, 16);
+    for (unsigned i = 0; i < 8; i++)
+        cs_bits_set(out, (SR_DATA16 + 2 * i) * 8, 16, in->data16[i]);
+    for (unsigned i = 0; i < 4; i++)
+        cs_bits_set(out, (SR_DATA32 + 4 * i) * 8, 32, in->data32[i]);
+    for (unsigned i = 0; i < 2; i++)
+        cs_bits_set(out, (SR_DATA64 + 8 * i) * 8, 64, in->data64[i]);
+}
+
+void cs_sa_service_record_decode(const uint8_t in[CS_SA_SERVICE_RECORD_SIZE],
+                                 struct cs_sa_service_record *out)
+{
+    memset(out, 0, sizeof *out);
+    out->id = cs_bits_get(in, 0, 64);
+    memcpy(out->gid, in + SR_GID, 16);
+    out->pkey = (uint16_t)cs_bits_get(in, SR_PKEY * 8, 16);
+    out->lease = (uint32_t)cs_bits_get(in, SR_LEASE * 8, 32);
+    memcpy(out->key, in + SR_KEY, 16);
+    memcpy(out->name, in + SR_NAME, CS_SA_SERVICE_NAME_SIZE);
+    memcpy(out->data8, in + SR_DATA8, 16);
+    for (unsigned i = 0; i < 8; i++)
+        out->data16[i] = (uint16_t)cs_bits_get(in, (SR_DATA16 + 2 * i) * 8, 16);
+    for (unsigned i = 0; i < 4; i++)
+        out->data32[i] = (uint32_t)cs_bits_get(in, (SR_DATA32 + 4 * i) * 8, 32);
+    for (unsigned i = 0; i < 2; i++)
+        out->data64[i] = cs_bits_get(in, (SR_DATA64 + 8 * i) * 8, 64);
+}

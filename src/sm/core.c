@@ -13,6 +13,7 @@
 #include "cloudsm/atomic_file.h"
 #include "cloudsm/clock.h"
 #include "cloudsm/lft_diff.h"
+#include "cloudsm/services.h"
 #include "cloudsm/sm_control.h"
 #include "cloudsm/subtree.h"
 #include "core/grow.h"
@@ -170,6 +171,7 @@ void cs_sm_core_free(struct cs_sm_core *c)
     cs_sa_db_free(c->sa);
     free(c->sa_reply);
     cs_alias_guids_destroy(c->aliases);
+    cs_services_destroy(c->services);
     cs_partition_set_free(&c->pset);
     cs_sm_pkey_tables_free(&c->pkeys_held);
     cs_sm_files_free(&c->files);
@@ -365,6 +367,8 @@ int cs_sm_core_rebuild_sa(struct cs_sm_core *c, struct cs_error *err)
     c->sa = NULL;
     if (c->aliases == NULL && (c->aliases = cs_alias_guids_create(err)) == NULL)
         return -1;
+    if (c->services == NULL && (c->services = cs_services_create(err)) == NULL)
+        return -1;
     cs_alias_guids_set_assigned_byte(c->aliases, (uint8_t)c->cfg.sm_assigned_guid);
     cs_alias_guids_sync(c->aliases, &c->sweep, &c->log);
     if (cs_sm_core_vms_register_vguids(c, err) < 0)
@@ -379,6 +383,7 @@ int cs_sm_core_rebuild_sa(struct cs_sm_core *c, struct cs_error *err)
         .num_partition_sl = c->routed.num_partitions,
         .aliases = c->aliases,
         .pkey_tables = &c->pkeys_held,
+        .services = c->services,
     };
     if (cs_sa_db_build(&c->sweep, &c->lfts, &c->pset, &opt, &c->sa, err) < 0)
         return -1;
