@@ -9,7 +9,9 @@
  * Input: requests of 257 bytes each (the last may be shorter), so that Sets and Deletes change
  * the store the requests after them read: byte 0 picks the requester LID (mod 32: the subnet's
  * LIDs are 1..28, host k has LID k + 1, 0 is a local caller, the rest unknown), the rest is the
- * request MAD. Every input starts from an empty store. */
+ * request MAD. Every input starts from empty alias and service stores; the services' clock moves
+ * 500 ms per request, so that short leases end within an input. After the requests no two
+ * services share ServiceID, ServiceGID and ServiceP_Key. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +22,7 @@
 #include "cloudsm/partitions.h"
 #include "cloudsm/route.h"
 #include "cloudsm/sa.h"
+#include "cloudsm/services.h"
 #include "cloudsm/topo_gen.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -39,7 +42,13 @@ static struct {
     struct cs_sa_options opt;
     struct cs_sa_db *db;
     uint8_t *resp;
+    double now_ms;
 } subnet;
+
+static double fuzz_clock(void)
+{
+    return subnet.now_ms;
+}
 
 static void build_subnet(void)
 {
@@ -76,8 +85,12 @@ static void fresh_store(void)
     struct cs_error err;
     cs_sa_db_free(subnet.db);
     cs_alias_guids_destroy(subnet.opt.aliases);
+    cs_services_destroy(subnet.opt.services);
     subnet.opt.aliases = cs_alias_guids_create(&err);
-    if (!subnet.opt.aliases ||
+    subnet.opt.services = cs_services_create(&err);
+    subnet.opt.clock_ms = fuzz_clock;
+    subnet.now_ms = 0;
+    if (!subnet.opt.aliases || !subnet.opt.services ||
         cs_sa_db_build(&subnet.sweep, &subnet.lfts, &subnet.set, &subnet.opt, &subnet.db, &err) !=
             0 ||
         cs_sa_response_bound(subnet.db) > ROOM)
@@ -107,6 +120,18 @@ static void check_store(void)
     }
 }
 
+/* No two services with the same ServiceID, ServiceGID and ServiceP_Key. */
+static void check_services(void)
+{
+    const struct cs_services *s = subnet.opt.services;
+    for (uint32_t i = 0; i < cs_services_count(s); i++)
+        for (uint32_t j = i + 1; j < cs_services_count(s); j++) {
+            const struct cs_sa_service_record *a = cs_services_at(s, i), *b = cs_services_at(s, j);
+            if (a->id == b->id && a->pkey == b->pkey && memcmp(a->gid, b->gid, 16) == 0)
+                abort();
+        }
+}
+
 static size_t stride_of(uint16_t attr_id)
 {
     switch (attr_id) {
@@ -120,6 +145,16 @@ static size_t stride_of(uint16_t attr_id)
         return cs_sa_record_stride(CS_SA_GUID_INFO_RECORD_SIZE);
     case CS_SA_ATTR_PATH_RECORD:
         return CS_SA_PATH_RECORD_SIZE;
+    case CS_SA_ATTR_SWITCH_INFO_RECORD:
+        return cs_sa_record_stride(CS_SA_SWITCH_INFO_RECORD_SIZE);
+    case CS_SA_ATTR_LFT_RECORD:
+        return cs_sa_record_stride(CS_SA_LFT_RECORD_SIZE);
+    case CS_SA_ATTR_PKEY_TABLE_RECORD:
+        return cs_sa_record_stride(CS_SA_PKEY_TABLE_RECORD_SIZE);
+    case CS_SA_ATTR_VL_ARB_TABLE_RECORD:
+        return cs_sa_record_stride(CS_SA_VL_ARB_RECORD_SIZE);
+    case CS_SA_ATTR_SERVICE_RECORD:
+        return cs_sa_record_stride(CS_SA_SERVICE_RECORD_SIZE);
     default:
         return 0;
     }
@@ -164,6 +199,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fresh_store();
     for (size_t at = 0; at < size; at += 1 + CS_SA_MAD_SIZE) {
         uint16_t requester = data[at] % 32;
+        subnet.now_ms += 500;
         const uint8_t *req = data + at + 1;
         size_t req_len = size - at - 1 < CS_SA_MAD_SIZE ? size - at - 1 : CS_SA_MAD_SIZE;
         size_t len = 12345;
@@ -175,5 +211,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         check_reply(req, req_len, rc, subnet.resp, len, CS_SA_MAD_SIZE);
     }
     check_store();
+    check_services();
     return 0;
 }
