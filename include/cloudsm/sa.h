@@ -11,14 +11,16 @@
  * SubnAdmSet / SubnAdmDelete of a GUIDInfoRecord (alias GUIDs, alias_guids.h) and of a
  * ServiceRecord (services.h), when the db has the store. Attributes: ClassPortInfo, NodeRecord,
  * PortInfoRecord, LinkRecord, GUIDInfoRecord, PathRecord, SwitchInfoRecord, LFTRecord,
- * P_KeyTableRecord, VLArbitrationTableRecord and ServiceRecord (IBA 15.2.5). docs/sm/sa.md has every rule, the component masks honoured, and the
- * facts measured on OpenSM 3.3.23 that the answers follow (and where they deliberately differ).
+ * P_KeyTableRecord, VLArbitrationTableRecord and ServiceRecord (IBA 15.2.5). docs/sm/sa.md has
+ * every rule, the component masks honoured, and the facts measured on OpenSM 3.3.23 that the
+ * answers follow (and where they deliberately differ).
  *
  * Layouts follow the IBA (volume 1, 13.4 MAD header, 13.6.2 RMPP header, 15.2.1 SA header,
  * 15.2.5 records), big-endian, fields addressed as bit offsets from the start of the record with
  * cs_bits_get/cs_bits_set. Record encoders write every defined field and zero every reserved bit
  * (except the PathRecord's reserved field at bit 353, which carries the path caching flag);
- * decoders read every defined field.
+ * decoders read every defined field. One exception to big-endian: a P_KeyTableRecord's BlockNum,
+ * as OpenSM 3.3.23 answers it (below).
  */
 #ifndef CLOUDSM_SA_H
 #define CLOUDSM_SA_H
