@@ -438,15 +438,14 @@ size_t cs_sa_response_bound(const struct cs_sa_db *db);
  * segment). A GetTableResp that would not fit resp_cap is replaced by status NO_RESOURCES.
  * Errors: GetResp/GetTableResp/DeleteResp (Set answers as GetResp) carrying the request's bytes,
  * SM_Key 0, and the status: bad base or class version 0x0004, a method other than Get/GetTable
- * (and Set/Delete of a GUIDInfoRecord or a ServiceRecord with its store) 0x0008, an unknown attribute 0x000c, a
- * request shorter than the SA header 0x001c, an invalid MTU or rate under a selector or a GID and
- * a LID of different ports REQ_INVALID, a GetTable beyond max_reply NO_RESOURCES. Get finding no
- * record answers NO_RECORDS, more than one TOO_MANY_RECORDS. A Set or Delete of a
- * GUIDInfoRecord changes the db's alias store, of a ServiceRecord its service store (the db is
- * const, the stores it points to are not), and answers one record (src/sa/sa_alias.c,
+ * (and Set/Delete of a GUIDInfoRecord or a ServiceRecord with its store) 0x0008, an unknown
+ * attribute 0x000c, a request shorter than the SA header 0x001c, an invalid MTU or rate under a
+ * selector or a GID and a LID of different ports REQ_INVALID, a GetTable beyond max_reply
+ * NO_RESOURCES. Get finding no record answers NO_RECORDS, more than one TOO_MANY_RECORDS. A Set or
+ * Delete of a GUIDInfoRecord changes the db's alias store, of a ServiceRecord its service store
+ * (the db is const, the stores it points to are not), and answers one record (src/sa/sa_alias.c,
  * src/sa/sa_service.c; docs/sm/sa.md "Alias GUIDs", "Services"). A P_KeyTableRecord request
- * without the SM_Key is refused with REQ_INVALID. req and resp may be
- * the same buffer. */
+ * without the SM_Key is refused with REQ_INVALID. req and resp may be the same buffer. */
 int cs_sa_answer(const struct cs_sa_db *db, uint16_t requester_lid, const uint8_t *req,
                  size_t req_len, uint8_t *resp, size_t resp_cap, size_t *resp_len);
 

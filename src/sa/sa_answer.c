@@ -1,8 +1,9 @@
 /* SA requests to responses (include/cloudsm/sa.h): the MAD checks, the response framing, the
  * dispatch by attribute, and the NodeRecord, PortInfoRecord, LinkRecord, GUIDInfoRecord and
  * ClassPortInfo answers (PathRecord: sa_path.c; the switches' and ports' tables: sa_tables.c;
- * ServiceRecord: sa_service.c). A new record is a case in record_size and one in the dispatch. Records are encoded into a scratch buffer, compared with the request under its
- * component mask, and copied into the response in place. */
+ * ServiceRecord: sa_service.c). A new record is a case in record_size and one in the dispatch.
+ * Records are encoded into a scratch buffer, compared with the request under its component mask,
+ * and copied into the response in place. */
 #include <string.h>
 
 #include "sa/sa_internal.h"
