@@ -11,9 +11,9 @@
  * SubnAdmSet / SubnAdmDelete of a GUIDInfoRecord (alias GUIDs, alias_guids.h) and of a
  * ServiceRecord (services.h), when the db has the store. Attributes: ClassPortInfo, NodeRecord,
  * PortInfoRecord, LinkRecord, GUIDInfoRecord, PathRecord, SwitchInfoRecord, LFTRecord,
- * P_KeyTableRecord, VLArbitrationTableRecord and ServiceRecord (IBA 15.2.5). docs/sm/sa.md has
- * every rule, the component masks honoured, and the facts measured on OpenSM 3.3.23 that the
- * answers follow (and where they deliberately differ).
+ * SL2VLTableRecord, P_KeyTableRecord, VLArbitrationTableRecord and ServiceRecord (IBA 15.2.5).
+ * docs/sm/sa.md has every rule, the component masks honoured, and the facts measured on
+ * OpenSM 3.3.23 that the answers follow (and where they deliberately differ).
  *
  * Layouts follow the IBA (volume 1, 13.4 MAD header, 13.6.2 RMPP header, 15.2.1 SA header,
  * 15.2.5 records), big-endian, fields addressed as bit offsets from the start of the record with
@@ -68,6 +68,7 @@
 #define CS_SA_ATTR_CLASS_PORT_INFO 0x0001
 #define CS_SA_ATTR_NODE_RECORD 0x0011
 #define CS_SA_ATTR_PORT_INFO_RECORD 0x0012
+#define CS_SA_ATTR_SL2VL_TABLE_RECORD 0x0013
 #define CS_SA_ATTR_SWITCH_INFO_RECORD 0x0014
 #define CS_SA_ATTR_LFT_RECORD 0x0015
 #define CS_SA_ATTR_LINK_RECORD 0x0020
@@ -207,6 +208,24 @@ struct cs_sa_lft_record {
 };
 void cs_sa_lft_record_encode(const struct cs_sa_lft_record *in, uint8_t out[CS_SA_LFT_RECORD_SIZE]);
 void cs_sa_lft_record_decode(const uint8_t in[CS_SA_LFT_RECORD_SIZE], struct cs_sa_lft_record *out);
+
+/* SLtoVLMappingTableRecord (IBA 15.2.5): LID, InputPortNum, OutputPortNum, 32 reserved bits,
+ * the 16 VLs (4 bits each): 16 bytes. ComponentMask: LID bit 0, InputPortNum bit 1,
+ * OutputPortNum bit 2. */
+#define CS_SA_SL2VL_RECORD_SIZE 16
+#define CS_SA_SL2VL_LID (UINT64_C(1) << 0)
+#define CS_SA_SL2VL_IN_PORT (UINT64_C(1) << 1)
+#define CS_SA_SL2VL_OUT_PORT (UINT64_C(1) << 2)
+struct cs_sa_sl2vl_record {
+    uint16_t lid;
+    uint8_t in_port;
+    uint8_t out_port;
+    struct cs_smp_sl2vl sl2vl;
+};
+void cs_sa_sl2vl_record_encode(const struct cs_sa_sl2vl_record *in,
+                               uint8_t out[CS_SA_SL2VL_RECORD_SIZE]);
+void cs_sa_sl2vl_record_decode(const uint8_t in[CS_SA_SL2VL_RECORD_SIZE],
+                               struct cs_sa_sl2vl_record *out);
 
 /* P_KeyTableRecord (IBA 15.2.5): LID, BlockNum (16 bits), PortNum, 24 reserved bits, one
  * block of 32 P_Keys: 72 bytes. ComponentMask: LID bit 0, BlockNum bit 1, PortNum bit 2.
@@ -390,6 +409,10 @@ struct cs_sa_options {
      * table is unknown or that has none has no records. Referenced like the sweep. NULL (or
      * made for another fabric): no P_KeyTableRecords. */
     const struct cs_sm_pkey_tables *pkey_tables;
+    /* The SL2VL tables the SM read and programmed (cs_sm_program_sl2vl) for this sweep's fabric,
+     * which SL2VLTableRecords show; referenced like the sweep. NULL (or made for another
+     * fabric): no SL2VLTableRecords. */
+    const struct cs_sm_sl2vl_tables *sl2vl_tables;
     /* Services (services.h): the SM's store, which SubnAdmSet/SubnAdmDelete of a ServiceRecord
      * change and ServiceRecord Gets read. Referenced like aliases: it outlives every db. NULL: no
      * services (Set and Delete refused with 0x0008, Get finds none). */

@@ -101,8 +101,10 @@ struct cs_sm_core {
     struct cs_route_stats route;   /* of the tables in lfts */
     struct cs_route_result routed; /* what the engine said besides lfts: the partitions' SLs */
     struct cs_partition_set pset;  /* files.partitions resolved against the current sweep */
-    struct cs_sm_pkey_tables pkeys_held; /* what the ports' P_Key tables hold after the last
-                                            programming (the SA's P_KeyTableRecords) */
+    struct cs_sm_pkey_tables pkeys_held;  /* what the ports' P_Key tables hold after the last
+                                             programming (the SA's P_KeyTableRecords) */
+    struct cs_sm_sl2vl_tables sl2vl_held; /* the SL2VL tables the last programming read and
+                                             left (none while every partition is on SL 0) */
     struct cs_sa_db *sa; /* the SA's view of the current sweep and tables; NULL while
                             they change (SA requests then go unanswered) */
     uint8_t *sa_reply;   /* room for the largest reply the db can give */

@@ -484,6 +484,8 @@ static size_t record_size(uint16_t attr_id)
         return CS_SA_SWITCH_INFO_RECORD_SIZE;
     case CS_SA_ATTR_LFT_RECORD:
         return CS_SA_LFT_RECORD_SIZE;
+    case CS_SA_ATTR_SL2VL_TABLE_RECORD:
+        return CS_SA_SL2VL_RECORD_SIZE;
     case CS_SA_ATTR_PKEY_TABLE_RECORD:
         return CS_SA_PKEY_TABLE_RECORD_SIZE;
     case CS_SA_ATTR_VL_ARB_TABLE_RECORD:
@@ -600,6 +602,9 @@ int cs_sa_answer(const struct cs_sa_db *db, uint16_t requester_lid, const uint8_
         break;
     case CS_SA_ATTR_LFT_RECORD:
         sa_lft_records(&q);
+        break;
+    case CS_SA_ATTR_SL2VL_TABLE_RECORD:
+        sa_sl2vl_records(&q);
         break;
     case CS_SA_ATTR_PKEY_TABLE_RECORD:
         status = sa_pkey_table_records(&q);

@@ -121,9 +121,10 @@ static inline bool sa_requester_sees(const struct sa_query *q, uint32_t port)
 }
 
 /* The records of the switches' and ports' tables (sa_tables.c): SwitchInfoRecord,
- * LFTRecord, P_KeyTableRecord (0 or a status for the reply: an untrusted requester is refused
- * with REQ_INVALID), VLArbitrationTableRecord. */
+ * LFTRecord, SL2VLTableRecord, P_KeyTableRecord (0 or a status for the reply: an untrusted
+ * requester is refused with REQ_INVALID), VLArbitrationTableRecord. */
 void sa_switch_info_records(struct sa_query *q);
+void sa_sl2vl_records(struct sa_query *q);
 void sa_lft_records(struct sa_query *q);
 uint16_t sa_pkey_table_records(struct sa_query *q);
 void sa_vl_arb_records(struct sa_query *q);

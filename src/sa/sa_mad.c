@@ -263,6 +263,33 @@ void cs_sa_lft_record_decode(const uint8_t in[CS_SA_LFT_RECORD_SIZE], struct cs_
     cs_smp_lft_block_decode(in + LFT_RECORD_BLOCK, &out->lft);
 }
 
+/* ---- SL2VLTableRecord: LID, InputPortNum, OutputPortNum, 32 reserved bits, 16 VLs ---- */
+
+enum { SL2VL_RECORD_TABLE = 8 };
+
+void cs_sa_sl2vl_record_encode(const struct cs_sa_sl2vl_record *in,
+                               uint8_t out[CS_SA_SL2VL_RECORD_SIZE])
+{
+    uint8_t attribute[CS_SMP_DATA_SIZE];
+    memset(out, 0, SL2VL_RECORD_TABLE);
+    cs_bits_set(out, 0, 16, in->lid);
+    out[2] = in->in_port;
+    out[3] = in->out_port;
+    cs_smp_sl2vl_encode(&in->sl2vl, attribute);
+    memcpy(out + SL2VL_RECORD_TABLE, attribute, CS_SA_SL2VL_RECORD_SIZE - SL2VL_RECORD_TABLE);
+}
+
+void cs_sa_sl2vl_record_decode(const uint8_t in[CS_SA_SL2VL_RECORD_SIZE],
+                               struct cs_sa_sl2vl_record *out)
+{
+    uint8_t attribute[CS_SMP_DATA_SIZE] = {0};
+    out->lid = (uint16_t)cs_bits_get(in, 0, 16);
+    out->in_port = in[2];
+    out->out_port = in[3];
+    memcpy(attribute, in + SL2VL_RECORD_TABLE, CS_SA_SL2VL_RECORD_SIZE - SL2VL_RECORD_TABLE);
+    cs_smp_sl2vl_decode(attribute, &out->sl2vl);
+}
+
 /* ---- PKeyTableRecord: LID, BlockNum, PortNum, 24 reserved bits, 32 P_Keys ----
  *
  * The records OpenSM 3.3.23 answers carry BlockNum least significant byte first (it stores its

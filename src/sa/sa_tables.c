@@ -1,6 +1,7 @@
 /* The records of what the SM read from and programmed into the switches and ports: the
  * SwitchInfoRecord (SwitchInfo as the sweep read it, LinearFDBTop as the SM set it), the
- * LFTRecord (the tables the SM programmed), the P_KeyTableRecord (the P_Key tables as the SM
+ * LFTRecord (the tables the SM programmed), the SL2VLTableRecord (the SL to VL tables as the SM
+ * read and programmed them), the P_KeyTableRecord (the P_Key tables as the SM
  * read and programmed them) and the VLArbitrationTableRecord (docs/sm/sa.md "Switch and port
  * tables"). The component masks and the record order are OpenSM 3.3.23's: switches in its
  * switch table's order, ports in its port table's order (the db's node and end port orders),
@@ -93,7 +94,7 @@ void sa_lft_records(struct sa_query *q)
     }
 }
 
-/* ---- P_KeyTableRecord and VLArbitrationTableRecord: every port of an end port's node ---- */
+/* ---- The ports a query names (P_KeyTableRecord, VLArbitrationTableRecord) ---- */
 
 /* The physical ports a query names on the node of end port `end`: a CA's own port whatever the
  * request says; on a switch, the port of the request's port field (at byte `port_at`) when its
@@ -135,6 +136,95 @@ static void end_ports(struct sa_query *q, uint64_t lid_bit, uint64_t port_bit, s
     for (uint32_t i = 0; i < db->num_end_ports && !sa_emit_done(q->emit); i++)
         ports_of_end_port(q, db->end_port_order[i], port_bit, port_at, each);
 }
+
+/* ---- SL2VLTableRecord ---- */
+
+static const struct cs_sm_sl2vl_tables *sl2vl_tables(const struct cs_sa_db *db)
+{
+    const struct cs_sm_sl2vl_tables *t = db->opt.sl2vl_tables;
+    return t && t->num_ports == db->fabric->num_port_slots && t->count ? t : NULL;
+}
+
+/* The first entry of output port `port` (entries are ordered by output port, then input port). */
+static uint32_t first_sl2vl(const struct cs_sm_sl2vl_tables *t, uint32_t port)
+{
+    uint32_t lo = 0, hi = t->count;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (t->entries[mid].out_port < port)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* The tables of output port `port` the SM knows, input ports ascending (or the one the request
+ * names). A CA's or router's table shows input and output port 0, as OpenSM 3.3.23 answers it. */
+static void sl2vl_records_of_port(struct sa_query *q, uint32_t port)
+{
+    const struct cs_sa_db *db = q->db;
+    const struct cs_sm_sl2vl_tables *t = sl2vl_tables(db);
+    const struct cs_port *p = &db->fabric->ports[port];
+    bool sw = is_switch(db, p->node);
+    for (uint32_t i = first_sl2vl(t, port);
+         i < t->count && t->entries[i].out_port == port && !sa_emit_done(q->emit); i++) {
+        const struct cs_sm_sl2vl_entry *e = &t->entries[i];
+        if (sw && (q->mask & CS_SA_SL2VL_IN_PORT) && q->record[2] != e->in_port)
+            continue;
+        struct cs_sa_sl2vl_record r = {
+            .lid = sa_port_base_lid(db, port),
+            .in_port = sw ? e->in_port : 0,
+            .out_port = sw ? p->num : 0,
+            .sl2vl = e->table,
+        };
+        uint8_t encoded[CS_SA_SL2VL_RECORD_SIZE];
+        cs_sa_sl2vl_record_encode(&r, encoded);
+        sa_emit(q->emit, encoded);
+    }
+}
+
+/* OpenSM's order: a switch's output ports ascending, each with its input ports; the output port
+ * the request names (mask bit 2) alone. */
+static void sl2vl_records_of_end_port(struct sa_query *q, uint32_t end)
+{
+    const struct cs_sa_db *db = q->db;
+    const struct cs_port *p = &db->fabric->ports[end];
+    const struct cs_node *n = &db->fabric->nodes[p->node];
+    if (!cs_node_is_switch(n)) {
+        if (sa_requester_sees(q, end))
+            sl2vl_records_of_port(q, end);
+        return;
+    }
+    unsigned first = 0, last = n->num_ports;
+    if (q->mask & CS_SA_SL2VL_OUT_PORT) {
+        first = last = q->record[3];
+        if (first > n->num_ports)
+            return;
+    }
+    for (unsigned num = first; num <= last && !sa_emit_done(q->emit); num++) {
+        uint32_t port = n->first_port + num;
+        if (sa_port_present(db, port) && sa_requester_sees(q, port))
+            sl2vl_records_of_port(q, port);
+    }
+}
+
+void sa_sl2vl_records(struct sa_query *q)
+{
+    const struct cs_sa_db *db = q->db;
+    if (sl2vl_tables(db) == NULL)
+        return;
+    if (q->mask & CS_SA_SL2VL_LID) {
+        uint32_t end = lid_end_port(db, q->record);
+        if (end != CS_NONE)
+            sl2vl_records_of_end_port(q, end);
+        return;
+    }
+    for (uint32_t i = 0; i < db->num_end_ports && !sa_emit_done(q->emit); i++)
+        sl2vl_records_of_end_port(q, db->end_port_order[i]);
+}
+
+/* ---- P_KeyTableRecord ---- */
 
 static const struct cs_sm_pkey_tables *pkey_tables(const struct cs_sa_db *db)
 {

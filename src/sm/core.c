@@ -174,6 +174,7 @@ void cs_sm_core_free(struct cs_sm_core *c)
     cs_services_destroy(c->services);
     cs_partition_set_free(&c->pset);
     cs_sm_pkey_tables_free(&c->pkeys_held);
+    cs_sm_sl2vl_tables_free(&c->sl2vl_held);
     cs_sm_files_free(&c->files);
     cs_guid2lid_free(&c->guid2lid);
     cs_sm_sweep_free(&c->sweep);
@@ -336,6 +337,7 @@ static unsigned sls_in_use(const struct cs_route_result *res)
 static int program_sl2vl(struct cs_sm_core *c, struct cs_error *err)
 {
     unsigned sls = sls_in_use(&c->routed);
+    cs_sm_sl2vl_tables_free(&c->sl2vl_held); /* of the last sweep: port slots may differ now */
     if (sls == 0) {
         cs_logf(&c->log, CS_LOG_INFO,
                 "sl2vl: every partition on SL 0: tables left as the ports hold them");
@@ -348,7 +350,7 @@ static int program_sl2vl(struct cs_sm_core *c, struct cs_error *err)
                     parts->partitions[i].name, parts->partitions[i].pkey,
                     c->routed.partition_sl[i]);
     struct cs_sm_sl2vl_counts sc;
-    if (cs_sm_program_sl2vl(c->pipe, &c->sweep, sls, &c->log, &sc, err) < 0)
+    if (cs_sm_program_sl2vl(c->pipe, &c->sweep, sls, &c->log, &sc, &c->sl2vl_held, err) < 0)
         return -1;
     cs_logf(&c->log, CS_LOG_INFO,
             "sl2vl: SLs 0..%u on VLs of their own, %llu tables read back, %llu tables sent, %u "
@@ -383,6 +385,7 @@ int cs_sm_core_rebuild_sa(struct cs_sm_core *c, struct cs_error *err)
         .num_partition_sl = c->routed.num_partitions,
         .aliases = c->aliases,
         .pkey_tables = &c->pkeys_held,
+        .sl2vl_tables = &c->sl2vl_held,
         .services = c->services,
     };
     if (cs_sa_db_build(&c->sweep, &c->lfts, &c->pset, &opt, &c->sa, err) < 0)

@@ -1,5 +1,6 @@
 /* The SA's records of the switches' and ports' tables (src/sa/sa_tables.c, the codecs in
- * src/sa/sa_mad.c): SwitchInfoRecord, LFTRecord, P_KeyTableRecord, VLArbitrationTableRecord on
+ * src/sa/sa_mad.c): SwitchInfoRecord, LFTRecord, SL2VLTableRecord, P_KeyTableRecord,
+ * VLArbitrationTableRecord on
  * the rig's ibsim view of the PGFT (sa_rig.h): which records, in which order, narrowed by which
  * components, who may see them; and the codecs' round trips and byte layouts. The answers
  * against OpenSM 3.3.23's on ibsim: tests/integration/cloudsmd_sa_tables.sh. */
@@ -49,6 +50,19 @@ static void test_codecs_round_trip(void **state)
         assert_int_equal(l.lid, l2.lid);
         assert_int_equal(l.block, l2.block);
         assert_memory_equal(l.lft.port, l2.lft.port, sizeof l.lft.port);
+
+        struct cs_sa_sl2vl_record q = {.lid = (uint16_t)cs_rng_next(&rng),
+                                       .in_port = (uint8_t)cs_rng_next(&rng),
+                                       .out_port = (uint8_t)cs_rng_next(&rng)},
+                                  q2;
+        for (int k = 0; k < CS_SL2VL_ENTRIES; k++)
+            q.sl2vl.vl[k] = (uint8_t)(cs_rng_next(&rng) & 15);
+        cs_sa_sl2vl_record_encode(&q, b);
+        cs_sa_sl2vl_record_decode(b, &q2);
+        assert_int_equal(q.lid, q2.lid);
+        assert_int_equal(q.in_port, q2.in_port);
+        assert_int_equal(q.out_port, q2.out_port);
+        assert_memory_equal(q.sl2vl.vl, q2.sl2vl.vl, sizeof q.sl2vl.vl);
 
         struct cs_sa_pkey_table_record p = {.lid = (uint16_t)cs_rng_next(&rng),
                                             .block = (uint16_t)cs_rng_next(&rng),
@@ -370,6 +384,77 @@ static void test_pkey_table_records(void **state)
     free_rig(r);
 }
 
+/* SL2VLTableRecords: the tables the SM holds, a CA's with ports 0/0, a switch's by output then
+ * input port; none without them. */
+static void test_sl2vl_records(void **state)
+{
+    (void)state;
+    struct rig *r = ibsim_rig();
+    uint8_t rec[CS_SA_SL2VL_RECORD_SIZE] = {0};
+    assert_int_equal(table(r, 1, CS_SA_ATTR_SL2VL_TABLE_RECORD, 0, 0, rec, sizeof rec), 0);
+    /* Host 1's port (LID 8), and sw-L1-0 (LID 2): output ports 1 and 2, inputs 0 and 2 / 1. */
+    uint32_t host = port_of(r, HOST_PORT_GUID(1));
+    uint32_t sw = r->s.fabric.nodes[node_of_lid(r, 2)].first_port;
+    struct cs_sm_sl2vl_entry e[] = {
+        {.out_port = sw + 1, .in_port = 0},
+        {.out_port = sw + 1, .in_port = 2},
+        {.out_port = sw + 2, .in_port = 1},
+        {.out_port = host, .in_port = 0},
+    };
+    for (size_t i = 0; i < sizeof e / sizeof e[0]; i++)
+        for (unsigned sl = 0; sl < CS_SL2VL_ENTRIES; sl++)
+            e[i].table.vl[sl] = (uint8_t)((sl + i) & 15);
+    if (e[3].out_port < e[0].out_port) { /* keep the order by output port slot */
+        struct cs_sm_sl2vl_entry h = e[3];
+        memmove(&e[1], &e[0], 3 * sizeof e[0]);
+        e[0] = h;
+    }
+    struct cs_sm_sl2vl_tables t = {
+        .entries = e, .count = 4, .num_ports = r->s.fabric.num_port_slots};
+    r->opt.sl2vl_tables = &t;
+    rig_build_db(r);
+    struct cs_sa_sl2vl_record want = {.lid = 8, .in_port = 5, .out_port = 5}, got;
+    cs_sa_sl2vl_record_encode(&want, rec);
+    /* A CA: its one table, ports 0/0, whatever the request names. */
+    assert_int_equal(query(r, 1, CS_SA_METHOD_GET, CS_SA_ATTR_SL2VL_TABLE_RECORD,
+                           CS_SA_SL2VL_LID | CS_SA_SL2VL_IN_PORT | CS_SA_SL2VL_OUT_PORT, 0, rec,
+                           sizeof rec),
+                     0);
+    cs_sa_sl2vl_record_decode(record_at(r, sizeof rec, 0), &got);
+    assert_int_equal(got.lid, 8);
+    assert_int_equal(got.in_port, 0);
+    assert_int_equal(got.out_port, 0);
+    for (size_t i = 0; i < 4; i++)
+        if (e[i].out_port == host)
+            assert_memory_equal(got.sl2vl.vl, e[i].table.vl, CS_SL2VL_ENTRIES);
+    /* The switch: three tables, output 1 (inputs 0, 2) then output 2 (input 1). */
+    want = (struct cs_sa_sl2vl_record){.lid = 2, .in_port = 2, .out_port = 1};
+    cs_sa_sl2vl_record_encode(&want, rec);
+    assert_int_equal(
+        table(r, 1, CS_SA_ATTR_SL2VL_TABLE_RECORD, CS_SA_SL2VL_LID, 0, rec, sizeof rec), 3);
+    static const uint8_t order[3][2] = {{0, 1}, {2, 1}, {1, 2}};
+    for (uint32_t i = 0; i < 3; i++) {
+        cs_sa_sl2vl_record_decode(record_at(r, sizeof rec, i), &got);
+        assert_int_equal(got.in_port, order[i][0]);
+        assert_int_equal(got.out_port, order[i][1]);
+    }
+    assert_int_equal(query(r, 1, CS_SA_METHOD_GET, CS_SA_ATTR_SL2VL_TABLE_RECORD,
+                           CS_SA_SL2VL_LID | CS_SA_SL2VL_IN_PORT | CS_SA_SL2VL_OUT_PORT, 0, rec,
+                           sizeof rec),
+                     0);
+    cs_sa_sl2vl_record_decode(record_at(r, sizeof rec, 0), &got);
+    assert_int_equal(got.in_port, 2);
+    assert_int_equal(got.out_port, 1);
+    /* Everything: the four, a stale set (another fabric's slots): none. */
+    assert_int_equal(table(r, 1, CS_SA_ATTR_SL2VL_TABLE_RECORD, 0, 0, rec, sizeof rec), 4);
+    t.num_ports++;
+    rig_build_db(r);
+    assert_int_equal(table(r, 1, CS_SA_ATTR_SL2VL_TABLE_RECORD, 0, 0, rec, sizeof rec), 0);
+    r->opt.sl2vl_tables = NULL;
+    rig_build_db(r);
+    free_rig(r);
+}
+
 /* A requester sees the switches' records only when it shares a partition with them. */
 static void test_partitions_hide_switches(void **state)
 {
@@ -389,10 +474,10 @@ static void test_partitions_hide_switches(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_codecs_round_trip),        cmocka_unit_test(test_codec_layouts),
-        cmocka_unit_test(test_switch_info_records),      cmocka_unit_test(test_lft_records),
-        cmocka_unit_test(test_vl_arb_records),           cmocka_unit_test(test_pkey_table_records),
-        cmocka_unit_test(test_partitions_hide_switches),
+        cmocka_unit_test(test_codecs_round_trip),   cmocka_unit_test(test_codec_layouts),
+        cmocka_unit_test(test_switch_info_records), cmocka_unit_test(test_lft_records),
+        cmocka_unit_test(test_vl_arb_records),      cmocka_unit_test(test_sl2vl_records),
+        cmocka_unit_test(test_pkey_table_records),  cmocka_unit_test(test_partitions_hide_switches),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
