@@ -24,6 +24,8 @@
 #include "cloudsm/lft.h"
 #include "cloudsm/lid.h"
 #include "cloudsm/log.h"
+#include "cloudsm/mcast.h"
+#include "cloudsm/mft.h"
 #include "cloudsm/smp.h"
 #include "cloudsm/smp_pipe.h"
 
@@ -475,5 +477,21 @@ struct cs_sm_sl2vl_counts {
 int cs_sm_program_sl2vl(struct cs_smp_pipe *pipe, const struct cs_sm_sweep *s, unsigned num_sls,
                         const struct cs_log *log, struct cs_sm_sl2vl_counts *counts,
                         struct cs_sm_sl2vl_tables *held, struct cs_error *err);
+
+/* ---- Multicast (src/sm/mft_program.c) ---- */
+
+/* Build every group's spanning tree (mft.h) on s's fabric and write the MFT blocks (per position)
+ * of switches with a MulticastFDBCap that differ from held: (block, position) pairs held does not
+ * know are read back first. held (cs_mfts_init for s's fabric; kept between calls, made afresh
+ * after a heavy sweep) then holds what the switches hold. Failures are logged and counted. */
+struct cs_sm_mft_counts {
+    uint64_t blocks_read, blocks_sent;
+    uint32_t trees; /* groups with two or more member ports reached */
+    unsigned failures;
+};
+int cs_sm_program_mfts(struct cs_smp_pipe *pipe, const struct cs_sm_sweep *s,
+                       const struct cs_mcast_groups *g, struct cs_mfts *held,
+                       const struct cs_log *log, struct cs_sm_mft_counts *counts,
+                       struct cs_error *err);
 
 #endif

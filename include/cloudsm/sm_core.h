@@ -114,6 +114,9 @@ struct cs_sm_core {
                                        SA rebuild */
     struct cs_services *services;   /* ServiceRecords hosts registered with the SA: kept across
                                        sweeps, made by the first SA rebuild */
+    struct cs_mcast_groups *mcast;  /* multicast groups (joins through the SA, partitions'
+                                       IPoIB groups): kept across sweeps like aliases */
+    struct cs_mfts mfts;            /* what the switches' MFTs hold, for the current sweep */
     char guid2lid_path[CS_SM_CONFIG_PATH_MAX + 16];
     /* Counters and times (cs_clock_ms), for status reports. */
     unsigned sweeps; /* heavy sweeps */

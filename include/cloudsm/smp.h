@@ -62,6 +62,7 @@
 #define CS_SMP_ATTR_PKEY_TABLE 0x0016
 #define CS_SMP_ATTR_SL2VL_TABLE 0x0017
 #define CS_SMP_ATTR_LINEAR_FT 0x0019
+#define CS_SMP_ATTR_MCAST_FT 0x001B /* modifier: position << 28 | block (mft.h) */
 #define CS_SMP_ATTR_SM_INFO 0x0020
 
 /* Entries per table block: the attribute modifier selects the block. */

@@ -1,7 +1,8 @@
 /* SA requests to responses (include/cloudsm/sa.h): the MAD checks, the response framing, the
  * dispatch by attribute, and the NodeRecord, PortInfoRecord, LinkRecord, GUIDInfoRecord and
  * ClassPortInfo answers (PathRecord: sa_path.c; the switches' and ports' tables: sa_tables.c;
- * ServiceRecord: sa_service.c). A new record is a case in record_size and one in the dispatch.
+ * ServiceRecord: sa_service.c; MCMemberRecord: sa_mcast.c). A new record is a case in record_size
+ * and one in the dispatch.
  * Records are encoded into a scratch buffer, compared with the request under its component mask,
  * and copied into the response in place. */
 #include <string.h>
@@ -430,16 +431,26 @@ static size_t error_reply(const uint8_t request[CS_SA_MAD_SIZE], uint16_t status
 
 static size_t record_size(uint16_t attr_id);
 
-/* SubnAdmSet / SubnAdmDelete of a GUIDInfoRecord or a ServiceRecord: one record back, as a GetResp
- * (a Set) or a DeleteResp, or an error. */
+/* SubnAdmSet / SubnAdmDelete of a GUIDInfoRecord, an MCMemberRecord or a ServiceRecord: one
+ * record back, as a GetResp (a Set) or a DeleteResp, or an error. */
 static int change_reply(const struct cs_sa_db *db, uint32_t requester, const struct cs_sa_header *h,
                         uint8_t request[CS_SA_MAD_SIZE], uint8_t *resp, size_t *resp_len)
 {
     bool silent = false;
-    uint16_t status =
-        h->attr_id == CS_SA_ATTR_SERVICE_RECORD
-            ? sa_service_change(db, requester, h, request + CS_SA_HEADER_SIZE)
-            : sa_guid_info_change(db, requester, h, request + CS_SA_HEADER_SIZE, &silent);
+    uint8_t *record = request + CS_SA_HEADER_SIZE;
+    uint16_t status;
+    switch (h->attr_id) {
+    case CS_SA_ATTR_MCMEMBER_RECORD:
+        status = sa_mcmember_change(db, requester, h, record, &silent);
+        break;
+    case CS_SA_ATTR_SERVICE_RECORD:
+        status = sa_service_change(db, requester, h, record);
+        break;
+    default:
+        status = sa_guid_info_change(db, requester, h, record, &silent);
+        break;
+    }
+    size_t size = record_size(h->attr_id);
     if (silent)
         return 0;
     if (status != 0) {
@@ -452,11 +463,10 @@ static int change_reply(const struct cs_sa_db *db, uint32_t requester, const str
     out.sm_key = 0;
     out.rmpp_version = out.rmpp_type = out.rmpp_resp_time = out.rmpp_flags = out.rmpp_status = 0;
     out.rmpp_segment = out.rmpp_payload_length = 0;
-    size_t size = record_size(h->attr_id);
     out.attr_offset = (uint16_t)(cs_sa_record_stride(size) / 8);
     memset(resp, 0, CS_SA_MAD_SIZE);
     cs_sa_header_encode(&out, resp);
-    memcpy(resp + CS_SA_HEADER_SIZE, request + CS_SA_HEADER_SIZE, size);
+    memcpy(resp + CS_SA_HEADER_SIZE, record, size);
     *resp_len = CS_SA_MAD_SIZE;
     return 1;
 }
@@ -492,6 +502,8 @@ static size_t record_size(uint16_t attr_id)
         return CS_SA_VL_ARB_RECORD_SIZE;
     case CS_SA_ATTR_SERVICE_RECORD:
         return CS_SA_SERVICE_RECORD_SIZE;
+    case CS_SA_ATTR_MCMEMBER_RECORD:
+        return CS_SA_MCMEMBER_RECORD_SIZE;
     default:
         return 0;
     }
@@ -520,9 +532,11 @@ int cs_sa_answer(const struct cs_sa_db *db, uint16_t requester_lid, const uint8_
     /* C15-0.1.5: a wrong SM_Key is discarded, not answered. */
     if (h.sm_key != 0 && h.sm_key != db->opt.sm_key)
         return 0;
-    bool change = (h.method == CS_SA_METHOD_SET || h.method == CS_SA_METHOD_DELETE) &&
-                  ((db->opt.aliases && h.attr_id == CS_SA_ATTR_GUID_INFO_RECORD) ||
-                   (db->opt.services && h.attr_id == CS_SA_ATTR_SERVICE_RECORD));
+    bool changes_store = (db->opt.aliases && h.attr_id == CS_SA_ATTR_GUID_INFO_RECORD) ||
+                         (db->opt.mcast && h.attr_id == CS_SA_ATTR_MCMEMBER_RECORD) ||
+                         (db->opt.services && h.attr_id == CS_SA_ATTR_SERVICE_RECORD);
+    bool change =
+        changes_store && (h.method == CS_SA_METHOD_SET || h.method == CS_SA_METHOD_DELETE);
     if (h.method != CS_SA_METHOD_GET && h.method != CS_SA_METHOD_GET_TABLE && !change) {
         *resp_len = error_reply(request, CS_SMP_STATUS_METHOD_UNSUPPORTED, resp);
         return 1;
@@ -537,6 +551,8 @@ int cs_sa_answer(const struct cs_sa_db *db, uint16_t requester_lid, const uint8_
     }
     bool get = h.method == CS_SA_METHOD_GET;
     size_t size = record_size(h.attr_id);
+    if (h.attr_id == CS_SA_ATTR_MCMEMBER_RECORD && db->opt.mcast == NULL)
+        size = 0;
     if (size == 0 && !(h.attr_id == CS_SA_ATTR_CLASS_PORT_INFO && get)) {
         *resp_len = error_reply(request, CS_SMP_STATUS_ATTR_UNSUPPORTED, resp);
         return 1;
@@ -614,6 +630,9 @@ int cs_sa_answer(const struct cs_sa_db *db, uint16_t requester_lid, const uint8_
         break;
     case CS_SA_ATTR_SERVICE_RECORD:
         sa_service_records(&q);
+        break;
+    case CS_SA_ATTR_MCMEMBER_RECORD:
+        sa_mcmember_records(db, requester, q.trusted, q.mask, q.record, &emit);
         break;
     case CS_SA_ATTR_PATH_RECORD:
         status = sa_path_records(db, requester, get, &h, q.record, &emit);

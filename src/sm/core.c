@@ -12,6 +12,7 @@
 #include "cloudsm/analyze.h"
 #include "cloudsm/atomic_file.h"
 #include "cloudsm/clock.h"
+#include "cloudsm/key_index.h"
 #include "cloudsm/lft_diff.h"
 #include "cloudsm/services.h"
 #include "cloudsm/sm_control.h"
@@ -19,6 +20,7 @@
 #include "core/grow.h"
 #include "core/hash.h"
 #include "sm/core_internal.h"
+#include "sm/phase.h"
 
 /* ---- Phases: each logged with its time and SMPs ---------------------------------------------- */
 
@@ -172,6 +174,8 @@ void cs_sm_core_free(struct cs_sm_core *c)
     free(c->sa_reply);
     cs_alias_guids_destroy(c->aliases);
     cs_services_destroy(c->services);
+    cs_mcast_groups_destroy(c->mcast);
+    cs_mfts_free(&c->mfts);
     cs_partition_set_free(&c->pset);
     cs_sm_pkey_tables_free(&c->pkeys_held);
     cs_sm_sl2vl_tables_free(&c->sl2vl_held);
@@ -360,6 +364,66 @@ static int program_sl2vl(struct cs_sm_core *c, struct cs_error *err)
     return (int)sc.failures;
 }
 
+/* A port GUID the sweep has as an end port (the multicast groups keep members it has). */
+static bool sweep_has_port(void *arg, uint64_t guid)
+{
+    return cs_key_index_find(arg, guid) != CS_NONE;
+}
+
+/* The multicast groups follow the sweep and the partitions, as OpenSM's do on every sweep:
+ * members whose port is gone leave, the partitions' IPoIB and mgid= groups exist, new groups get
+ * MLIDs every switch's MulticastFDBCap holds. */
+static int sync_mcast(struct cs_sm_core *c, struct cs_error *err)
+{
+    if (c->mcast == NULL && (c->mcast = cs_mcast_groups_create(err)) == NULL)
+        return -1;
+    const struct cs_fabric *f = &c->sweep.fabric;
+    uint32_t cap = 0;
+    for (uint32_t n = 0; n < f->num_nodes; n++) {
+        uint16_t mc = c->sweep.switch_info[n].multicast_fdb_cap;
+        if (cs_node_is_switch(&f->nodes[n]) && mc > 0 && (cap == 0 || mc < cap))
+            cap = mc;
+    }
+    cs_mcast_groups_set_mlid_limit(
+        c->mcast, (uint16_t)(cap ? CS_MCAST_MLID_FIRST + cap - 1 : CS_MCAST_MLID_LAST));
+    struct cs_key_index ports;
+    cs_key_index_init(&ports);
+    for (uint32_t p = 0; p < f->num_port_slots; p++)
+        if (cs_sm_end_port(&c->sweep, p) &&
+            cs_key_index_add(&ports, f->ports[p].guid, p, err) < 0) {
+            cs_key_index_free(&ports);
+            return -1;
+        }
+    cs_key_index_sort(&ports);
+    uint32_t dropped = cs_mcast_groups_drop_ports(c->mcast, sweep_has_port, &ports);
+    cs_key_index_free(&ports);
+    if (dropped)
+        cs_logf(&c->log, CS_LOG_INFO, "multicast: %u memberships of ports gone dropped", dropped);
+    return cs_mcast_groups_sync_partitions(c->mcast, &c->files.partitions, &c->pset,
+                                           (uint8_t)c->cfg.subnet_timeout, &c->log, err) < 0
+               ? -1
+               : 0;
+}
+
+/* Write the MFT blocks the groups' trees need (all groups: a tree is a few BFS over the switch
+ * graph), after a sweep or when joins and leaves changed a group's ports. */
+int cs_sm_core_program_mcast(struct cs_sm_core *c, struct cs_error *err)
+{
+    if (c->mcast == NULL || c->sweep.fabric.num_nodes == 0)
+        return 0;
+    uint16_t mlids[64];
+    while (cs_mcast_groups_take_dirty(c->mcast, mlids, 64) == 64)
+        ; /* all trees are built again below */
+    struct cs_sm_mft_counts mc;
+    if (cs_sm_program_mfts(c->pipe, &c->sweep, c->mcast, &c->mfts, &c->log, &mc, err) < 0)
+        return -1;
+    cs_logf(&c->log, CS_LOG_INFO,
+            "mfts: %u groups, %u trees, %llu blocks read back, %llu blocks sent%s",
+            cs_mcast_groups_count(c->mcast), mc.trees, (unsigned long long)mc.blocks_read,
+            (unsigned long long)mc.blocks_sent, mc.failures ? " (failures: see above)" : "");
+    return (int)mc.failures;
+}
+
 /* The SA answers from an index of the current sweep, tables and partitions: rebuilt after
  * every sweep and re-route (the old one is dropped first: it points into what changed). The
  * alias GUID store outlives it: ports the sweep no longer has lose their aliases first. */
@@ -370,6 +434,8 @@ int cs_sm_core_rebuild_sa(struct cs_sm_core *c, struct cs_error *err)
     if (c->aliases == NULL && (c->aliases = cs_alias_guids_create(err)) == NULL)
         return -1;
     if (c->services == NULL && (c->services = cs_services_create(err)) == NULL)
+        return -1;
+    if (sync_mcast(c, err) < 0)
         return -1;
     cs_alias_guids_set_assigned_byte(c->aliases, (uint8_t)c->cfg.sm_assigned_guid);
     cs_alias_guids_sync(c->aliases, &c->sweep, &c->log);
@@ -387,6 +453,7 @@ int cs_sm_core_rebuild_sa(struct cs_sm_core *c, struct cs_error *err)
         .pkey_tables = &c->pkeys_held,
         .sl2vl_tables = &c->sl2vl_held,
         .services = c->services,
+        .mcast = c->mcast,
     };
     if (cs_sa_db_build(&c->sweep, &c->lfts, &c->pset, &opt, &c->sa, err) < 0)
         return -1;
@@ -765,6 +832,17 @@ int cs_sm_core_sweep(struct cs_sm_core *c, bool first, struct cs_error *err)
 
     if (cs_sm_core_rebuild_sa(c, err) < 0)
         return -1;
+    /* Multicast after the SA: the partitions' groups exist once it is rebuilt. A new sweep is
+     * a new fabric: what the switches hold is read back where it matters. */
+    phase_begin(&ph, "mfts", c->pipe);
+    cs_mfts_free(&c->mfts);
+    if (cs_mfts_init(&c->mfts, &c->sweep.fabric, err) < 0)
+        return -1;
+    int mf = cs_sm_core_program_mcast(c, err);
+    if (mf < 0)
+        return -1;
+    failures += mf;
+    phase_end(&c->log, &ph);
     struct cs_smp_pipe_stats total = phase_smps(&all);
     c->last_sweep_took_ms = phase_end(&c->log, &all);
     c->last_sweep_ms = cs_clock_ms();
@@ -910,6 +988,9 @@ int cs_sm_core_poll(struct cs_sm_core *c, struct cs_error *err)
     struct cs_sm_alias_counts alias_counts; /* logged by the call */
     if (c->aliases != NULL &&
         cs_sm_program_alias_guids(c->pipe, &c->sweep, c->aliases, &c->log, &alias_counts, err) < 0)
+        return -1;
+    if (c->mcast != NULL && cs_mcast_groups_dirty(c->mcast) && c->sa != NULL &&
+        cs_sm_core_program_mcast(c, err) < 0)
         return -1;
     int port_back = sm_port_back(c, err);
     if (port_back < 0)

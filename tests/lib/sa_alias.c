@@ -102,8 +102,8 @@ int main(int argc, char **argv)
     cs_sa_header_encode(&h, request);
     cs_sa_guid_info_record_encode(&rec, request + CS_SA_HEADER_SIZE);
     const uint8_t *reply;
-    size_t len;
-    int got = umad_client_sa_call(&c, request, TIMEOUT_MS, &reply, &len, &err);
+    size_t reply_len;
+    int got = umad_client_ask_sa(&c, request, TIMEOUT_MS, &reply, &reply_len, &err);
     if (got <= 0) {
         if (got < 0)
             fprintf(stderr, "sa_alias: %s\n", err.msg);

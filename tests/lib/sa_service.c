@@ -126,7 +126,7 @@ int main(int argc, char **argv)
     cs_sa_service_record_encode(&rec, request + CS_SA_HEADER_SIZE);
     const uint8_t *reply;
     size_t len;
-    int got = umad_client_sa_call(&c, request, TIMEOUT_MS, &reply, &len, &err);
+    int got = umad_client_ask_sa(&c, request, TIMEOUT_MS, &reply, &len, &err);
     if (got <= 0) {
         if (got < 0)
             fprintf(stderr, "sa_service: %s\n", err.msg);
