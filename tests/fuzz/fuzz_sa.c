@@ -3,8 +3,9 @@
  * to ROOM) answers whatever arrives. No crash, no leak, and every reply is sane: nothing or a
  * response MAD echoing the request's transaction id; a single MAD is CS_SA_MAD_SIZE bytes, a
  * longer reply is a successful GetTableResp of whole records marked as one RMPP transfer; a reply
- * never exceeds the room. After the requests the alias store is consistent: every alias is found
- * where its port's table says, in OpenSM's order, and no alias is a port's own GUID.
+ * never exceeds the room. The SM's SL2VL and P_Key tables are made up (hold_tables). After the
+ * requests the alias store is consistent: every alias is found where its port's table says, in
+ * OpenSM's order, and no alias is a port's own GUID.
  *
  * Input: requests of 257 bytes each (the last may be shorter), so that Sets and Deletes change
  * the store the requests after them read: byte 0 picks the requester LID (mod 32: the subnet's
@@ -43,11 +44,50 @@ static struct {
     struct cs_sa_db *db;
     uint8_t *resp;
     double now_ms;
+    struct cs_sm_sl2vl_tables sl2vl;
+    struct cs_sm_pkey_tables pkeys;
 } subnet;
 
 static double fuzz_clock(void)
 {
     return subnet.now_ms;
+}
+
+/* Tables as the SM would hold them, so that SL2VL and P_KeyTable records have something to show:
+ * every switch (input, output) pair and every CA port's SL2VL table; one P_Key block on every
+ * port with a GUID (a CA port's table unknown every third port). */
+static void hold_tables(void)
+{
+    const struct cs_fabric *f = &subnet.sweep.fabric;
+    uint32_t n = f->num_port_slots, count = 0;
+    subnet.sl2vl.entries = calloc((size_t)n * 40 + 1, sizeof *subnet.sl2vl.entries);
+    subnet.pkeys.capacity = calloc(n, sizeof *subnet.pkeys.capacity);
+    subnet.pkeys.first = calloc(n, sizeof *subnet.pkeys.first);
+    subnet.pkeys.known = calloc(n, sizeof *subnet.pkeys.known);
+    subnet.pkeys.pkeys = calloc((size_t)n * CS_PKEYS_PER_BLOCK, sizeof *subnet.pkeys.pkeys);
+    if (!subnet.sl2vl.entries || !subnet.pkeys.capacity || !subnet.pkeys.first ||
+        !subnet.pkeys.known || !subnet.pkeys.pkeys)
+        abort();
+    for (uint32_t p = 0; p < n; p++) {
+        const struct cs_port *port = &f->ports[p];
+        const struct cs_node *node = &f->nodes[port->node];
+        bool sw = cs_node_is_switch(node);
+        if (sw && port->num != 0)
+            for (unsigned in = 0; in <= node->num_ports && in < 40; in++)
+                subnet.sl2vl.entries[count++] = (struct cs_sm_sl2vl_entry){
+                    .out_port = p, .in_port = (uint8_t)in, .table = {.vl = {(uint8_t)in}}};
+        else if (!sw && port->guid != 0)
+            subnet.sl2vl.entries[count++] = (struct cs_sm_sl2vl_entry){.out_port = p};
+        if (port->guid != 0 || sw) {
+            subnet.pkeys.capacity[p] = CS_PKEYS_PER_BLOCK;
+            subnet.pkeys.first[p] = (uint64_t)p * CS_PKEYS_PER_BLOCK;
+            subnet.pkeys.known[p] = p % 3 != 0;
+            subnet.pkeys.pkeys[subnet.pkeys.first[p]] = 0xffff;
+        }
+    }
+    subnet.sl2vl.count = count;
+    subnet.sl2vl.num_ports = n;
+    subnet.pkeys.num_ports = n;
 }
 
 static void build_subnet(void)
@@ -67,7 +107,10 @@ static void build_subnet(void)
         cs_partitions_resolve(&subnet.parts, &subnet.sweep.fabric, &ro, &subnet.set, &err) != 0)
         abort();
     cs_fabric_free(&f);
+    hold_tables();
     subnet.opt = (struct cs_sa_options){
+        .sl2vl_tables = &subnet.sl2vl,
+        .pkey_tables = &subnet.pkeys,
         .subnet_prefix = UINT64_C(0xfe80000000000000),
         .sm_key = 0x5,
         .path_caching = true,
@@ -149,6 +192,10 @@ static size_t stride_of(uint16_t attr_id)
         return cs_sa_record_stride(CS_SA_SWITCH_INFO_RECORD_SIZE);
     case CS_SA_ATTR_LFT_RECORD:
         return cs_sa_record_stride(CS_SA_LFT_RECORD_SIZE);
+    case CS_SA_ATTR_SL2VL_TABLE_RECORD:
+        return cs_sa_record_stride(CS_SA_SL2VL_RECORD_SIZE);
+    case CS_SA_ATTR_MCMEMBER_RECORD:
+        return cs_sa_record_stride(CS_SA_MCMEMBER_RECORD_SIZE);
     case CS_SA_ATTR_PKEY_TABLE_RECORD:
         return cs_sa_record_stride(CS_SA_PKEY_TABLE_RECORD_SIZE);
     case CS_SA_ATTR_VL_ARB_TABLE_RECORD:
