@@ -165,7 +165,9 @@ uint32_t cs_mcast_groups_drop_ports(struct cs_mcast_groups *g,
  * how many (the rest stay dirty). cs_mcast_groups_dirty says whether any is. */
 bool cs_mcast_groups_dirty(const struct cs_mcast_groups *g);
 uint32_t cs_mcast_groups_take_dirty(struct cs_mcast_groups *g, uint16_t *mlids, uint32_t max);
-/* Mark every MLID in use dirty (a new fabric: every tree is built again). */
+/* Forget the dirty MLIDs (every tree is about to be built again). */
+void cs_mcast_groups_clear_dirty(struct cs_mcast_groups *g);
+/* Mark every MLID in use dirty. */
 void cs_mcast_groups_mark_all_dirty(struct cs_mcast_groups *g);
 
 #endif

@@ -32,7 +32,11 @@
 
 struct cs_mft_switch {
     uint32_t node;
+    uint64_t guid; /* its node GUID */
     uint8_t positions; /* (NumPorts + 1 + 15) / 16 */
+    /* The highest block a tree ever set an entry in (-1: none), also once it is cleared again:
+     * OpenSM's max_block_in_use, which its MFTRecords go up to. */
+    int32_t last_block_used;
 };
 
 struct cs_mfts {
@@ -54,6 +58,9 @@ int cs_mfts_reserve(struct cs_mfts *t, uint32_t count, struct cs_error *err);
 uint32_t cs_mfts_blocks(const struct cs_mfts *t);
 uint16_t *cs_mfts_entry(const struct cs_mfts *t, uint32_t sw, uint32_t mlid_index);
 bool *cs_mfts_known(const struct cs_mfts *t, uint32_t sw, uint32_t block, uint32_t position);
+/* Keep old's last_block_used for the switches of t with the same node GUIDs (t made after a
+ * sweep, old before it). */
+void cs_mfts_carry_usage(struct cs_mfts *t, const struct cs_mfts *old);
 /* The switch index of node, or CS_NONE. */
 uint32_t cs_mfts_switch(const struct cs_mfts *t, uint32_t node);
 /* Block b, position p of switch sw as 32 masks, and the other way. */

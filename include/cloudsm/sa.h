@@ -79,6 +79,7 @@
 #define CS_SA_ATTR_PATH_RECORD 0x0035
 #define CS_SA_ATTR_VL_ARB_TABLE_RECORD 0x0036
 #define CS_SA_ATTR_MCMEMBER_RECORD 0x0038
+#define CS_SA_ATTR_MFT_RECORD 0x0017
 
 /* Status. The common MAD codes are smp.h's CS_SMP_STATUS_* (0x0004 bad version, 0x0008 method
  * not supported, 0x000c method/attribute not supported, 0x001c invalid field); the SA's own
@@ -399,6 +400,14 @@ void cs_sa_mcmember_record_encode(const struct cs_mcmember_record *in,
 void cs_sa_mcmember_record_decode(const uint8_t in[CS_SA_MCMEMBER_RECORD_SIZE],
                                   struct cs_mcmember_record *out);
 
+/* MulticastForwardingTableRecord (IBA 15.2.5.8): 72 bytes: LID (16 bits), Position (4),
+ * reserved (3), BlockNum (9), reserved (32), then the block's 32 port masks (mft.h). ComponentMask:
+ * LID bit 0, Position bit 1, BlockNum bit 3. */
+#define CS_SA_MFT_RECORD_SIZE 72
+#define CS_SA_MFTR_LID (UINT64_C(1) << 0)
+#define CS_SA_MFTR_POSITION (UINT64_C(1) << 1)
+#define CS_SA_MFTR_BLOCK (UINT64_C(1) << 3)
+
 /* ---- The SA of one sweep ----------------------------------------------------------------- */
 
 /* OpenSM's default subnet_timeout, which is also its PathRecord PacketLifeTime. */
@@ -453,6 +462,10 @@ struct cs_sa_options {
      * MCMemberRecord change (join, leave) and its Get/GetTable read. Referenced like aliases.
      * NULL: no multicast (MCMemberRecord requests get 0x000c like an unknown attribute). */
     struct cs_mcast_groups *mcast;
+    /* The MFTs the groups' trees ask the switches to hold (the SM's, for the sweep's fabric):
+     * what MFTRecords show. Referenced and read as it changes. NULL: MFTRecord requests get
+     * 0x000c. */
+    const struct cs_mfts *mfts;
     /* The largest reply in bytes (0: CS_SA_DEFAULT_MAX_REPLY; at least CS_SA_MAD_SIZE). */
     size_t max_reply;
 };

@@ -480,18 +480,21 @@ int cs_sm_program_sl2vl(struct cs_smp_pipe *pipe, const struct cs_sm_sweep *s, u
 
 /* ---- Multicast (src/sm/mft_program.c) ---- */
 
-/* Build every group's spanning tree (mft.h) on s's fabric and write the MFT blocks (per position)
- * of switches with a MulticastFDBCap that differ from held: (block, position) pairs held does not
- * know are read back first. held (cs_mfts_init for s's fabric; kept between calls, made afresh
- * after a heavy sweep) then holds what the switches hold. Failures are logged and counted. */
+/* Build the spanning trees (mft.h) on s's fabric into want: of every group (dirty NULL; want made
+ * afresh for s's fabric by cs_mfts_init), or of the num_dirty MLIDs listed (their entries cleared
+ * first: an MLID without a group keeps none; the others stay). Then write the MFT blocks (per
+ * position) of switches with a MulticastFDBCap that differ from held, within the blocks of the
+ * MLIDs listed (all without a list): (block, position) pairs held does not know are read back
+ * first. held (cs_mfts_init for s's fabric; kept between calls, made afresh after a heavy sweep)
+ * then holds what the switches hold. Failures are logged and counted. */
 struct cs_sm_mft_counts {
     uint64_t blocks_read, blocks_sent;
-    uint32_t trees; /* groups with two or more member ports reached */
+    uint32_t trees; /* groups built with two or more member ports reached */
     unsigned failures;
 };
 int cs_sm_program_mfts(struct cs_smp_pipe *pipe, const struct cs_sm_sweep *s,
-                       const struct cs_mcast_groups *g, struct cs_mfts *held,
-                       const struct cs_log *log, struct cs_sm_mft_counts *counts,
-                       struct cs_error *err);
+                       const struct cs_mcast_groups *g, const uint16_t *dirty, uint32_t num_dirty,
+                       struct cs_mfts *want, struct cs_mfts *held, const struct cs_log *log,
+                       struct cs_sm_mft_counts *counts, struct cs_error *err);
 
 #endif

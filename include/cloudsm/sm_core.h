@@ -116,7 +116,8 @@ struct cs_sm_core {
                                        sweeps, made by the first SA rebuild */
     struct cs_mcast_groups *mcast;  /* multicast groups (joins through the SA, partitions'
                                        IPoIB groups): kept across sweeps like aliases */
-    struct cs_mfts mfts;            /* what the switches' MFTs hold, for the current sweep */
+    struct cs_mfts mfts;           /* what the switches' MFTs hold, for the current sweep */
+    struct cs_mfts mfts_want;      /* what the groups' trees ask them to hold */
     char guid2lid_path[CS_SM_CONFIG_PATH_MAX + 16];
     /* Counters and times (cs_clock_ms), for status reports. */
     unsigned sweeps; /* heavy sweeps */

@@ -18,6 +18,8 @@ int cs_mfts_init(struct cs_mfts *t, const struct cs_fabric *f, struct cs_error *
             continue;
         struct cs_mft_switch *s = &t->switches[t->num_switches++];
         s->node = i;
+        s->guid = f->nodes[i].guid;
+        s->last_block_used = -1;
         s->positions =
             (uint8_t)((f->nodes[i].num_ports + 1u + CS_MFT_POSITION - 1) / CS_MFT_POSITION);
     }
@@ -120,4 +122,20 @@ bool cs_mfts_block_equal(const struct cs_mfts *a, const struct cs_mfts *b, uint3
             return false;
     }
     return true;
+}
+
+void cs_mfts_carry_usage(struct cs_mfts *t, const struct cs_mfts *old)
+{
+    if (old->num_switches == 0)
+        return;
+    for (uint32_t i = 0, k = 0; i < t->num_switches; i++) {
+        /* Both lists are in node order; a sweep usually finds the nodes in the same order. */
+        uint32_t tried = 0;
+        while (tried < old->num_switches && old->switches[k].guid != t->switches[i].guid) {
+            k = (k + 1) % old->num_switches;
+            tried++;
+        }
+        if (tried < old->num_switches)
+            t->switches[i].last_block_used = old->switches[k].last_block_used;
+    }
 }

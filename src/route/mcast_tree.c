@@ -72,6 +72,9 @@ static void set_port(struct tree *w, uint32_t node, unsigned port)
         return;
     cs_mfts_entry(w->t, sw, w->mlid_index)[port / CS_MFT_POSITION] |=
         (uint16_t)(1u << (port % CS_MFT_POSITION));
+    int32_t block = (int32_t)(w->mlid_index / CS_MFT_BLOCK);
+    if (block > w->t->switches[sw].last_block_used)
+        w->t->switches[sw].last_block_used = block;
 }
 
 /* OpenSM's osm_switch_recommend_mcast_path with ignore_existing: the port of switch `node` that

@@ -14,7 +14,8 @@ struct cs_mcast_groups {
     uint32_t count;
     uint32_t capacity;
     uint16_t last_mlid;
-    uint32_t mgid_count;        /* the next SA-assigned MGID's unique part */
+    uint32_t mgid_count; /* the next SA-assigned MGID's unique part */
+    struct cs_mcast_group *by_mlid[CS_MCAST_MLIDS];
     uint64_t used[MLID_WORDS];  /* MLIDs held by a group */
     uint64_t dirty[MLID_WORDS]; /* MLIDs whose member ports changed */
 };
@@ -103,12 +104,7 @@ struct cs_mcast_group *cs_mcast_groups_find(struct cs_mcast_groups *g, const uin
 
 const struct cs_mcast_group *cs_mcast_groups_by_mlid(const struct cs_mcast_groups *g, uint16_t mlid)
 {
-    if (!is_mlid(mlid) || !bit_get(g->used, mlid))
-        return NULL;
-    for (uint32_t i = 0; i < g->count; i++)
-        if (g->groups[i]->rec.mlid == mlid)
-            return g->groups[i];
-    return NULL;
+    return is_mlid(mlid) ? g->by_mlid[mlid - CS_MCAST_MLID_FIRST] : NULL;
 }
 
 void cs_mcast_groups_set_mlid_limit(struct cs_mcast_groups *g, uint16_t last_mlid)
@@ -156,6 +152,7 @@ struct cs_mcast_group *cs_mcast_groups_add(struct cs_mcast_groups *g,
     g->groups[at] = group;
     g->count++;
     bit_put(g->used, mlid, true);
+    g->by_mlid[mlid - CS_MCAST_MLID_FIRST] = group;
     *status = 0;
     return group;
 }
@@ -167,6 +164,7 @@ static void group_remove(struct cs_mcast_groups *g, struct cs_mcast_group *group
     if (!found)
         return;
     bit_put(g->used, group->rec.mlid, false);
+    g->by_mlid[group->rec.mlid - CS_MCAST_MLID_FIRST] = NULL;
     if (group->num_members > 0)
         bit_put(g->dirty, group->rec.mlid, true); /* its tree's entries must go */
     memmove(&g->groups[at], &g->groups[at + 1], (g->count - at - 1) * sizeof *g->groups);
@@ -317,6 +315,11 @@ uint32_t cs_mcast_groups_take_dirty(struct cs_mcast_groups *g, uint16_t *mlids, 
         }
     }
     return n;
+}
+
+void cs_mcast_groups_clear_dirty(struct cs_mcast_groups *g)
+{
+    memset(g->dirty, 0, sizeof g->dirty);
 }
 
 void cs_mcast_groups_mark_all_dirty(struct cs_mcast_groups *g)

@@ -504,6 +504,8 @@ static size_t record_size(uint16_t attr_id)
         return CS_SA_SERVICE_RECORD_SIZE;
     case CS_SA_ATTR_MCMEMBER_RECORD:
         return CS_SA_MCMEMBER_RECORD_SIZE;
+    case CS_SA_ATTR_MFT_RECORD:
+        return CS_SA_MFT_RECORD_SIZE;
     default:
         return 0;
     }
@@ -551,7 +553,8 @@ int cs_sa_answer(const struct cs_sa_db *db, uint16_t requester_lid, const uint8_
     }
     bool get = h.method == CS_SA_METHOD_GET;
     size_t size = record_size(h.attr_id);
-    if (h.attr_id == CS_SA_ATTR_MCMEMBER_RECORD && db->opt.mcast == NULL)
+    if ((h.attr_id == CS_SA_ATTR_MCMEMBER_RECORD && db->opt.mcast == NULL) ||
+        (h.attr_id == CS_SA_ATTR_MFT_RECORD && db->opt.mfts == NULL))
         size = 0;
     if (size == 0 && !(h.attr_id == CS_SA_ATTR_CLASS_PORT_INFO && get)) {
         *resp_len = error_reply(request, CS_SMP_STATUS_ATTR_UNSUPPORTED, resp);
@@ -633,6 +636,9 @@ int cs_sa_answer(const struct cs_sa_db *db, uint16_t requester_lid, const uint8_
         break;
     case CS_SA_ATTR_MCMEMBER_RECORD:
         sa_mcmember_records(db, requester, q.trusted, q.mask, q.record, &emit);
+        break;
+    case CS_SA_ATTR_MFT_RECORD:
+        sa_mft_records(db, requester, q.mask, q.record, &emit);
         break;
     case CS_SA_ATTR_PATH_RECORD:
         status = sa_path_records(db, requester, get, &h, q.record, &emit);

@@ -152,6 +152,9 @@ void sa_mcmember_records(const struct cs_sa_db *db, uint32_t requester, bool tru
                          const uint8_t *request, struct sa_emit *e);
 uint16_t sa_mcmember_change(const struct cs_sa_db *db, uint32_t requester,
                             const struct cs_sa_header *h, uint8_t *record, bool *silent);
+/* MulticastForwardingTableRecords (sa_mcast.c), from db->opt.mfts. */
+void sa_mft_records(const struct cs_sa_db *db, uint32_t requester, uint64_t mask,
+                    const uint8_t *request, struct sa_emit *e);
 
 /* PathRecord answers (sa_path.c). Returns 0, or a status for the whole reply (REQ_INVALID for an
  * invalid MTU or rate under a selector). */

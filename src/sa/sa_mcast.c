@@ -5,6 +5,7 @@
  */
 #include <string.h>
 
+#include "cloudsm/mft.h"
 #include "sa/sa_internal.h"
 
 void cs_sa_mcmember_record_encode(const struct cs_mcmember_record *in,
@@ -147,6 +148,59 @@ void sa_mcmember_records(const struct cs_sa_db *db, uint32_t requester, bool tru
         }
         cs_sa_mcmember_record_encode(&r, out);
         sa_emit(e, out);
+    }
+}
+
+/* ---- MulticastForwardingTableRecords ---- */
+
+/* OpenSM's osm_mftr_rcv: switches in its order that the requester shares a P_Key with and that
+ * do multicast, every block up to the last in use times every position (or the ones the mask
+ * names). */
+void sa_mft_records(const struct cs_sa_db *db, uint32_t requester, uint64_t mask,
+                    const uint8_t *request, struct sa_emit *e)
+{
+    const struct cs_mfts *t = db->opt.mfts;
+    const struct cs_fabric *f = db->fabric;
+    uint16_t lid = (uint16_t)cs_bits_get(request, 0, 16);
+    unsigned want_position = (unsigned)cs_bits_get(request, 16, 4);
+    uint32_t want_block = (uint32_t)cs_bits_get(request, 23, 9);
+    for (uint32_t i = 0; i < f->num_nodes && !sa_emit_done(e); i++) {
+        uint32_t node = db->node_order[i];
+        uint32_t port0 = f->nodes[node].first_port;
+        uint32_t sw = cs_mfts_switch(t, node);
+        if (!cs_node_is_switch(&f->nodes[node]) || sw == CS_NONE ||
+            (requester != CS_NONE && !sa_share_pkey(db, requester, port0)))
+            continue;
+        if ((mask & CS_SA_MFTR_LID) &&
+            !sa_lid_in_range(lid, sa_port_base_lid(db, port0), sa_port_lmc(db, port0)))
+            continue;
+        int32_t last = t->switches[sw].last_block_used;
+        if (db->sweep->switch_info[node].multicast_fdb_cap == 0 || last < 0)
+            continue;
+        uint32_t first_block = 0, last_block = (uint32_t)last;
+        if (mask & CS_SA_MFTR_BLOCK) {
+            if (want_block > last_block)
+                continue;
+            first_block = last_block = want_block;
+        }
+        unsigned first_position = 0, last_position = t->switches[sw].positions - 1u;
+        if (mask & CS_SA_MFTR_POSITION) {
+            if (want_position > last_position)
+                continue;
+            first_position = last_position = want_position;
+        }
+        for (uint32_t b = first_block; b <= last_block && !sa_emit_done(e); b++)
+            for (unsigned pos = first_position; pos <= last_position && !sa_emit_done(e); pos++) {
+                uint8_t out[CS_SA_MFT_RECORD_SIZE] = {0};
+                cs_bits_set(out, 0, 16, sa_port_base_lid(db, port0));
+                cs_bits_set(out, 16, 4, pos);
+                cs_bits_set(out, 23, 9, b);
+                uint16_t masks[CS_MFT_BLOCK];
+                cs_mfts_get_block(t, sw, b, pos, masks);
+                for (unsigned k = 0; k < CS_MFT_BLOCK; k++)
+                    cs_bits_set(out, 64 + 16 * k, 16, masks[k]);
+                sa_emit(e, out);
+            }
     }
 }
 

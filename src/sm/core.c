@@ -176,6 +176,7 @@ void cs_sm_core_free(struct cs_sm_core *c)
     cs_services_destroy(c->services);
     cs_mcast_groups_destroy(c->mcast);
     cs_mfts_free(&c->mfts);
+    cs_mfts_free(&c->mfts_want);
     cs_partition_set_free(&c->pset);
     cs_sm_pkey_tables_free(&c->pkeys_held);
     cs_sm_sl2vl_tables_free(&c->sl2vl_held);
@@ -405,20 +406,35 @@ static int sync_mcast(struct cs_sm_core *c, struct cs_error *err)
                : 0;
 }
 
-/* Write the MFT blocks the groups' trees need (all groups: a tree is a few BFS over the switch
- * graph), after a sweep or when joins and leaves changed a group's ports. */
-int cs_sm_core_program_mcast(struct cs_sm_core *c, struct cs_error *err)
+/* Write the MFT blocks the groups' trees need: after a sweep every group's (all), else the trees
+ * of the groups whose member ports changed (joins and leaves since the last turn). */
+int cs_sm_core_program_mcast(struct cs_sm_core *c, bool all, struct cs_error *err)
 {
     if (c->mcast == NULL || c->sweep.fabric.num_nodes == 0)
         return 0;
-    uint16_t mlids[64];
-    while (cs_mcast_groups_take_dirty(c->mcast, mlids, 64) == 64)
-        ; /* all trees are built again below */
+    uint16_t *dirty = NULL;
+    uint32_t num_dirty = 0;
+    if (all) {
+        struct cs_mfts fresh;
+        if (cs_mfts_init(&fresh, &c->sweep.fabric, err) < 0)
+            return -1;
+        cs_mfts_carry_usage(&fresh, &c->mfts_want);
+        cs_mfts_free(&c->mfts_want);
+        c->mfts_want = fresh;
+        cs_mcast_groups_clear_dirty(c->mcast);
+    } else {
+        if ((dirty = malloc(CS_MCAST_MLIDS * sizeof *dirty)) == NULL)
+            return cs_fail(err, "out of memory for the multicast groups");
+        num_dirty = cs_mcast_groups_take_dirty(c->mcast, dirty, CS_MCAST_MLIDS);
+    }
     struct cs_sm_mft_counts mc;
-    if (cs_sm_program_mfts(c->pipe, &c->sweep, c->mcast, &c->mfts, &c->log, &mc, err) < 0)
+    int rc = cs_sm_program_mfts(c->pipe, &c->sweep, c->mcast, all ? NULL : dirty, num_dirty,
+                                &c->mfts_want, &c->mfts, &c->log, &mc, err);
+    free(dirty);
+    if (rc < 0)
         return -1;
     cs_logf(&c->log, CS_LOG_INFO,
-            "mfts: %u groups, %u trees, %llu blocks read back, %llu blocks sent%s",
+            "mfts: %u groups, %u trees built, %llu blocks read back, %llu blocks sent%s",
             cs_mcast_groups_count(c->mcast), mc.trees, (unsigned long long)mc.blocks_read,
             (unsigned long long)mc.blocks_sent, mc.failures ? " (failures: see above)" : "");
     return (int)mc.failures;
@@ -454,6 +470,7 @@ int cs_sm_core_rebuild_sa(struct cs_sm_core *c, struct cs_error *err)
         .sl2vl_tables = &c->sl2vl_held,
         .services = c->services,
         .mcast = c->mcast,
+        .mfts = &c->mfts_want,
     };
     if (cs_sa_db_build(&c->sweep, &c->lfts, &c->pset, &opt, &c->sa, err) < 0)
         return -1;
@@ -838,7 +855,7 @@ int cs_sm_core_sweep(struct cs_sm_core *c, bool first, struct cs_error *err)
     cs_mfts_free(&c->mfts);
     if (cs_mfts_init(&c->mfts, &c->sweep.fabric, err) < 0)
         return -1;
-    int mf = cs_sm_core_program_mcast(c, err);
+    int mf = cs_sm_core_program_mcast(c, true, err);
     if (mf < 0)
         return -1;
     failures += mf;
@@ -990,7 +1007,7 @@ int cs_sm_core_poll(struct cs_sm_core *c, struct cs_error *err)
         cs_sm_program_alias_guids(c->pipe, &c->sweep, c->aliases, &c->log, &alias_counts, err) < 0)
         return -1;
     if (c->mcast != NULL && cs_mcast_groups_dirty(c->mcast) && c->sa != NULL &&
-        cs_sm_core_program_mcast(c, err) < 0)
+        cs_sm_core_program_mcast(c, false, err) < 0)
         return -1;
     int port_back = sm_port_back(c, err);
     if (port_back < 0)

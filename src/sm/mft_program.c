@@ -1,6 +1,7 @@
-/* Programming multicast (include/cloudsm/sm.h, cs_sm_program_mfts): every group's spanning tree
- * (cs_mcast_tree) into the MFTs the switches should hold, then only the (block, position) pairs
- * that differ from what they hold: read back first where the SM does not know it yet. */
+/* Programming multicast (include/cloudsm/sm.h, cs_sm_program_mfts): the spanning trees
+ * (cs_mcast_tree) of every group, or of the groups whose members changed, into the MFTs the
+ * switches should hold, then only the (block, position) pairs that differ from what they hold:
+ * read back first where the SM does not know it yet. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -50,13 +51,13 @@ static int block_done(void *arg, enum cs_smp_result result, const struct cs_smp 
     return 0;
 }
 
-/* The tables every group's tree asks for. */
+/* The tables the trees ask for: every group's (dirty NULL), or those of the MLIDs listed, whose
+ * entries are built afresh while the others stay as want has them. */
 static int want_tables(const struct cs_sm_sweep *s, const struct cs_mcast_groups *g,
-                       struct cs_mfts *want, struct cs_sm_mft_counts *counts, struct cs_error *err)
+                       const uint16_t *dirty, uint32_t num_dirty, struct cs_mfts *want,
+                       struct cs_sm_mft_counts *counts, struct cs_error *err)
 {
     const struct cs_fabric *f = &s->fabric;
-    if (cs_mfts_init(want, f, err) < 0)
-        return -1;
     uint32_t top = 0;
     for (uint32_t i = 0; i < cs_mcast_groups_count(g); i++) {
         uint32_t index = cs_mcast_groups_at(g, i)->rec.mlid - CS_MCAST_MLID_FIRST;
@@ -64,6 +65,13 @@ static int want_tables(const struct cs_sm_sweep *s, const struct cs_mcast_groups
     }
     if (cs_mfts_reserve(want, top, err) < 0)
         return -1;
+    uint32_t count = dirty ? num_dirty : cs_mcast_groups_count(g);
+    for (uint32_t i = 0; i < count; i++) {
+        uint16_t mlid = dirty ? dirty[i] : cs_mcast_groups_at(g, i)->rec.mlid;
+        uint32_t index = (uint32_t)(mlid - CS_MCAST_MLID_FIRST);
+        for (uint32_t sw = 0; dirty && index < want->mlid_count && sw < want->num_switches; sw++)
+            memset(cs_mfts_entry(want, sw, index), 0, CS_MFT_POSITIONS_MAX * sizeof(uint16_t));
+    }
     bool *capable = calloc(f->num_nodes ? f->num_nodes : 1, sizeof *capable);
     struct cs_key_index by_guid;
     cs_key_index_init(&by_guid);
@@ -76,8 +84,11 @@ static int want_tables(const struct cs_sm_sweep *s, const struct cs_mcast_groups
     cs_key_index_sort(&by_guid);
     uint32_t *ports = NULL;
     uint32_t capacity = 0;
-    for (uint32_t i = 0; i < cs_mcast_groups_count(g) && rc == 0; i++) {
-        const struct cs_mcast_group *group = cs_mcast_groups_at(g, i);
+    for (uint32_t i = 0; i < count && rc == 0; i++) {
+        const struct cs_mcast_group *group =
+            dirty ? cs_mcast_groups_by_mlid(g, dirty[i]) : cs_mcast_groups_at(g, i);
+        if (group == NULL)
+            continue; /* gone: its entries stay cleared */
         if (group->num_members > capacity) {
             free(ports);
             capacity = group->num_members;
@@ -86,15 +97,15 @@ static int want_tables(const struct cs_sm_sweep *s, const struct cs_mcast_groups
                 break;
             }
         }
-        uint32_t count = 0;
+        uint32_t members = 0;
         for (uint32_t k = 0; k < group->num_members; k++) {
             uint32_t p = cs_key_index_find(&by_guid, group->members[k].guid);
             if (p != CS_NONE)
-                ports[count++] = p;
+                ports[members++] = p;
         }
         uint32_t root;
-        int reached = cs_mcast_tree(f, capable, ports, count, group->rec.mlid - CS_MCAST_MLID_FIRST,
-                                    want, &root, err);
+        int reached = cs_mcast_tree(f, capable, ports, members,
+                                    group->rec.mlid - CS_MCAST_MLID_FIRST, want, &root, err);
         if (reached < 0)
             rc = -1;
         else if (reached > 0)
@@ -106,18 +117,26 @@ static int want_tables(const struct cs_sm_sweep *s, const struct cs_mcast_groups
     return rc;
 }
 
+/* Whether block b holds one of the MLIDs listed (all blocks do when none is). */
+static bool block_dirty(const uint16_t *dirty, uint32_t num_dirty, uint32_t b)
+{
+    if (dirty == NULL)
+        return true;
+    for (uint32_t i = 0; i < num_dirty; i++)
+        if ((uint32_t)(dirty[i] - CS_MCAST_MLID_FIRST) / CS_MFT_BLOCK == b)
+            return true;
+    return false;
+}
+
 int cs_sm_program_mfts(struct cs_smp_pipe *pipe, const struct cs_sm_sweep *s,
-                       const struct cs_mcast_groups *g, struct cs_mfts *held,
-                       const struct cs_log *log, struct cs_sm_mft_counts *counts,
-                       struct cs_error *err)
+                       const struct cs_mcast_groups *g, const uint16_t *dirty, uint32_t num_dirty,
+                       struct cs_mfts *want, struct cs_mfts *held, const struct cs_log *log,
+                       struct cs_sm_mft_counts *counts, struct cs_error *err)
 {
     *counts = (struct cs_sm_mft_counts){0};
-    struct cs_mfts want;
-    if (want_tables(s, g, &want, counts, err) < 0 ||
-        cs_mfts_reserve(held, want.mlid_count, err) < 0) {
-        cs_mfts_free(&want);
+    if (want_tables(s, g, dirty, num_dirty, want, counts, err) < 0 ||
+        cs_mfts_reserve(held, want->mlid_count, err) < 0)
         return -1;
-    }
     struct mft_phase ph = {.s = s, .log = log, .held = held};
     uint32_t blocks = cs_mfts_blocks(held);
     uint64_t most = 0;
@@ -130,22 +149,21 @@ int cs_sm_program_mfts(struct cs_smp_pipe *pipe, const struct cs_sm_sweep *s,
         uint64_t n = 0;
         for (uint32_t sw = 0; sw < held->num_switches && rc == 0; sw++) {
             uint32_t node = held->switches[sw].node;
-            if (s->switch_info[node].multicast_fdb_cap == 0)
-                continue;
-            for (uint32_t b = 0; b < blocks && rc == 0; b++) {
-                /* Beyond the switch's MulticastFDBCap there is nothing to program. */
-                if ((uint64_t)b * CS_MFT_BLOCK >= s->switch_info[node].multicast_fdb_cap)
-                    break;
+            uint16_t cap = s->switch_info[node].multicast_fdb_cap;
+            /* Beyond the switch's MulticastFDBCap there is nothing to program. */
+            for (uint32_t b = 0; b < blocks && (uint64_t)b * CS_MFT_BLOCK < cap && rc == 0; b++) {
+                if (!block_dirty(dirty, num_dirty, b))
+                    continue;
                 for (uint32_t pos = 0; pos < held->switches[sw].positions && rc == 0; pos++) {
                     bool known = *cs_mfts_known(held, sw, b, pos);
-                    if (pass == 0 ? known : !known || cs_mfts_block_equal(&want, held, sw, b, pos))
+                    if (pass == 0 ? known : !known || cs_mfts_block_equal(want, held, sw, b, pos))
                         continue;
                     struct mft_job *job = &jobs[n++];
                     *job = (struct mft_job){&ph, sw, b, pos, {0}};
                     uint8_t data[CS_SMP_DATA_SIZE];
                     if (pass == 1) {
-                        if (b * CS_MFT_BLOCK < want.mlid_count)
-                            cs_mfts_get_block(&want, sw, b, pos, job->content);
+                        if (b * CS_MFT_BLOCK < want->mlid_count)
+                            cs_mfts_get_block(want, sw, b, pos, job->content);
                         encode_block(job->content, data);
                         counts->blocks_sent++;
                     } else {
@@ -161,7 +179,6 @@ int cs_sm_program_mfts(struct cs_smp_pipe *pipe, const struct cs_sm_sweep *s,
             rc = cs_smp_pipe_run(pipe, err);
     }
     free(jobs);
-    cs_mfts_free(&want);
     counts->failures = ph.failures;
     return rc;
 }

@@ -5,14 +5,16 @@
  * longer reply is a successful GetTableResp of whole records marked as one RMPP transfer; a reply
  * never exceeds the room. The SM's SL2VL and P_Key tables are made up (hold_tables). After the
  * requests the alias store is consistent: every alias is found where its port's table says, in
- * OpenSM's order, and no alias is a port's own GUID.
+ * OpenSM's order, and no alias is a port's own GUID; and so is the multicast group store (joins
+ * and leaves of MCMemberRecords): groups in MGID order with distinct MLIDs, members in OpenSM's
+ * order, the full members counted right, no group without a full member unless it is well
+ * known; and no two services share ServiceID, ServiceGID and ServiceP_Key.
  *
  * Input: requests of 257 bytes each (the last may be shorter), so that Sets and Deletes change
  * the store the requests after them read: byte 0 picks the requester LID (mod 32: the subnet's
  * LIDs are 1..28, host k has LID k + 1, 0 is a local caller, the rest unknown), the rest is the
- * request MAD. Every input starts from empty alias and service stores; the services' clock moves
- * 500 ms per request, so that short leases end within an input. After the requests no two
- * services share ServiceID, ServiceGID and ServiceP_Key. */
+ * request MAD. Every input starts from empty stores (but the partitions' IPoIB group); the
+ * services' clock moves 500 ms per request, so that short leases end within an input. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +22,7 @@
 #include "../unit/sa_fixtures.h"
 #include "cloudsm/alias_guids.h"
 #include "cloudsm/lid.h"
+#include "cloudsm/mcast.h"
 #include "cloudsm/partitions.h"
 #include "cloudsm/route.h"
 #include "cloudsm/sa.h"
@@ -128,12 +131,17 @@ static void fresh_store(void)
     struct cs_error err;
     cs_sa_db_free(subnet.db);
     cs_alias_guids_destroy(subnet.opt.aliases);
+    cs_mcast_groups_destroy(subnet.opt.mcast);
     cs_services_destroy(subnet.opt.services);
     subnet.opt.aliases = cs_alias_guids_create(&err);
+    subnet.opt.mcast = cs_mcast_groups_create(&err);
     subnet.opt.services = cs_services_create(&err);
     subnet.opt.clock_ms = fuzz_clock;
     subnet.now_ms = 0;
-    if (!subnet.opt.aliases || !subnet.opt.services ||
+    struct cs_log log = {0};
+    if (!subnet.opt.aliases || !subnet.opt.mcast || !subnet.opt.services ||
+        cs_mcast_groups_sync_partitions(subnet.opt.mcast, &subnet.parts, &subnet.set,
+                                        CS_SA_DEFAULT_SUBNET_TIMEOUT, &log, &err) != 1 ||
         cs_sa_db_build(&subnet.sweep, &subnet.lfts, &subnet.set, &subnet.opt, &subnet.db, &err) !=
             0 ||
         cs_sa_response_bound(subnet.db) > ROOM)
@@ -175,6 +183,30 @@ static void check_services(void)
         }
 }
 
+static void check_groups(void)
+{
+    const struct cs_mcast_groups *g = subnet.opt.mcast;
+    for (uint32_t i = 0; i < cs_mcast_groups_count(g); i++) {
+        const struct cs_mcast_group *group = cs_mcast_groups_at(g, i);
+        uint16_t mlid = group->rec.mlid;
+        if (mlid < CS_MCAST_MLID_FIRST || mlid > CS_MCAST_MLID_LAST ||
+            cs_mcast_groups_by_mlid(g, mlid) != group ||
+            (i > 0 && memcmp(cs_mcast_groups_at(g, i - 1)->rec.mgid, group->rec.mgid, 16) >= 0))
+            abort();
+        uint32_t full = 0;
+        for (uint32_t k = 0; k < group->num_members; k++) {
+            const struct cs_mcast_member *m = &group->members[k];
+            if ((m->scope_state & 0x0f) == 0 ||
+                (k > 0 &&
+                 __builtin_bswap64(group->members[k - 1].guid) >= __builtin_bswap64(m->guid)))
+                abort();
+            full += (m->scope_state & CS_MCAST_JOIN_ANY_FULL) != 0;
+        }
+        if (full != group->full_members || (full == 0 && !group->well_known))
+            abort();
+    }
+}
+
 static size_t stride_of(uint16_t attr_id)
 {
     switch (attr_id) {
@@ -202,6 +234,8 @@ static size_t stride_of(uint16_t attr_id)
         return cs_sa_record_stride(CS_SA_VL_ARB_RECORD_SIZE);
     case CS_SA_ATTR_SERVICE_RECORD:
         return cs_sa_record_stride(CS_SA_SERVICE_RECORD_SIZE);
+    case CS_SA_ATTR_MFT_RECORD:
+        return cs_sa_record_stride(CS_SA_MFT_RECORD_SIZE);
     default:
         return 0;
     }
@@ -259,5 +293,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     check_store();
     check_services();
+    check_groups();
     return 0;
 }
