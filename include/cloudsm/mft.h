@@ -32,7 +32,7 @@
 
 struct cs_mft_switch {
     uint32_t node;
-    uint64_t guid; /* its node GUID */
+    uint64_t guid;     /* its node GUID */
     uint8_t positions; /* (NumPorts + 1 + 15) / 16 */
     /* The highest block a tree ever set an entry in (-1: none), also once it is cleared again:
      * OpenSM's max_block_in_use, which its MFTRecords go up to. */
@@ -71,13 +71,21 @@ void cs_mfts_set_block(struct cs_mfts *t, uint32_t sw, uint32_t block, uint32_t 
 bool cs_mfts_block_equal(const struct cs_mfts *a, const struct cs_mfts *b, uint32_t sw,
                          uint32_t block, uint32_t position);
 
+/* What the trees of one fabric share: its switch graph (the min-hop machinery's), which switches
+ * may carry multicast (multicast_capable[node], MulticastFDBCap > 0; NULL: all), OpenSM's switch
+ * order, and the hop distances to every switch a member hangs off, computed once (one BFS each)
+ * and kept: a tree rebuilt after a join needs no BFS. f must outlive the router unchanged. */
+struct cs_mcast_router;
+struct cs_mcast_router *cs_mcast_router_create(const struct cs_fabric *f,
+                                               const bool *multicast_capable, struct cs_error *err);
+void cs_mcast_router_destroy(struct cs_mcast_router *r);
+
 /* Add the tree of the group with MLID mlid_index + 0xC000 and member ports members[0..count) (port
- * indices of f: CA ports or switch port 0) to t (which must hold that MLID: cs_mfts_reserve).
- * multicast_capable[node] says which switches may be the root (MulticastFDBCap > 0; NULL: all).
- * Members with no switch to reach are left out. Returns the number of members the tree reaches
- * (0 with fewer than two), -1 out of memory. *root is the root switch's node (CS_NONE: none). */
-int cs_mcast_tree(const struct cs_fabric *f, const bool *multicast_capable, const uint32_t *members,
-                  uint32_t count, uint32_t mlid_index, struct cs_mfts *t, uint32_t *root,
-                  struct cs_error *err);
+ * indices of the router's fabric: CA ports or switch port 0) to t (which must hold that MLID:
+ * cs_mfts_reserve). Members with no switch to reach are left out. Returns the number of members
+ * the tree reaches (0 with fewer than two), -1 out of memory. *root is the root switch's node
+ * (CS_NONE: none). */
+int cs_mcast_tree(struct cs_mcast_router *r, const uint32_t *members, uint32_t count,
+                  uint32_t mlid_index, struct cs_mfts *t, uint32_t *root, struct cs_error *err);
 
 #endif

@@ -188,6 +188,7 @@ struct cs_smp_switch_info {
 #define CS_SMP_PORT_STATE_ACTIVE 4
 #define CS_SMP_PORT_PHYS_LINK_UP 5
 #define CS_SMP_PORT_CAP_IS_SM 0x00000002u
+#define CS_SMP_PORT_CAP_CLIENT_REREG 0x02000000u /* IsClientReregistrationSupported */
 struct cs_smp_port_info {
     uint64_t m_key;
     uint64_t subnet_prefix;

@@ -1,69 +1,106 @@
 /* A multicast group's spanning tree into MFTs (include/cloudsm/mft.h, cs_mcast_tree): OpenSM
  * 3.3.23's root choice and branching (osm_mcast_mgr.c, osm_switch.c; facts only, the code is
- * ours) on min-hop distances between switches. */
+ * ours) on min-hop distances between switches, over the min-hop machinery's switch graph
+ * (hops.h). The distances to a member's switch are computed once (one BFS) and kept in the
+ * router for the life of the fabric: a join rebuilds its group's tree without a BFS. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "cloudsm/mft.h"
+#include "route/hops.h"
 
-#define UNREACHED UINT16_MAX
 #define MAX_DEPTH 64 /* the IBA's hop limit; OpenSM stops a branch there */
 
-struct tree {
+struct cs_mcast_router {
     const struct cs_fabric *f;
-    const bool *capable;
-    struct cs_mfts *t;
-    uint32_t mlid_index;
-    uint32_t num_targets;
-    uint32_t *target_of;   /* [member] index of its switch among the targets, CS_NONE: none */
-    uint16_t *dist;        /* [target * num_nodes + node] switch hops from node to the target */
-    uint8_t *port_of;      /* [member] the port it leaves the current switch by */
-    uint32_t *scratch;     /* members, sorted by port */
-    const uint32_t *ports; /* [member] its port index in f */
-    uint32_t reached;
+    struct cs_hops_graph g;
+    bool *capable;   /* [switch] may be on a tree (MulticastFDBCap > 0) */
+    uint32_t **dist; /* [target switch] hops from every switch to it; NULL until needed */
+    uint32_t *queue; /* BFS scratch */
+    uint32_t *order; /* switches in OpenSM's order (byte-swapped node GUIDs) */
 };
 
-static bool is_switch(const struct cs_fabric *f, uint32_t node)
+static uint64_t switch_key(const struct cs_mcast_router *r, uint32_t sw)
 {
-    return cs_node_is_switch(&f->nodes[node]);
+    return __builtin_bswap64(r->f->nodes[r->g.sw_node[sw]].guid);
 }
 
-/* The switch a member hangs off: its own node for a switch port 0, the switch its cable leads to
- * for a CA port; CS_NONE if neither. */
-static uint32_t member_switch(const struct cs_fabric *f, uint32_t port)
+static int by_key(const void *a, const void *b, void *arg)
 {
-    const struct cs_port *p = &f->ports[port];
-    if (is_switch(f, p->node))
-        return p->node;
-    if (p->peer == CS_NONE || !is_switch(f, f->ports[p->peer].node))
-        return CS_NONE;
-    return f->ports[p->peer].node;
+    uint64_t x = switch_key(arg, *(const uint32_t *)a), y = switch_key(arg, *(const uint32_t *)b);
+    return x < y ? -1 : x > y;
 }
 
-/* Breadth-first hops from target to every switch, over switch-to-switch cables. */
-static int bfs(const struct cs_fabric *f, uint32_t target, uint16_t *dist, uint32_t *queue)
+struct cs_mcast_router *cs_mcast_router_create(const struct cs_fabric *f,
+                                               const bool *multicast_capable, struct cs_error *err)
 {
-    for (uint32_t n = 0; n < f->num_nodes; n++)
-        dist[n] = UNREACHED;
-    uint32_t head = 0, tail = 0;
-    dist[target] = 0;
-    queue[tail++] = target;
-    while (head < tail) {
-        uint32_t n = queue[head++];
-        const struct cs_node *node = &f->nodes[n];
-        for (uint32_t p = 1; p <= node->num_ports; p++) {
-            uint32_t peer = f->ports[node->first_port + p].peer;
-            if (peer == CS_NONE)
-                continue;
-            uint32_t m = f->ports[peer].node;
-            if (is_switch(f, m) && dist[m] == UNREACHED) {
-                dist[m] = (uint16_t)(dist[n] + 1);
-                queue[tail++] = m;
-            }
-        }
+    struct cs_mcast_router *r = calloc(1, sizeof *r);
+    if (r == NULL) {
+        cs_fail(err, "out of memory for the multicast trees");
+        return NULL;
     }
-    return 0;
+    r->f = f;
+    if (cs_hops_graph_build(&r->g, f, err) < 0) {
+        free(r);
+        return NULL;
+    }
+    uint32_t n = r->g.num_switches ? r->g.num_switches : 1;
+    r->capable = calloc(n, sizeof *r->capable);
+    r->dist = calloc(n, sizeof *r->dist);
+    r->queue = malloc(n * sizeof *r->queue);
+    r->order = malloc(n * sizeof *r->order);
+    if (!r->capable || !r->dist || !r->queue || !r->order) {
+        cs_mcast_router_destroy(r);
+        cs_fail(err, "out of memory for the multicast trees");
+        return NULL;
+    }
+    for (uint32_t s = 0; s < r->g.num_switches; s++) {
+        r->capable[s] = multicast_capable == NULL || multicast_capable[r->g.sw_node[s]];
+        r->order[s] = s;
+    }
+    qsort_r(r->order, r->g.num_switches, sizeof *r->order, by_key, r);
+    return r;
 }
+
+void cs_mcast_router_destroy(struct cs_mcast_router *r)
+{
+    if (r == NULL)
+        return;
+    for (uint32_t s = 0; r->dist && s < r->g.num_switches; s++)
+        free(r->dist[s]);
+    free(r->dist);
+    free(r->capable);
+    free(r->queue);
+    free(r->order);
+    cs_hops_graph_free(&r->g);
+    free(r);
+}
+
+/* Hops from every switch to switch `to`: one BFS the first time. */
+static const uint32_t *distances(struct cs_mcast_router *r, uint32_t to)
+{
+    if (r->dist[to] == NULL) {
+        uint32_t *d = malloc(r->g.num_switches * sizeof *d);
+        if (d == NULL)
+            return NULL;
+        cs_hops_bfs(&r->g, to, d, r->queue);
+        r->dist[to] = d;
+    }
+    return r->dist[to];
+}
+
+/* One tree in the making. */
+struct tree {
+    struct cs_mcast_router *r;
+    struct cs_mfts *t;
+    uint32_t mlid_index;
+    const uint32_t *ports;        /* [member] its port index in the fabric */
+    const uint32_t **target_dist; /* [member] distances to its switch; NULL: unreachable */
+    uint32_t *target_sw;          /* [member] its switch, CS_NONE: none */
+    uint16_t *port_of;            /* [member] the port it leaves the current switch by */
+    uint32_t *scratch;            /* members, sorted by port */
+    uint32_t reached;
+};
 
 static void set_port(struct tree *w, uint32_t node, unsigned port)
 {
@@ -77,51 +114,45 @@ static void set_port(struct tree *w, uint32_t node, unsigned port)
         w->t->switches[sw].last_block_used = block;
 }
 
-/* OpenSM's osm_switch_recommend_mcast_path with ignore_existing: the port of switch `node` that
- * member m leaves by, or -1 when there is none. */
-static int member_port(const struct tree *w, uint32_t node, uint32_t m)
+/* OpenSM's osm_switch_recommend_mcast_path with ignore_existing: the port of switch sw that member
+ * m leaves by, or -1 when there is none. */
+static int member_port(const struct tree *w, uint32_t sw, uint32_t m)
 {
-    const struct cs_fabric *f = w->f;
+    const struct cs_fabric *f = w->r->f;
+    const struct cs_hops_graph *g = &w->r->g;
+    uint32_t node = g->sw_node[sw];
     const struct cs_port *mp = &f->ports[w->ports[m]];
     if (mp->node == node)
         return 0; /* the switch itself joined */
-    if (!is_switch(f, mp->node) && mp->peer != CS_NONE && f->ports[mp->peer].node == node)
-        return f->ports[mp->peer].num;
-    if (w->target_of[m] == CS_NONE)
+    if (w->target_sw[m] == sw)
+        return f->ports[mp->peer].num; /* a CA on this switch */
+    const uint32_t *dist = w->target_dist[m];
+    if (dist == NULL || dist[sw] == CS_HOPS_UNREACHABLE)
         return -1;
-    const uint16_t *dist = &w->dist[(size_t)w->target_of[m] * f->num_nodes];
-    uint16_t least = dist[node];
-    if (least == UNREACHED)
-        return -1;
-    const struct cs_node *sw = &f->nodes[node];
-    /* No load balancing: the first port on a shortest path, so that two branches never reach
-     * one switch (a loop). */
-    for (uint32_t p = 1; p <= sw->num_ports; p++) {
-        uint32_t peer = f->ports[sw->first_port + p].peer;
-        if (peer == CS_NONE || !is_switch(f, f->ports[peer].node))
-            continue;
-        uint16_t d = dist[f->ports[peer].node];
-        if (d != UNREACHED && d + 1 == least)
-            return (int)p;
-    }
+    /* No load balancing: the first port on a shortest path (links are in port order), so that
+     * two branches never reach one switch (a loop). */
+    for (uint32_t l = g->first_link[sw]; l < g->first_link[sw + 1]; l++)
+        if (dist[g->link_peer[l]] + 1 == dist[sw])
+            return f->ports[g->link_port[l]].num;
     return -1;
 }
 
-/* Route members[0..count) from switch node (OpenSM's mcast_mgr_branch). */
-static void branch(struct tree *w, uint32_t node, uint32_t *members, uint32_t count, unsigned depth,
+/* Route members[0..count) from switch sw (OpenSM's mcast_mgr_branch). */
+static void branch(struct tree *w, uint32_t sw, uint32_t *members, uint32_t count, unsigned depth,
                    unsigned upstream)
 {
-    const struct cs_fabric *f = w->f;
-    if (++depth >= MAX_DEPTH || (w->capable && !w->capable[node]))
+    const struct cs_fabric *f = w->r->f;
+    if (++depth >= MAX_DEPTH || !w->r->capable[sw])
         return; /* OpenSM drops the members of this branch */
-    const struct cs_node *sw = &f->nodes[node];
+    uint32_t node = w->r->g.sw_node[sw];
+    const struct cs_node *sn = &f->nodes[node];
     uint32_t per_port[256] = {0};
     uint32_t kept = 0;
     for (uint32_t i = 0; i < count; i++) {
-        int p = member_port(w, node, members[i]);
-        w->port_of[members[i]] = (uint8_t)(p < 0 ? 0 : p);
+        int p = member_port(w, sw, members[i]);
         if (p < 0 || (depth > 1 && (unsigned)p == upstream))
             continue;
+        w->port_of[members[i]] = (uint16_t)p;
         per_port[p]++;
         members[kept++] = members[i];
     }
@@ -130,115 +161,109 @@ static void branch(struct tree *w, uint32_t node, uint32_t *members, uint32_t co
     /* Members grouped by port, in their order (a counting sort). */
     uint32_t start[257];
     start[0] = 0;
-    for (unsigned p = 0; p <= sw->num_ports; p++)
+    for (unsigned p = 0; p <= sn->num_ports; p++)
         start[p + 1] = start[p] + per_port[p];
     uint32_t fill[256];
     memcpy(fill, start, sizeof fill);
     for (uint32_t i = 0; i < kept; i++)
         w->scratch[fill[w->port_of[members[i]]]++] = members[i];
     memcpy(members, w->scratch, kept * sizeof *members);
-    for (unsigned p = 0; p <= sw->num_ports; p++) {
+    for (unsigned p = 0; p <= sn->num_ports; p++) {
         if (per_port[p] == 0)
             continue;
         set_port(w, node, p);
-        if (p == 0) {
-            w->reached += per_port[p];
-            continue;
-        }
-        uint32_t peer = f->ports[sw->first_port + p].peer;
-        if (peer == CS_NONE)
-            continue;
-        if (is_switch(f, f->ports[peer].node))
-            branch(w, f->ports[peer].node, members + start[p], per_port[p], depth,
-                   f->ports[peer].num);
+        uint32_t peer = p == 0 ? CS_NONE : f->ports[sn->first_port + p].peer;
+        uint32_t next = peer == CS_NONE ? CS_NONE : w->r->g.node_sw[f->ports[peer].node];
+        if (next == CS_NONE)
+            w->reached += per_port[p]; /* the switch itself, or a CA */
         else
-            w->reached += per_port[p];
+            branch(w, next, members + start[p], per_port[p], depth, f->ports[peer].num);
     }
 }
 
-/* OpenSM's order of its switch table: node GUIDs in network order read as host integers. */
-static uint64_t switch_key(const struct cs_fabric *f, uint32_t node)
+/* The switch a member hangs off: its own for a switch port 0, the one its cable leads to for a CA
+ * port; CS_NONE if neither. */
+static uint32_t member_switch(const struct cs_mcast_router *r, uint32_t port)
 {
-    return __builtin_bswap64(f->nodes[node].guid);
+    const struct cs_fabric *f = r->f;
+    const struct cs_port *p = &f->ports[port];
+    uint32_t own = r->g.node_sw[p->node];
+    if (own != CS_NONE)
+        return own;
+    return p->peer == CS_NONE ? CS_NONE : r->g.node_sw[f->ports[p->peer].node];
 }
 
-int cs_mcast_tree(const struct cs_fabric *f, const bool *multicast_capable, const uint32_t *members,
-                  uint32_t count, uint32_t mlid_index, struct cs_mfts *t, uint32_t *root,
-                  struct cs_error *err)
+int cs_mcast_tree(struct cs_mcast_router *r, const uint32_t *members, uint32_t count,
+                  uint32_t mlid_index, struct cs_mfts *t, uint32_t *root, struct cs_error *err)
 {
     *root = CS_NONE;
     if (count < 2)
         return 0;
-    struct tree w = {
-        .f = f, .capable = multicast_capable, .t = t, .mlid_index = mlid_index, .ports = members};
-    uint32_t *targets = malloc(count * sizeof *targets);
-    uint8_t *target_joined = calloc(count, 1);
-    w.target_of = malloc(count * sizeof *w.target_of);
-    w.port_of = malloc(count);
+    uint32_t n = r->g.num_switches;
+    struct tree w = {.r = r, .t = t, .mlid_index = mlid_index, .ports = members};
+    w.target_dist = malloc(count * sizeof *w.target_dist);
+    w.target_sw = malloc(count * sizeof *w.target_sw);
+    w.port_of = malloc(count * sizeof *w.port_of);
     w.scratch = malloc(count * sizeof *w.scratch);
     uint32_t *list = malloc(count * sizeof *list);
-    uint32_t *queue = malloc((f->num_nodes ? f->num_nodes : 1) * sizeof *queue);
+    /* The distinct member switches, and whether only CAs hang there (one hop further). */
+    uint32_t *targets = malloc((n ? n : 1) * sizeof *targets);
+    uint8_t *target_kind = calloc(n ? n : 1, 1); /* 1: a CA member, 2: the switch joined */
     int rc = -1;
-    if (!targets || !target_joined || !w.target_of || !w.port_of || !w.scratch || !list || !queue) {
+    if (!w.target_dist || !w.target_sw || !w.port_of || !w.scratch || !list || !targets ||
+        !target_kind) {
         cs_fail(err, "out of memory for a multicast tree");
         goto out;
     }
-    /* The distinct switches of the members. */
+    uint32_t num_targets = 0;
     for (uint32_t m = 0; m < count; m++) {
-        uint32_t sw = member_switch(f, members[m]);
-        w.target_of[m] = CS_NONE;
+        uint32_t sw = member_switch(r, members[m]);
+        w.target_sw[m] = sw;
+        w.target_dist[m] = NULL;
         if (sw == CS_NONE)
             continue;
-        uint32_t k = 0;
-        while (k < w.num_targets && targets[k] != sw)
-            k++;
-        if (k == w.num_targets)
-            targets[w.num_targets++] = sw;
-        w.target_of[m] = k;
-        if (f->ports[members[m]].node == sw)
-            target_joined[k] = 1;
+        if (target_kind[sw] == 0)
+            targets[num_targets++] = sw;
+        target_kind[sw] |= r->f->ports[members[m]].node == r->g.sw_node[sw] ? 2 : 1;
+        if ((w.target_dist[m] = distances(r, sw)) == NULL) {
+            cs_fail(err, "out of memory for a multicast tree");
+            goto out;
+        }
     }
-    w.dist = malloc(((size_t)w.num_targets * f->num_nodes + 1) * sizeof *w.dist);
-    if (w.dist == NULL) {
-        cs_fail(err, "out of memory for a multicast tree");
-        goto out;
-    }
-    for (uint32_t k = 0; k < w.num_targets; k++)
-        bfs(f, targets[k], &w.dist[(size_t)k * f->num_nodes], queue);
-    /* The root: the smallest largest distance to a member (a switch that holds only CA members
-     * is one hop short of them); the first in OpenSM's order on a tie. */
+    /* The root: the smallest largest distance to a member; the first in OpenSM's order on a
+     * tie. */
     uint32_t best = CS_NONE, best_hops = UINT32_MAX;
-    for (uint32_t n = 0; n < f->num_nodes; n++) {
-        if (!is_switch(f, n) || (multicast_capable && !multicast_capable[n]))
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t s = r->order[i];
+        if (!r->capable[s])
             continue;
         uint32_t hops = 0;
-        for (uint32_t k = 0; k < w.num_targets; k++) {
-            uint32_t d = w.dist[(size_t)k * f->num_nodes + n];
-            d = d == UNREACHED ? UINT16_MAX : d + (target_joined[k] ? 0 : 1);
+        for (uint32_t k = 0; k < num_targets && hops < best_hops; k++) {
+            uint32_t d = r->dist[targets[k]][s];
+            d = d == CS_HOPS_UNREACHABLE ? UINT16_MAX : d + (target_kind[targets[k]] & 2 ? 0 : 1);
             if (d > hops)
                 hops = d;
         }
-        if (hops < best_hops || (hops == best_hops && switch_key(f, n) < switch_key(f, best))) {
-            best = n;
+        if (hops < best_hops) {
+            best = s;
             best_hops = hops;
         }
     }
     rc = 0;
     if (best == CS_NONE)
         goto out;
-    *root = best;
+    *root = r->g.sw_node[best];
     for (uint32_t m = 0; m < count; m++)
         list[m] = m;
     branch(&w, best, list, count, 0, 0);
     rc = (int)w.reached;
 out:
-    free(targets);
-    free(target_joined);
-    free(w.target_of);
+    free(w.target_dist);
+    free(w.target_sw);
     free(w.port_of);
     free(w.scratch);
-    free(w.dist);
     free(list);
-    free(queue);
+    free(targets);
+    free(target_kind);
     return rc;
 }

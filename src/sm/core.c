@@ -177,6 +177,7 @@ void cs_sm_core_free(struct cs_sm_core *c)
     cs_mcast_groups_destroy(c->mcast);
     cs_mfts_free(&c->mfts);
     cs_mfts_free(&c->mfts_want);
+    cs_mcast_router_destroy(c->mcast_router);
     cs_partition_set_free(&c->pset);
     cs_sm_pkey_tables_free(&c->pkeys_held);
     cs_sm_sl2vl_tables_free(&c->sl2vl_held);
@@ -365,6 +366,8 @@ static int program_sl2vl(struct cs_sm_core *c, struct cs_error *err)
     return (int)sc.failures;
 }
 
+#define SA_REPLY_MIN ((size_t)1 << 20)
+
 /* A port GUID the sweep has as an end port (the multicast groups keep members it has). */
 static bool sweep_has_port(void *arg, uint64_t guid)
 {
@@ -410,11 +413,17 @@ static int sync_mcast(struct cs_sm_core *c, struct cs_error *err)
  * of the groups whose member ports changed (joins and leaves since the last turn). */
 int cs_sm_core_program_mcast(struct cs_sm_core *c, bool all, struct cs_error *err)
 {
-    if (c->mcast == NULL || c->sweep.fabric.num_nodes == 0)
+    if (c->mcast == NULL || c->sweep.fabric.num_nodes == 0 || (!all && c->mcast_router == NULL))
         return 0;
     uint16_t *dirty = NULL;
     uint32_t num_dirty = 0;
     if (all) {
+        cs_mcast_router_destroy(c->mcast_router);
+        bool *capable = cs_sm_multicast_capable(&c->sweep, err);
+        c->mcast_router = capable ? cs_mcast_router_create(&c->sweep.fabric, capable, err) : NULL;
+        free(capable);
+        if (c->mcast_router == NULL)
+            return -1;
         struct cs_mfts fresh;
         if (cs_mfts_init(&fresh, &c->sweep.fabric, err) < 0)
             return -1;
@@ -428,8 +437,8 @@ int cs_sm_core_program_mcast(struct cs_sm_core *c, bool all, struct cs_error *er
         num_dirty = cs_mcast_groups_take_dirty(c->mcast, dirty, CS_MCAST_MLIDS);
     }
     struct cs_sm_mft_counts mc;
-    int rc = cs_sm_program_mfts(c->pipe, &c->sweep, c->mcast, all ? NULL : dirty, num_dirty,
-                                &c->mfts_want, &c->mfts, &c->log, &mc, err);
+    int rc = cs_sm_program_mfts(c->pipe, &c->sweep, c->mcast, c->mcast_router, all ? NULL : dirty,
+                                num_dirty, &c->mfts_want, &c->mfts, &c->log, &mc, err);
     free(dirty);
     if (rc < 0)
         return -1;
@@ -474,7 +483,12 @@ int cs_sm_core_rebuild_sa(struct cs_sm_core *c, struct cs_error *err)
     };
     if (cs_sa_db_build(&c->sweep, &c->lfts, &c->pset, &opt, &c->sa, err) < 0)
         return -1;
+    /* The bound counts the tables a sweep fixes; multicast tables grow with joins between
+     * sweeps: room for 18,000 MCMemberRecords at least (a reply beyond the room is refused with
+     * NO_RESOURCES, never cut). Untouched pages cost no memory. */
     size_t need = cs_sa_response_bound(c->sa);
+    if (need < SA_REPLY_MIN)
+        need = SA_REPLY_MIN;
     if (need > c->sa_reply_cap) {
         uint8_t *grown = realloc(c->sa_reply, need);
         if (grown == NULL)
@@ -745,6 +759,7 @@ static int assign_lids(struct cs_sm_core *c, bool first, struct cs_error *err)
         .subnet_prefix = c->cfg.subnet_prefix,
         .m_key = c->cfg.m_key,
         .m_key_lease_period = (uint16_t)c->cfg.m_key_lease_period,
+        .client_reregister = first && !c->cfg.no_clients_rereg,
     };
     int failures = cs_sm_set_lids(c->pipe, &c->sweep, &settings, &c->log, err);
     if (failures < 0)
@@ -1015,11 +1030,13 @@ int cs_sm_core_poll(struct cs_sm_core *c, struct cs_error *err)
     if (cs_sm_core_monitor_turn(c, err) < 0)
         return -1;
     unsigned interval = c->cfg.sweep_interval;
-    bool due = interval > 0 && cs_clock_ms() >= c->next_light_ms;
+    bool due = c->light_requested ||
+               (!c->sweeping_off && interval > 0 && cs_clock_ms() >= c->next_light_ms);
     if (!due && !c->trap_seen && !port_back)
         return 0;
     bool trapped = c->trap_seen;
     c->trap_seen = false;
+    c->light_requested = false;
     int ran = 0;
     int master = cs_sm_elect(c->pipe, &c->sweep, &c->me, &c->log, 0, NULL, err);
     if (master <= 0)
@@ -1027,6 +1044,8 @@ int cs_sm_core_poll(struct cs_sm_core *c, struct cs_error *err)
     int changed = cs_sm_light_sweep(c->pipe, &c->sweep, &c->log, err);
     if (changed < 0)
         return -1;
+    c->last_light_changed = changed;
+    c->light_sweeps++;
     if (changed > 0 || trapped || c->retry || port_back) {
         /* A change found (a trap, switches changed or silent) is a fault in the store's
          * terms; a retry or the SM's own port back is not. */
@@ -1050,6 +1069,20 @@ int cs_sm_core_poll(struct cs_sm_core *c, struct cs_error *err)
     }
     c->next_light_ms = cs_clock_ms() + interval * 1000.0;
     return ran;
+}
+
+void cs_sm_core_set_priority(struct cs_sm_core *c, uint8_t priority)
+{
+    c->cfg.sm_priority = priority;
+    c->me.priority = priority;
+}
+
+int cs_sm_core_resweep(struct cs_sm_core *c, bool heavy, struct cs_error *err)
+{
+    if (heavy)
+        return cs_sm_core_sweep(c, false, err);
+    c->light_requested = true;
+    return cs_sm_core_poll(c, err);
 }
 
 /* ---- Reconfiguration ------------------------------------------------------------------------- */

@@ -54,8 +54,8 @@ static int block_done(void *arg, enum cs_smp_result result, const struct cs_smp 
 /* The tables the trees ask for: every group's (dirty NULL), or those of the MLIDs listed, whose
  * entries are built afresh while the others stay as want has them. */
 static int want_tables(const struct cs_sm_sweep *s, const struct cs_mcast_groups *g,
-                       const uint16_t *dirty, uint32_t num_dirty, struct cs_mfts *want,
-                       struct cs_sm_mft_counts *counts, struct cs_error *err)
+                       struct cs_mcast_router *router, const uint16_t *dirty, uint32_t num_dirty,
+                       struct cs_mfts *want, struct cs_sm_mft_counts *counts, struct cs_error *err)
 {
     const struct cs_fabric *f = &s->fabric;
     uint32_t top = 0;
@@ -66,18 +66,14 @@ static int want_tables(const struct cs_sm_sweep *s, const struct cs_mcast_groups
     if (cs_mfts_reserve(want, top, err) < 0)
         return -1;
     uint32_t count = dirty ? num_dirty : cs_mcast_groups_count(g);
-    for (uint32_t i = 0; i < count; i++) {
-        uint16_t mlid = dirty ? dirty[i] : cs_mcast_groups_at(g, i)->rec.mlid;
-        uint32_t index = (uint32_t)(mlid - CS_MCAST_MLID_FIRST);
-        for (uint32_t sw = 0; dirty && index < want->mlid_count && sw < want->num_switches; sw++)
+    for (uint32_t i = 0; dirty && i < count; i++) {
+        uint32_t index = (uint32_t)(dirty[i] - CS_MCAST_MLID_FIRST);
+        for (uint32_t sw = 0; index < want->mlid_count && sw < want->num_switches; sw++)
             memset(cs_mfts_entry(want, sw, index), 0, CS_MFT_POSITIONS_MAX * sizeof(uint16_t));
     }
-    bool *capable = calloc(f->num_nodes ? f->num_nodes : 1, sizeof *capable);
     struct cs_key_index by_guid;
     cs_key_index_init(&by_guid);
-    int rc = capable ? 0 : cs_fail(err, "out of memory for the multicast trees");
-    for (uint32_t n = 0; n < f->num_nodes && rc == 0; n++)
-        capable[n] = cs_node_is_switch(&f->nodes[n]) && s->switch_info[n].multicast_fdb_cap > 0;
+    int rc = 0;
     for (uint32_t p = 0; p < f->num_port_slots && rc == 0; p++)
         if (cs_sm_end_port(s, p))
             rc = cs_key_index_add(&by_guid, f->ports[p].guid, p, err);
@@ -104,15 +100,14 @@ static int want_tables(const struct cs_sm_sweep *s, const struct cs_mcast_groups
                 ports[members++] = p;
         }
         uint32_t root;
-        int reached = cs_mcast_tree(f, capable, ports, members,
-                                    group->rec.mlid - CS_MCAST_MLID_FIRST, want, &root, err);
+        int reached = cs_mcast_tree(router, ports, members, group->rec.mlid - CS_MCAST_MLID_FIRST,
+                                    want, &root, err);
         if (reached < 0)
             rc = -1;
         else if (reached > 0)
             counts->trees++;
     }
     free(ports);
-    free(capable);
     cs_key_index_free(&by_guid);
     return rc;
 }
@@ -128,13 +123,27 @@ static bool block_dirty(const uint16_t *dirty, uint32_t num_dirty, uint32_t b)
     return false;
 }
 
+bool *cs_sm_multicast_capable(const struct cs_sm_sweep *s, struct cs_error *err)
+{
+    const struct cs_fabric *f = &s->fabric;
+    bool *capable = calloc(f->num_nodes ? f->num_nodes : 1, sizeof *capable);
+    if (capable == NULL) {
+        cs_fail(err, "out of memory for the multicast trees");
+        return NULL;
+    }
+    for (uint32_t n = 0; n < f->num_nodes; n++)
+        capable[n] = cs_node_is_switch(&f->nodes[n]) && s->switch_info[n].multicast_fdb_cap > 0;
+    return capable;
+}
+
 int cs_sm_program_mfts(struct cs_smp_pipe *pipe, const struct cs_sm_sweep *s,
-                       const struct cs_mcast_groups *g, const uint16_t *dirty, uint32_t num_dirty,
-                       struct cs_mfts *want, struct cs_mfts *held, const struct cs_log *log,
+                       const struct cs_mcast_groups *g, struct cs_mcast_router *router,
+                       const uint16_t *dirty, uint32_t num_dirty, struct cs_mfts *want,
+                       struct cs_mfts *held, const struct cs_log *log,
                        struct cs_sm_mft_counts *counts, struct cs_error *err)
 {
     *counts = (struct cs_sm_mft_counts){0};
-    if (want_tables(s, g, dirty, num_dirty, want, counts, err) < 0 ||
+    if (want_tables(s, g, router, dirty, num_dirty, want, counts, err) < 0 ||
         cs_mfts_reserve(held, want->mlid_count, err) < 0)
         return -1;
     struct mft_phase ph = {.s = s, .log = log, .held = held};

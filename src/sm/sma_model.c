@@ -50,6 +50,7 @@ struct model_port {
     bool sm_changes, sm_next_answers;
     struct cs_smp_sm_info sm_next;
     struct cs_sma_model_pma pma; /* its performance counters (external switch ports, CA ports) */
+    unsigned client_reregisters; /* PortInfo Sets with ClientReregister the port supported */
 };
 
 struct model_switch {
@@ -683,6 +684,10 @@ static uint16_t do_port_info(struct cs_sma_model *m, struct at at, uint8_t metho
         uint16_t status = port_info_set(m, slot, &in);
         if (status)
             return status;
+        /* The port's clients are told to register again; the bit itself is not kept. */
+        if (in.client_reregister &&
+            (m->ports[slot].info.capability_mask & CS_SMP_PORT_CAP_CLIENT_REREG))
+            m->ports[slot].client_reregisters++;
     }
     struct cs_smp_port_info out;
     cs_sma_model_port_info(m, slot, &out);
@@ -725,6 +730,20 @@ static uint16_t do_lft(struct cs_sma_model *m, struct at at, uint8_t method, uin
         b.port[i] = cs_sma_model_lft_entry(m, at.node, first + i);
     cs_smp_lft_block_encode(&b, data);
     return 0;
+}
+
+int cs_sma_model_set_capability_mask(struct cs_sma_model *m, uint32_t port, uint32_t mask,
+                                     struct cs_error *err)
+{
+    if (port >= m->fabric.num_port_slots)
+        return cs_fail(err, "set_capability_mask: port index %u out of range", port);
+    m->ports[port].info.capability_mask = mask;
+    return 0;
+}
+
+unsigned cs_sma_model_client_reregisters(const struct cs_sma_model *m, uint32_t port)
+{
+    return port < m->fabric.num_port_slots ? m->ports[port].client_reregisters : 0;
 }
 
 uint16_t cs_sma_model_mft_entry(const struct cs_sma_model *m, uint32_t node, uint16_t mlid,

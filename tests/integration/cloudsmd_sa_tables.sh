@@ -57,7 +57,7 @@ stop_ibsim
 
 start_ibsim tree.topo
 mkdir -p state && cp osm/guid2lid state/guid2lid
-: >plain.conf
+printf 'routing_engine ftree\n' >plain.conf # the same engine as OpenSM's -R ftree
 start_cloudsmd_daemon sm.log -c plain.conf --state-dir state
 queries ours.sa
 

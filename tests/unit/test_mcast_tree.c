@@ -120,8 +120,11 @@ static void test_trees_deliver(void **state)
         for (int k = 0; k < 6 && sets[s][k] != 99; k++)
             members[count++] = host_port(&f, sets[s][k]);
         uint32_t root;
-        assert_int_equal(cs_mcast_tree(&f, NULL, members, count, MLID_INDEX, &t, &root, &err),
+        struct cs_mcast_router *router = cs_mcast_router_create(&f, NULL, &err);
+        assert_non_null(router);
+        assert_int_equal(cs_mcast_tree(router, members, count, MLID_INDEX, &t, &root, &err),
                          (int)count);
+        cs_mcast_router_destroy(router);
         assert_tree_delivers(&f, &t, members, count);
         /* Nothing at other MLIDs. */
         assert_int_equal(entries(&t, MLID_INDEX + 1), 0);
@@ -142,13 +145,15 @@ static void test_root_choice(void **state)
     assert_int_equal(cs_mfts_init(&t, &f, &err), 0);
     assert_int_equal(cs_mfts_reserve(&t, 64, &err), 0);
     uint32_t members[2] = {host_port(&f, 0), host_port(&f, 1)}, root;
-    assert_int_equal(cs_mcast_tree(&f, NULL, members, 2, MLID_INDEX, &t, &root, &err), 2);
+    struct cs_mcast_router *router = cs_mcast_router_create(&f, NULL, &err);
+    assert_non_null(router);
+    assert_int_equal(cs_mcast_tree(router, members, 2, MLID_INDEX, &t, &root, &err), 2);
     assert_int_equal(root, f.ports[f.ports[members[0]].peer].node); /* their leaf */
     /* One switch only: the leaf forwards to its two hosts, no other switch has an entry. */
     assert_int_equal(entries(&t, MLID_INDEX), 2);
     /* Hosts in different pods: a root switch (top level), the first by byte-swapped GUID. */
     members[1] = host_port(&f, 63);
-    assert_int_equal(cs_mcast_tree(&f, NULL, members, 2, MLID_INDEX + 1, &t, &root, &err), 2);
+    assert_int_equal(cs_mcast_tree(router, members, 2, MLID_INDEX + 1, &t, &root, &err), 2);
     uint32_t expect = CS_NONE;
     for (uint32_t n = 0; n < f.num_nodes; n++) {
         if (!cs_node_is_switch(&f.nodes[n]) || n < 64 + 32)
@@ -159,15 +164,19 @@ static void test_root_choice(void **state)
     }
     assert_int_equal(root, expect);
     /* Fewer than two members: no tree (OpenSM: nothing to do). */
-    assert_int_equal(cs_mcast_tree(&f, NULL, members, 1, MLID_INDEX + 2, &t, &root, &err), 0);
+    assert_int_equal(cs_mcast_tree(router, members, 1, MLID_INDEX + 2, &t, &root, &err), 0);
     assert_int_equal(root, CS_NONE);
     assert_int_equal(entries(&t, MLID_INDEX + 2), 0);
     /* A switch that is not multicast-capable is never the root. */
     bool *capable = calloc(f.num_nodes, sizeof *capable);
     for (uint32_t n = 0; n < f.num_nodes; n++)
         capable[n] = cs_node_is_switch(&f.nodes[n]) && n != expect;
-    assert_int_equal(cs_mcast_tree(&f, capable, members, 2, MLID_INDEX + 3, &t, &root, &err), 2);
+    struct cs_mcast_router *partial = cs_mcast_router_create(&f, capable, &err);
+    assert_non_null(partial);
+    assert_int_equal(cs_mcast_tree(partial, members, 2, MLID_INDEX + 3, &t, &root, &err), 2);
     assert_true(root != expect && root != CS_NONE);
+    cs_mcast_router_destroy(partial);
+    cs_mcast_router_destroy(router);
     free(capable);
     cs_mfts_free(&t);
     cs_fabric_free(&f);
@@ -200,7 +209,11 @@ static void test_program_differential(void **state)
     assert_int_equal(cs_mfts_init(&held, &r.s.fabric, &err), 0);
     struct cs_log log = {0};
     struct cs_sm_mft_counts c;
-    assert_int_equal(cs_sm_program_mfts(r.pipe, &r.s, g, NULL, 0, &want, &held, &log, &c, &err), 0);
+    bool *capable = cs_sm_multicast_capable(&r.s, &err);
+    struct cs_mcast_router *router = cs_mcast_router_create(&r.s.fabric, capable, &err);
+    assert_non_null(router);
+    assert_int_equal(
+        cs_sm_program_mfts(r.pipe, &r.s, g, router, NULL, 0, &want, &held, &log, &c, &err), 0);
     assert_int_equal(c.trees, 1);
     assert_true(c.blocks_sent > 0);
     assert_true(c.blocks_read >= c.blocks_sent); /* nothing known at first: all read back */
@@ -216,13 +229,14 @@ static void test_program_differential(void **state)
     assert_true(with_entry >= 2);
     /* Again: nothing to read, nothing to send. */
     cs_sma_model_reset_counts(r.m);
-    assert_int_equal(cs_sm_program_mfts(r.pipe, &r.s, g, NULL, 0, &want, &held, &log, &c, &err), 0);
+    assert_int_equal(
+        cs_sm_program_mfts(r.pipe, &r.s, g, router, NULL, 0, &want, &held, &log, &c, &err), 0);
     assert_int_equal(c.blocks_sent + c.blocks_read, 0);
     /* A fresh view (an SM restart): everything read back, nothing sent. */
     struct cs_mfts held2;
     assert_int_equal(cs_mfts_init(&held2, &r.s.fabric, &err), 0);
-    assert_int_equal(cs_sm_program_mfts(r.pipe, &r.s, g, NULL, 0, &want, &held2, &log, &c, &err),
-                     0);
+    assert_int_equal(
+        cs_sm_program_mfts(r.pipe, &r.s, g, router, NULL, 0, &want, &held2, &log, &c, &err), 0);
     assert_true(c.blocks_read > 0);
     assert_int_equal(c.blocks_sent, 0);
     assert_int_equal(cs_sma_model_count(r.m, CS_SMP_ATTR_MCAST_FT, CS_SMP_METHOD_SET), 0);
@@ -233,8 +247,8 @@ static void test_program_differential(void **state)
     cs_mcast_group_leave(g, group, cs_mcast_group_member(group, HOST_PORT_GUID(9)), 1, &deleted);
     assert_false(deleted);
     assert_int_equal(cs_mcast_groups_take_dirty(g, dirty, 4), 1);
-    assert_int_equal(cs_sm_program_mfts(r.pipe, &r.s, g, dirty, 1, &want, &held2, &log, &c, &err),
-                     0);
+    assert_int_equal(
+        cs_sm_program_mfts(r.pipe, &r.s, g, router, dirty, 1, &want, &held2, &log, &c, &err), 0);
     assert_true(c.blocks_sent > 0);
     assert_int_equal(c.blocks_read, 0);
     assert_int_equal(cs_sma_model_count(r.m, CS_SMP_ATTR_MCAST_FT, CS_SMP_METHOD_SET),
@@ -248,8 +262,8 @@ static void test_program_differential(void **state)
     }
     assert_true(deleted);
     uint32_t n = cs_mcast_groups_take_dirty(g, dirty, 4);
-    assert_int_equal(cs_sm_program_mfts(r.pipe, &r.s, g, dirty, n, &want, &held2, &log, &c, &err),
-                     0);
+    assert_int_equal(
+        cs_sm_program_mfts(r.pipe, &r.s, g, router, dirty, n, &want, &held2, &log, &c, &err), 0);
     for (uint32_t sw = 0; sw < want.num_switches; sw++) {
         uint32_t model_node = fx_node(r.m, r.s.fabric.nodes[want.switches[sw].node].guid);
         assert_int_equal(cs_sma_model_mft_entry(r.m, model_node, 0xc000, 0), 0);
@@ -258,6 +272,8 @@ static void test_program_differential(void **state)
     cs_mfts_free(&held);
     cs_mfts_free(&held2);
     cs_mcast_groups_destroy(g);
+    cs_mcast_router_destroy(router);
+    free(capable);
     rig_close(&r);
 }
 
