@@ -8,16 +8,19 @@
  *
  * Methods: SubnAdmGet (exactly one record, else status NO_RECORDS / TOO_MANY_RECORDS) and
  * SubnAdmGetTable (zero or more records, a GetTableResp marked as one RMPP DATA transfer), and
- * SubnAdmSet / SubnAdmDelete of a GUIDInfoRecord: alias GUIDs (alias_guids.h), when the db has
- * a store. Attributes: ClassPortInfo, NodeRecord, PortInfoRecord, LinkRecord, GUIDInfoRecord and
- * PathRecord (IBA 15.2.5). docs/sm/sa.md has every rule, the component masks honoured, and the
- * facts measured on OpenSM 3.3.23 that the answers follow (and where they deliberately differ).
+ * SubnAdmSet / SubnAdmDelete of a GUIDInfoRecord (alias GUIDs, alias_guids.h) and of a
+ * ServiceRecord (services.h), when the db has the store. Attributes: ClassPortInfo, NodeRecord,
+ * PortInfoRecord, LinkRecord, GUIDInfoRecord, PathRecord, SwitchInfoRecord, LFTRecord,
+ * SL2VLTableRecord, P_KeyTableRecord, VLArbitrationTableRecord and ServiceRecord (IBA 15.2.5).
+ * docs/sm/sa.md has every rule, the component masks honoured, and the facts measured on
+ * OpenSM 3.3.23 that the answers follow (and where they deliberately differ).
  *
  * Layouts follow the IBA (volume 1, 13.4 MAD header, 13.6.2 RMPP header, 15.2.1 SA header,
  * 15.2.5 records), big-endian, fields addressed as bit offsets from the start of the record with
  * cs_bits_get/cs_bits_set. Record encoders write every defined field and zero every reserved bit
  * (except the PathRecord's reserved field at bit 353, which carries the path caching flag);
- * decoders read every defined field.
+ * decoders read every defined field. One exception to big-endian: a P_KeyTableRecord's BlockNum,
+ * as OpenSM 3.3.23 answers it (below).
  */
 #ifndef CLOUDSM_SA_H
 #define CLOUDSM_SA_H
@@ -27,6 +30,7 @@
 #include <stdint.h>
 
 #include "cloudsm/alias_guids.h"
+#include "cloudsm/clock.h"
 #include "cloudsm/error.h"
 #include "cloudsm/lft.h"
 #include "cloudsm/mcast.h"
@@ -65,9 +69,15 @@
 #define CS_SA_ATTR_CLASS_PORT_INFO 0x0001
 #define CS_SA_ATTR_NODE_RECORD 0x0011
 #define CS_SA_ATTR_PORT_INFO_RECORD 0x0012
+#define CS_SA_ATTR_SL2VL_TABLE_RECORD 0x0013
+#define CS_SA_ATTR_SWITCH_INFO_RECORD 0x0014
+#define CS_SA_ATTR_LFT_RECORD 0x0015
 #define CS_SA_ATTR_LINK_RECORD 0x0020
 #define CS_SA_ATTR_GUID_INFO_RECORD 0x0030
+#define CS_SA_ATTR_SERVICE_RECORD 0x0031
+#define CS_SA_ATTR_PKEY_TABLE_RECORD 0x0033
 #define CS_SA_ATTR_PATH_RECORD 0x0035
+#define CS_SA_ATTR_VL_ARB_TABLE_RECORD 0x0036
 #define CS_SA_ATTR_MCMEMBER_RECORD 0x0038
 #define CS_SA_ATTR_MFT_RECORD 0x0017
 
@@ -175,6 +185,128 @@ void cs_sa_guid_info_record_encode(const struct cs_sa_guid_info_record *in,
                                    uint8_t out[CS_SA_GUID_INFO_RECORD_SIZE]);
 void cs_sa_guid_info_record_decode(const uint8_t in[CS_SA_GUID_INFO_RECORD_SIZE],
                                    struct cs_sa_guid_info_record *out);
+
+/* SwitchInfoRecord (IBA 15.2.5): LID, 16 reserved bits, SwitchInfo (its 20 defined bytes):
+ * 24 bytes. ComponentMask: LID bit 0. */
+#define CS_SA_SWITCH_INFO_RECORD_SIZE 24
+#define CS_SA_SWIR_LID (UINT64_C(1) << 0)
+struct cs_sa_switch_info_record {
+    uint16_t lid; /* the switch's port 0 LID */
+    struct cs_smp_switch_info switch_info;
+};
+void cs_sa_switch_info_record_encode(const struct cs_sa_switch_info_record *in,
+                                     uint8_t out[CS_SA_SWITCH_INFO_RECORD_SIZE]);
+void cs_sa_switch_info_record_decode(const uint8_t in[CS_SA_SWITCH_INFO_RECORD_SIZE],
+                                     struct cs_sa_switch_info_record *out);
+
+/* LinearForwardingTableRecord (IBA 15.2.5): LID, BlockNum (16 bits), 32 reserved bits, one
+ * LFT block: 72 bytes. ComponentMask: LID bit 0, BlockNum bit 1. */
+#define CS_SA_LFT_RECORD_SIZE 72
+#define CS_SA_LFTR_LID (UINT64_C(1) << 0)
+#define CS_SA_LFTR_BLOCK (UINT64_C(1) << 1)
+struct cs_sa_lft_record {
+    uint16_t lid;
+    uint16_t block;
+    struct cs_smp_lft_block lft;
+};
+void cs_sa_lft_record_encode(const struct cs_sa_lft_record *in, uint8_t out[CS_SA_LFT_RECORD_SIZE]);
+void cs_sa_lft_record_decode(const uint8_t in[CS_SA_LFT_RECORD_SIZE], struct cs_sa_lft_record *out);
+
+/* SLtoVLMappingTableRecord (IBA 15.2.5): LID, InputPortNum, OutputPortNum, 32 reserved bits,
+ * the 16 VLs (4 bits each): 16 bytes. ComponentMask: LID bit 0, InputPortNum bit 1,
+ * OutputPortNum bit 2. */
+#define CS_SA_SL2VL_RECORD_SIZE 16
+#define CS_SA_SL2VL_LID (UINT64_C(1) << 0)
+#define CS_SA_SL2VL_IN_PORT (UINT64_C(1) << 1)
+#define CS_SA_SL2VL_OUT_PORT (UINT64_C(1) << 2)
+struct cs_sa_sl2vl_record {
+    uint16_t lid;
+    uint8_t in_port;
+    uint8_t out_port;
+    struct cs_smp_sl2vl sl2vl;
+};
+void cs_sa_sl2vl_record_encode(const struct cs_sa_sl2vl_record *in,
+                               uint8_t out[CS_SA_SL2VL_RECORD_SIZE]);
+void cs_sa_sl2vl_record_decode(const uint8_t in[CS_SA_SL2VL_RECORD_SIZE],
+                               struct cs_sa_sl2vl_record *out);
+
+/* P_KeyTableRecord (IBA 15.2.5): LID, BlockNum (16 bits), PortNum, 24 reserved bits, one
+ * block of 32 P_Keys: 72 bytes. ComponentMask: LID bit 0, BlockNum bit 1, PortNum bit 2.
+ * In answers BlockNum is least significant byte first, as OpenSM 3.3.23 writes it and saquery
+ * reads it (the codec's order); in requests it is in the IBA's order, as saquery writes it and
+ * OpenSM reads it (cs_sa_pkey_table_request_block). src/sa/sa_mad.c. */
+#define CS_SA_PKEY_TABLE_RECORD_SIZE 72
+#define CS_SA_PKTR_LID (UINT64_C(1) << 0)
+#define CS_SA_PKTR_BLOCK (UINT64_C(1) << 1)
+#define CS_SA_PKTR_PORT (UINT64_C(1) << 2)
+struct cs_sa_pkey_table_record {
+    uint16_t lid;
+    uint16_t block;
+    uint8_t port_num;
+    struct cs_smp_pkey_block pkeys;
+};
+void cs_sa_pkey_table_record_encode(const struct cs_sa_pkey_table_record *in,
+                                    uint8_t out[CS_SA_PKEY_TABLE_RECORD_SIZE]);
+void cs_sa_pkey_table_record_decode(const uint8_t in[CS_SA_PKEY_TABLE_RECORD_SIZE],
+                                    struct cs_sa_pkey_table_record *out);
+uint16_t cs_sa_pkey_table_request_block(const uint8_t in[CS_SA_PKEY_TABLE_RECORD_SIZE]);
+
+/* VLArbitrationTableRecord (IBA 15.2.5): LID, OutputPortNum, BlockNum (1, 2: low priority
+ * entries 0..31, 32..63; 3, 4: high priority), 32 reserved bits, 32 entries of 4 reserved bits,
+ * VL (4 bits) and Weight (8 bits): 72 bytes. ComponentMask: LID bit 0, OutputPortNum bit 1,
+ * BlockNum bit 2. */
+#define CS_SA_VL_ARB_RECORD_SIZE 72
+#define CS_SA_VL_ARB_ENTRIES 32
+#define CS_SA_VLAR_LID (UINT64_C(1) << 0)
+#define CS_SA_VLAR_OUT_PORT (UINT64_C(1) << 1)
+#define CS_SA_VLAR_BLOCK (UINT64_C(1) << 2)
+struct cs_sa_vl_arb_entry {
+    uint8_t vl; /* 4 bits */
+    uint8_t weight;
+};
+struct cs_sa_vl_arb_record {
+    uint16_t lid;
+    uint8_t port_num;
+    uint8_t block;
+    struct cs_sa_vl_arb_entry entry[CS_SA_VL_ARB_ENTRIES];
+};
+void cs_sa_vl_arb_record_encode(const struct cs_sa_vl_arb_record *in,
+                                uint8_t out[CS_SA_VL_ARB_RECORD_SIZE]);
+void cs_sa_vl_arb_record_decode(const uint8_t in[CS_SA_VL_ARB_RECORD_SIZE],
+                                struct cs_sa_vl_arb_record *out);
+
+/* ServiceRecord (IBA 15.2.5.14): 176 bytes. ComponentMask: ServiceID bit 0, ServiceGID 1,
+ * ServiceP_Key 2, ServiceLease 4, ServiceKey 5, ServiceName 6, ServiceData8[i] 7 + i,
+ * ServiceData16[i] 23 + i, ServiceData32[i] 31 + i, ServiceData64[i] 35 + i. */
+#define CS_SA_SERVICE_RECORD_SIZE 176
+#define CS_SA_SERVICE_NAME_SIZE 64
+#define CS_SA_SR_ID (UINT64_C(1) << 0)
+#define CS_SA_SR_GID (UINT64_C(1) << 1)
+#define CS_SA_SR_PKEY (UINT64_C(1) << 2)
+#define CS_SA_SR_LEASE (UINT64_C(1) << 4)
+#define CS_SA_SR_KEY (UINT64_C(1) << 5)
+#define CS_SA_SR_NAME (UINT64_C(1) << 6)
+#define CS_SA_SR_DATA8(i) (UINT64_C(1) << (7 + (i)))
+#define CS_SA_SR_DATA16(i) (UINT64_C(1) << (23 + (i)))
+#define CS_SA_SR_DATA32(i) (UINT64_C(1) << (31 + (i)))
+#define CS_SA_SR_DATA64(i) (UINT64_C(1) << (35 + (i)))
+#define CS_SA_SERVICE_LEASE_INFINITE 0xffffffffu
+struct cs_sa_service_record {
+    uint64_t id;
+    uint8_t gid[16];
+    uint16_t pkey;
+    uint32_t lease; /* seconds; CS_SA_SERVICE_LEASE_INFINITE: never expires */
+    uint8_t key[16];
+    uint8_t name[CS_SA_SERVICE_NAME_SIZE]; /* NUL-padded UTF-8, not necessarily terminated */
+    uint8_t data8[16];
+    uint16_t data16[8];
+    uint32_t data32[4];
+    uint64_t data64[2];
+};
+void cs_sa_service_record_encode(const struct cs_sa_service_record *in,
+                                 uint8_t out[CS_SA_SERVICE_RECORD_SIZE]);
+void cs_sa_service_record_decode(const uint8_t in[CS_SA_SERVICE_RECORD_SIZE],
+                                 struct cs_sa_service_record *out);
 
 /* PathRecord (IBA 15.2.5.16, 1.2.1 layout): 64 bytes. Selectors: 0 greater than, 1 less than,
  * 2 exactly, 3 largest available (smallest for the packet lifetime). MTU: 1 = 256 .. 5 = 4096.
@@ -311,6 +443,21 @@ struct cs_sa_options {
      * and Delete are refused with 0x0008 like those of any other attribute, and ClassPortInfo
      * does not advertise IsAdditionalGUIDsSupported). */
     struct cs_alias_guids *aliases;
+    /* The P_Key tables the ports hold as the SM last read and programmed them (cs_sm_read_pkeys,
+     * cs_sm_program_pkeys) for this sweep's fabric, which P_KeyTableRecords show: a port whose
+     * table is unknown or that has none has no records. Referenced like the sweep. NULL (or
+     * made for another fabric): no P_KeyTableRecords. */
+    const struct cs_sm_pkey_tables *pkey_tables;
+    /* The SL2VL tables the SM read and programmed (cs_sm_program_sl2vl) for this sweep's fabric,
+     * which SL2VLTableRecords show; referenced like the sweep. NULL (or made for another
+     * fabric): no SL2VLTableRecords. */
+    const struct cs_sm_sl2vl_tables *sl2vl_tables;
+    /* Services (services.h): the SM's store, which SubnAdmSet/SubnAdmDelete of a ServiceRecord
+     * change and ServiceRecord Gets read. Referenced like aliases: it outlives every db. NULL: no
+     * services (Set and Delete refused with 0x0008, Get finds none). */
+    struct cs_services *services;
+    /* The clock service leases run on, in ms (NULL: cs_clock_ms). */
+    double (*clock_ms)(void);
     /* Multicast groups (mcast.h): the SM's store, which SubnAdmSet/SubnAdmDelete of an
      * MCMemberRecord change (join, leave) and its Get/GetTable read. Referenced like aliases.
      * NULL: no multicast (MCMemberRecord requests get 0x000c like an unknown attribute). */
@@ -324,6 +471,7 @@ struct cs_sa_options {
 };
 
 struct cs_sa_db;
+struct cs_services;
 
 /* Index sweep (with its LIDs assigned), routed by lfts, with these partitions (NULL: everyone a
  * full member of the default partition, P_Key 0xffff, as OpenSM without partitions.conf; the
@@ -360,13 +508,14 @@ size_t cs_sa_response_bound(const struct cs_sa_db *db);
  * segment). A GetTableResp that would not fit resp_cap is replaced by status NO_RESOURCES.
  * Errors: GetResp/GetTableResp/DeleteResp (Set answers as GetResp) carrying the request's bytes,
  * SM_Key 0, and the status: bad base or class version 0x0004, a method other than Get/GetTable
- * (and Set/Delete of a GUIDInfoRecord with a store) 0x0008, an unknown attribute 0x000c, a
- * request shorter than the SA header 0x001c, an invalid MTU or rate under a selector or a GID and
- * a LID of different ports REQ_INVALID, a GetTable beyond max_reply NO_RESOURCES. Get finding no
- * record answers NO_RECORDS, more than one TOO_MANY_RECORDS. A Set or Delete of a
- * GUIDInfoRecord changes the db's alias store (the db is const, the store it points to is not)
- * and answers one record (src/sa/sa_alias.c, docs/sm/sa.md "Alias GUIDs"). req and resp may be
- * the same buffer. */
+ * (and Set/Delete of a GUIDInfoRecord or a ServiceRecord with its store) 0x0008, an unknown
+ * attribute 0x000c, a request shorter than the SA header 0x001c, an invalid MTU or rate under a
+ * selector or a GID and a LID of different ports REQ_INVALID, a GetTable beyond max_reply
+ * NO_RESOURCES. Get finding no record answers NO_RECORDS, more than one TOO_MANY_RECORDS. A Set or
+ * Delete of a GUIDInfoRecord changes the db's alias store, of a ServiceRecord its service store
+ * (the db is const, the stores it points to are not), and answers one record (src/sa/sa_alias.c,
+ * src/sa/sa_service.c; docs/sm/sa.md "Alias GUIDs", "Services"). A P_KeyTableRecord request
+ * without the SM_Key is refused with REQ_INVALID. req and resp may be the same buffer. */
 int cs_sa_answer(const struct cs_sa_db *db, uint16_t requester_lid, const uint8_t *req,
                  size_t req_len, uint8_t *resp, size_t resp_cap, size_t *resp_len);
 

@@ -453,6 +453,22 @@ int cs_sm_program_alias_guids(struct cs_smp_pipe *pipe, const struct cs_sm_sweep
 /* The VL of SL sl on a link with link_vls data VLs. */
 uint8_t cs_sm_sl2vl_vl(unsigned link_vls, unsigned sl);
 
+/* The tables as the SM last read and programmed them (the SA's SL2VLTableRecords): one entry
+ * per table the SM knows, ordered by output port slot, then input port. A CA or router port's own
+ * table has input port 0. */
+struct cs_sm_sl2vl_entry {
+    uint32_t out_port; /* port slot */
+    uint8_t in_port;   /* port number on the same node; 0 for a CA or router port */
+    struct cs_smp_sl2vl table;
+};
+struct cs_sm_sl2vl_tables {
+    struct cs_sm_sl2vl_entry *entries;
+    uint32_t count;
+    uint32_t num_ports; /* the fabric's port slots when they were read */
+};
+void cs_sm_sl2vl_tables_init(struct cs_sm_sl2vl_tables *t);
+void cs_sm_sl2vl_tables_free(struct cs_sm_sl2vl_tables *t);
+
 struct cs_sm_sl2vl_counts {
     uint64_t tables_read;
     uint64_t tables_sent;
@@ -462,18 +478,21 @@ struct cs_sm_sl2vl_counts {
 
 /* Read every table and Set those that differ from the rule (a table whose read failed is written
  * too). num_sls: the SLs in use (0..num_sls-1), for the warning about links that cannot carry
- * them apart. Returns 0 with counts filled, or -1 on a transport failure. */
+ * them apart. held (may be NULL; initialised, what it held is freed first) gets every table the
+ * ports answered, as they hold it after the Sets. Returns 0 with counts filled, or -1 on a
+ * transport failure. */
 int cs_sm_program_sl2vl(struct cs_smp_pipe *pipe, const struct cs_sm_sweep *s, unsigned num_sls,
                         const struct cs_log *log, struct cs_sm_sl2vl_counts *counts,
-                        struct cs_error *err);
+                        struct cs_sm_sl2vl_tables *held, struct cs_error *err);
 
 /* With QoS (qos TRUE): the tables above from the sl2vl template of each output port's class
  * (include/cloudsm/qos.h; a switch's tables: qos_swe_, a CA's: qos_ca_, a router's: qos_rtr_),
  * each VL but 15 cut to the VLs the output port operates (VL & (2^(OperationalVLs-1) - 1), as
- * OpenSM). The same tables, read back and written where they differ. */
+ * OpenSM). The same tables, read back and written where they differ; held as above. */
 int cs_sm_program_sl2vl_qos(struct cs_smp_pipe *pipe, const struct cs_sm_sweep *s,
                             const struct cs_qos_config *q, const struct cs_log *log,
-                            struct cs_sm_sl2vl_counts *counts, struct cs_error *err);
+                            struct cs_sm_sl2vl_counts *counts, struct cs_sm_sl2vl_tables *held,
+                            struct cs_error *err);
 
 /* ---- QoS: VL arbitration (src/sm/vlarb.c) ----------------------------------------------------
  *

@@ -102,13 +102,19 @@ struct cs_sm_core {
     struct cs_route_result routed; /* what the engine said besides lfts: the partitions' SLs */
     uint8_t *qos_sl;               /* with cfg.qos: the partitions' SLs the SA gives (core_qos.c) */
     struct cs_partition_set pset;  /* files.partitions resolved against the current sweep */
-    struct cs_sa_db *sa;           /* the SA's view of the current sweep and tables; NULL while
-                                      they change (SA requests then go unanswered) */
-    uint8_t *sa_reply;             /* room for the largest reply the db can give */
+    struct cs_sm_pkey_tables pkeys_held;  /* what the ports' P_Key tables hold after the last
+                                             programming (the SA's P_KeyTableRecords) */
+    struct cs_sm_sl2vl_tables sl2vl_held; /* the SL2VL tables the last programming read and
+                                             left (none while every partition is on SL 0) */
+    struct cs_sa_db *sa; /* the SA's view of the current sweep and tables; NULL while
+                            they change (SA requests then go unanswered) */
+    uint8_t *sa_reply;   /* room for the largest reply the db can give */
     size_t sa_reply_cap;
     struct cs_alias_guids *aliases;       /* alias GUIDs hosts registered with the SA (SubnAdmSet of
                                              a GUIDInfoRecord): kept across sweeps, made by the first
                                              SA rebuild */
+    struct cs_services *services;         /* ServiceRecords hosts registered with the SA: kept
+                                             across sweeps, made by the first SA rebuild */
     struct cs_mcast_groups *mcast;        /* multicast groups (joins through the SA, partitions'
                                              IPoIB groups): kept across sweeps like aliases */
     struct cs_mfts mfts;                  /* what the switches' MFTs hold, for the current sweep */

@@ -1,7 +1,10 @@
-/* SA requests to responses (include/cloudsm/sa.h): the MAD checks, the response framing, and the
- * NodeRecord, PortInfoRecord, LinkRecord, GUIDInfoRecord and ClassPortInfo answers (PathRecord:
- * sa_path.c). Records are encoded into a scratch buffer, compared with the request under its
- * component mask, and copied into the response in place. */
+/* SA requests to responses (include/cloudsm/sa.h): the MAD checks, the response framing, the
+ * dispatch by attribute, and the NodeRecord, PortInfoRecord, LinkRecord, GUIDInfoRecord and
+ * ClassPortInfo answers (PathRecord: sa_path.c; the switches' and ports' tables: sa_tables.c;
+ * ServiceRecord: sa_service.c; MCMemberRecord: sa_mcast.c). A new record is a case in record_size
+ * and one in the dispatch.
+ * Records are encoded into a scratch buffer, compared with the request under its component mask,
+ * and copied into the response in place. */
 #include <string.h>
 
 #include "sa/sa_internal.h"
@@ -102,22 +105,6 @@ static const struct sa_component guid_info_record_components[] = {
     {8, 320, 64}, {9, 384, 64}, {10, 448, 64}, {11, 512, 64},
 };
 
-/* What a query asks for and who asks. */
-struct query {
-    const struct cs_sa_db *db;
-    const uint8_t *record; /* the request's record (data area, zero-padded) */
-    uint64_t mask;
-    uint32_t attr_mod;
-    uint32_t requester; /* port index, CS_NONE for a local caller */
-    bool trusted;       /* presented the SM_Key */
-    struct sa_emit *emit;
-};
-
-static bool requester_sees(const struct query *q, uint32_t port)
-{
-    return q->requester == CS_NONE || sa_share_pkey(q->db, q->requester, port);
-}
-
 /* ---- NodeRecord ---- */
 
 static void node_record_of(const struct cs_sa_db *db, uint32_t node, uint32_t port,
@@ -161,14 +148,14 @@ static bool same_description(const uint8_t *a, const uint8_t *b)
 }
 
 /* A switch answers for its port 0 only, a CA for each of its ports. */
-static void node_records_of_node(struct query *q, uint32_t node)
+static void node_records_of_node(struct sa_query *q, uint32_t node)
 {
     const struct cs_sa_db *db = q->db;
     const struct cs_node *n = &db->fabric->nodes[node];
     unsigned first = cs_node_is_switch(n) ? 0 : 1, last = cs_node_is_switch(n) ? 0 : n->num_ports;
     for (unsigned num = first; num <= last && !sa_emit_done(q->emit); num++) {
         uint32_t port = n->first_port + num;
-        if (!sa_port_present(db, port) || !requester_sees(q, port))
+        if (!sa_port_present(db, port) || !sa_requester_sees(q, port))
             continue;
         if ((q->mask & BIT(NR_LID)) &&
             !sa_lid_in_range(cs_bits_get(q->record, 0, 16), sa_port_base_lid(db, port),
@@ -187,7 +174,7 @@ static void node_records_of_node(struct query *q, uint32_t node)
     }
 }
 
-static void node_records(struct query *q)
+static void node_records(struct sa_query *q)
 {
     const struct cs_sa_db *db = q->db;
     /* A LID or a GUID names one node: no need to look at the others. */
@@ -217,7 +204,7 @@ static void node_records(struct query *q)
 
 /* ---- PortInfoRecord ---- */
 
-static void port_info_records_of_node(struct query *q, uint32_t node)
+static void port_info_records_of_node(struct sa_query *q, uint32_t node)
 {
     const struct cs_sa_db *db = q->db;
     const struct cs_node *n = &db->fabric->nodes[node];
@@ -235,7 +222,7 @@ static void port_info_records_of_node(struct query *q, uint32_t node)
     for (unsigned num = first; num <= last && !sa_emit_done(q->emit); num++) {
         uint32_t port = n->first_port + num;
         if (!sa_port_present(db, port) || !db->sweep->port_info_valid[port] ||
-            !requester_sees(q, port))
+            !sa_requester_sees(q, port))
             continue;
         struct cs_sa_port_info_record r = {
             .lid = sa_port_base_lid(db, port),
@@ -261,7 +248,7 @@ static void port_info_records_of_node(struct query *q, uint32_t node)
     }
 }
 
-static void port_info_records(struct query *q)
+static void port_info_records(struct sa_query *q)
 {
     const struct cs_sa_db *db = q->db;
     if (q->mask & BIT(PIR_LID)) {
@@ -276,13 +263,13 @@ static void port_info_records(struct query *q)
 
 /* ---- LinkRecord ---- */
 
-static void link_record(struct query *q, uint32_t from, uint32_t to)
+static void link_record(struct sa_query *q, uint32_t from, uint32_t to)
 {
     const struct cs_sa_db *db = q->db;
     if (from == CS_NONE || to == CS_NONE || !sa_port_present(db, from) || !sa_port_present(db, to))
         return;
     /* OpenSM: both ends and the requester must share partitions pairwise. */
-    if (!sa_share_pkey(db, from, to) || !requester_sees(q, from) || !requester_sees(q, to))
+    if (!sa_share_pkey(db, from, to) || !sa_requester_sees(q, from) || !sa_requester_sees(q, to))
         return;
     struct cs_sa_link_record r = {
         .from_lid = sa_port_base_lid(db, from),
@@ -310,7 +297,7 @@ static uint32_t lid_node(const struct cs_sa_db *db, uint32_t lid)
 }
 
 /* The links leaving node `from` (to node `to` only, unless CS_NONE), by port. */
-static void links_from_node(struct query *q, uint32_t from, uint32_t to)
+static void links_from_node(struct sa_query *q, uint32_t from, uint32_t to)
 {
     const struct cs_fabric *f = q->db->fabric;
     const struct cs_node *n = &f->nodes[from];
@@ -322,7 +309,7 @@ static void links_from_node(struct query *q, uint32_t from, uint32_t to)
     }
 }
 
-static void link_records(struct query *q)
+static void link_records(struct sa_query *q)
 {
     const struct cs_sa_db *db = q->db;
     const struct cs_fabric *f = db->fabric;
@@ -356,7 +343,7 @@ static void link_records(struct query *q)
 
 /* Blocks of 8 GUIDs a port has (PortInfo:GUIDCap); OpenSM skips ports with none. The port GUID
  * is entry 0 of block 0, the other entries its alias GUIDs (sa_guid_block). */
-static void guid_info_records_of_node(struct query *q, uint32_t node)
+static void guid_info_records_of_node(struct sa_query *q, uint32_t node)
 {
     const struct cs_sa_db *db = q->db;
     const struct cs_node *n = &db->fabric->nodes[node];
@@ -364,7 +351,7 @@ static void guid_info_records_of_node(struct query *q, uint32_t node)
     for (unsigned num = first; num <= last && !sa_emit_done(q->emit); num++) {
         uint32_t port = n->first_port + num;
         if (!sa_port_present(db, port) || !db->sweep->port_info_valid[port] ||
-            !requester_sees(q, port))
+            !sa_requester_sees(q, port))
             continue;
         unsigned blocks = (db->sweep->port_info[port].guid_cap + 7u) / 8u;
         struct cs_sa_guid_info_record r = {.lid = sa_port_base_lid(db, port)};
@@ -385,7 +372,7 @@ static void guid_info_records_of_node(struct query *q, uint32_t node)
     }
 }
 
-static void guid_info_records(struct query *q)
+static void guid_info_records(struct sa_query *q)
 {
     const struct cs_sa_db *db = q->db;
     if (q->mask & BIT(GIR_LID)) {
@@ -442,17 +429,28 @@ static size_t error_reply(const uint8_t request[CS_SA_MAD_SIZE], uint16_t status
     return CS_SA_MAD_SIZE;
 }
 
-/* SubnAdmSet / SubnAdmDelete of a GUIDInfoRecord or an MCMemberRecord: one record back, as a
- * GetResp (a Set) or a DeleteResp, or an error. */
+static size_t record_size(uint16_t attr_id);
+
+/* SubnAdmSet / SubnAdmDelete of a GUIDInfoRecord, an MCMemberRecord or a ServiceRecord: one
+ * record back, as a GetResp (a Set) or a DeleteResp, or an error. */
 static int change_reply(const struct cs_sa_db *db, uint32_t requester, const struct cs_sa_header *h,
                         uint8_t request[CS_SA_MAD_SIZE], uint8_t *resp, size_t *resp_len)
 {
-    bool silent;
-    bool mcast = h->attr_id == CS_SA_ATTR_MCMEMBER_RECORD;
+    bool silent = false;
     uint8_t *record = request + CS_SA_HEADER_SIZE;
-    uint16_t status = mcast ? sa_mcmember_change(db, requester, h, record, &silent)
-                            : sa_guid_info_change(db, requester, h, record, &silent);
-    size_t size = mcast ? CS_SA_MCMEMBER_RECORD_SIZE : CS_SA_GUID_INFO_RECORD_SIZE;
+    uint16_t status;
+    switch (h->attr_id) {
+    case CS_SA_ATTR_MCMEMBER_RECORD:
+        status = sa_mcmember_change(db, requester, h, record, &silent);
+        break;
+    case CS_SA_ATTR_SERVICE_RECORD:
+        status = sa_service_change(db, requester, h, record);
+        break;
+    default:
+        status = sa_guid_info_change(db, requester, h, record, &silent);
+        break;
+    }
+    size_t size = record_size(h->attr_id);
     if (silent)
         return 0;
     if (status != 0) {
@@ -492,6 +490,18 @@ static size_t record_size(uint16_t attr_id)
         return CS_SA_GUID_INFO_RECORD_SIZE;
     case CS_SA_ATTR_PATH_RECORD:
         return CS_SA_PATH_RECORD_SIZE;
+    case CS_SA_ATTR_SWITCH_INFO_RECORD:
+        return CS_SA_SWITCH_INFO_RECORD_SIZE;
+    case CS_SA_ATTR_LFT_RECORD:
+        return CS_SA_LFT_RECORD_SIZE;
+    case CS_SA_ATTR_SL2VL_TABLE_RECORD:
+        return CS_SA_SL2VL_RECORD_SIZE;
+    case CS_SA_ATTR_PKEY_TABLE_RECORD:
+        return CS_SA_PKEY_TABLE_RECORD_SIZE;
+    case CS_SA_ATTR_VL_ARB_TABLE_RECORD:
+        return CS_SA_VL_ARB_RECORD_SIZE;
+    case CS_SA_ATTR_SERVICE_RECORD:
+        return CS_SA_SERVICE_RECORD_SIZE;
     case CS_SA_ATTR_MCMEMBER_RECORD:
         return CS_SA_MCMEMBER_RECORD_SIZE;
     case CS_SA_ATTR_MFT_RECORD:
@@ -525,7 +535,8 @@ int cs_sa_answer(const struct cs_sa_db *db, uint16_t requester_lid, const uint8_
     if (h.sm_key != 0 && h.sm_key != db->opt.sm_key)
         return 0;
     bool changes_store = (db->opt.aliases && h.attr_id == CS_SA_ATTR_GUID_INFO_RECORD) ||
-                         (db->opt.mcast && h.attr_id == CS_SA_ATTR_MCMEMBER_RECORD);
+                         (db->opt.mcast && h.attr_id == CS_SA_ATTR_MCMEMBER_RECORD) ||
+                         (db->opt.services && h.attr_id == CS_SA_ATTR_SERVICE_RECORD);
     bool change =
         changes_store && (h.method == CS_SA_METHOD_SET || h.method == CS_SA_METHOD_DELETE);
     if (h.method != CS_SA_METHOD_GET && h.method != CS_SA_METHOD_GET_TABLE && !change) {
@@ -582,7 +593,7 @@ int cs_sa_answer(const struct cs_sa_db *db, uint16_t requester_lid, const uint8_
         .stride = cs_sa_record_stride(size),
         .get = get,
     };
-    struct query q = {
+    struct sa_query q = {
         .db = db,
         .record = request + CS_SA_HEADER_SIZE,
         .mask = h.component_mask,
@@ -605,14 +616,34 @@ int cs_sa_answer(const struct cs_sa_db *db, uint16_t requester_lid, const uint8_
     case CS_SA_ATTR_GUID_INFO_RECORD:
         guid_info_records(&q);
         break;
+    case CS_SA_ATTR_SWITCH_INFO_RECORD:
+        sa_switch_info_records(&q);
+        break;
+    case CS_SA_ATTR_LFT_RECORD:
+        sa_lft_records(&q);
+        break;
+    case CS_SA_ATTR_SL2VL_TABLE_RECORD:
+        sa_sl2vl_records(&q);
+        break;
+    case CS_SA_ATTR_PKEY_TABLE_RECORD:
+        status = sa_pkey_table_records(&q);
+        break;
+    case CS_SA_ATTR_VL_ARB_TABLE_RECORD:
+        sa_vl_arb_records(&q);
+        break;
+    case CS_SA_ATTR_SERVICE_RECORD:
+        sa_service_records(&q);
+        break;
     case CS_SA_ATTR_MCMEMBER_RECORD:
         sa_mcmember_records(db, requester, q.trusted, q.mask, q.record, &emit);
         break;
     case CS_SA_ATTR_MFT_RECORD:
         sa_mft_records(db, requester, q.mask, q.record, &emit);
         break;
-    default:
+    case CS_SA_ATTR_PATH_RECORD:
         status = sa_path_records(db, requester, get, &h, q.record, &emit);
+        break;
+    default: /* record_size named every attribute above */
         break;
     }
     if (status == 0 && emit.overflow)

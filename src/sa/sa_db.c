@@ -365,12 +365,19 @@ static void compute_bound(struct cs_sa_db *db)
 {
     const struct cs_fabric *f = db->fabric;
     uint64_t node_records = 0, port_records = 0, links = 0, guid_blocks = 0, endpoints = 0;
+    uint64_t lft_blocks = 0, pkey_blocks = 0;
+    uint64_t sl2vl = db->opt.sl2vl_tables ? db->opt.sl2vl_tables->count : 0;
+    const struct cs_sm_pkey_tables *pk = db->opt.pkey_tables;
     for (uint32_t p = 0; p < f->num_port_slots; p++) {
         if (!sa_port_present(db, p))
             continue;
         const struct cs_port *port = &f->ports[p];
         bool sw = cs_node_is_switch(&f->nodes[port->node]);
         port_records++;
+        if (sw && port->num == 0)
+            lft_blocks += db->sweep->switch_info[port->node].linear_fdb_top / CS_LFT_BLOCK + 1u;
+        if (pk && pk->capacity && p < pk->num_ports)
+            pkey_blocks += (pk->capacity[p] + CS_PKEYS_PER_BLOCK - 1u) / CS_PKEYS_PER_BLOCK;
         if (port->peer != CS_NONE && sa_port_present(db, port->peer))
             links++;
         if (!sw || port->num == 0) {
@@ -386,6 +393,10 @@ static void compute_bound(struct cs_sa_db *db)
         port_records * cs_sa_record_stride(CS_SA_PORT_INFO_RECORD_SIZE),
         links * cs_sa_record_stride(CS_SA_LINK_RECORD_SIZE),
         guid_blocks * cs_sa_record_stride(CS_SA_GUID_INFO_RECORD_SIZE),
+        lft_blocks * cs_sa_record_stride(CS_SA_LFT_RECORD_SIZE),
+        pkey_blocks * cs_sa_record_stride(CS_SA_PKEY_TABLE_RECORD_SIZE),
+        port_records * 4 * cs_sa_record_stride(CS_SA_VL_ARB_RECORD_SIZE), /* blocks 1..4 */
+        sl2vl * cs_sa_record_stride(CS_SA_SL2VL_RECORD_SIZE),
         endpoints * endpoints * CS_SA_PATH_RECORD_SIZE,
     };
     for (size_t i = 0; i < sizeof candidates / sizeof candidates[0]; i++)

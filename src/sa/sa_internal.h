@@ -101,6 +101,40 @@ struct sa_component {
 bool sa_components_match(const struct sa_component *table, size_t count, uint64_t mask,
                          const uint8_t *request, const uint8_t *candidate);
 
+/* What a query asks for and who asks. */
+struct sa_query {
+    const struct cs_sa_db *db;
+    const uint8_t *record; /* the request's record (data area, zero-padded) */
+    uint64_t mask;
+    uint32_t attr_mod;
+    uint32_t requester; /* port index, CS_NONE for a local caller */
+    bool trusted;       /* presented the SM_Key */
+    struct sa_emit *emit;
+};
+
+/* Whether the requester may see a record about this port: a local caller sees everything,
+ * others the ports they share a partition with. */
+static inline bool sa_requester_sees(const struct sa_query *q, uint32_t port)
+{
+    return q->requester == CS_NONE || sa_share_pkey(q->db, q->requester, port);
+}
+
+/* The records of the switches' and ports' tables (sa_tables.c): SwitchInfoRecord,
+ * LFTRecord, SL2VLTableRecord, P_KeyTableRecord (0 or a status for the reply: an untrusted
+ * requester is refused with REQ_INVALID), VLArbitrationTableRecord. */
+void sa_switch_info_records(struct sa_query *q);
+void sa_sl2vl_records(struct sa_query *q);
+void sa_lft_records(struct sa_query *q);
+uint16_t sa_pkey_table_records(struct sa_query *q);
+void sa_vl_arb_records(struct sa_query *q);
+
+/* ServiceRecords (sa_service.c). sa_service_records: Get and GetTable. sa_service_change:
+ * SubnAdmSet or SubnAdmDelete of the ServiceRecord `record` (the request's, changed in place to
+ * the reply's): 0 or a status for the reply. */
+void sa_service_records(struct sa_query *q);
+uint16_t sa_service_change(const struct cs_sa_db *db, uint32_t requester,
+                           const struct cs_sa_header *h, uint8_t *record);
+
 /* Alias GUIDs (sa_alias.c). The end port a GUID names (its own GUID or one of its aliases), or
  * CS_NONE. */
 uint32_t sa_guid_port(const struct cs_sa_db *db, uint64_t guid);

@@ -218,3 +218,197 @@ void cs_sa_path_record_decode(const uint8_t in[CS_SA_PATH_RECORD_SIZE],
     out->packet_life = (uint8_t)cs_bits_get(in, 450, 6);
     out->preference = (uint8_t)cs_bits_get(in, 456, 8);
 }
+
+/* ---- SwitchInfoRecord: LID, 16 reserved bits, SwitchInfo's first 20 bytes ---- */
+
+enum { SWITCH_INFO_RECORD_INFO = 4 };
+
+void cs_sa_switch_info_record_encode(const struct cs_sa_switch_info_record *in,
+                                     uint8_t out[CS_SA_SWITCH_INFO_RECORD_SIZE])
+{
+    uint8_t attribute[CS_SMP_DATA_SIZE];
+    memset(out, 0, CS_SA_SWITCH_INFO_RECORD_SIZE);
+    cs_bits_set(out, 0, 16, in->lid);
+    cs_smp_switch_info_encode(&in->switch_info, attribute);
+    memcpy(out + SWITCH_INFO_RECORD_INFO, attribute,
+           CS_SA_SWITCH_INFO_RECORD_SIZE - SWITCH_INFO_RECORD_INFO);
+}
+
+void cs_sa_switch_info_record_decode(const uint8_t in[CS_SA_SWITCH_INFO_RECORD_SIZE],
+                                     struct cs_sa_switch_info_record *out)
+{
+    uint8_t attribute[CS_SMP_DATA_SIZE] = {0};
+    out->lid = (uint16_t)cs_bits_get(in, 0, 16);
+    memcpy(attribute, in + SWITCH_INFO_RECORD_INFO,
+           CS_SA_SWITCH_INFO_RECORD_SIZE - SWITCH_INFO_RECORD_INFO);
+    cs_smp_switch_info_decode(attribute, &out->switch_info);
+}
+
+/* ---- LFTRecord: LID, BlockNum, 32 reserved bits, 64 ports ---- */
+
+enum { LFT_RECORD_BLOCK = 8 };
+
+void cs_sa_lft_record_encode(const struct cs_sa_lft_record *in, uint8_t out[CS_SA_LFT_RECORD_SIZE])
+{
+    memset(out, 0, LFT_RECORD_BLOCK);
+    cs_bits_set(out, 0, 16, in->lid);
+    cs_bits_set(out, 16, 16, in->block);
+    cs_smp_lft_block_encode(&in->lft, out + LFT_RECORD_BLOCK);
+}
+
+void cs_sa_lft_record_decode(const uint8_t in[CS_SA_LFT_RECORD_SIZE], struct cs_sa_lft_record *out)
+{
+    out->lid = (uint16_t)cs_bits_get(in, 0, 16);
+    out->block = (uint16_t)cs_bits_get(in, 16, 16);
+    cs_smp_lft_block_decode(in + LFT_RECORD_BLOCK, &out->lft);
+}
+
+/* ---- SL2VLTableRecord: LID, InputPortNum, OutputPortNum, 32 reserved bits, 16 VLs ---- */
+
+enum { SL2VL_RECORD_TABLE = 8 };
+
+void cs_sa_sl2vl_record_encode(const struct cs_sa_sl2vl_record *in,
+                               uint8_t out[CS_SA_SL2VL_RECORD_SIZE])
+{
+    uint8_t attribute[CS_SMP_DATA_SIZE];
+    memset(out, 0, SL2VL_RECORD_TABLE);
+    cs_bits_set(out, 0, 16, in->lid);
+    out[2] = in->in_port;
+    out[3] = in->out_port;
+    cs_smp_sl2vl_encode(&in->sl2vl, attribute);
+    memcpy(out + SL2VL_RECORD_TABLE, attribute, CS_SA_SL2VL_RECORD_SIZE - SL2VL_RECORD_TABLE);
+}
+
+void cs_sa_sl2vl_record_decode(const uint8_t in[CS_SA_SL2VL_RECORD_SIZE],
+                               struct cs_sa_sl2vl_record *out)
+{
+    uint8_t attribute[CS_SMP_DATA_SIZE] = {0};
+    out->lid = (uint16_t)cs_bits_get(in, 0, 16);
+    out->in_port = in[2];
+    out->out_port = in[3];
+    memcpy(attribute, in + SL2VL_RECORD_TABLE, CS_SA_SL2VL_RECORD_SIZE - SL2VL_RECORD_TABLE);
+    cs_smp_sl2vl_decode(attribute, &out->sl2vl);
+}
+
+/* ---- PKeyTableRecord: LID, BlockNum, PortNum, 24 reserved bits, 32 P_Keys ----
+ *
+ * The records OpenSM 3.3.23 answers carry BlockNum least significant byte first (it stores its
+ * host-order block number without a byte swap), and saquery prints it that way (on x86, where
+ * both run): the encoder writes that order, the decoder reads it, so that every client of this
+ * record reads the same numbers from cloudsm as from OpenSM. A request's BlockNum arrives in the
+ * IBA's order (saquery swaps it; OpenSM reads it swapped): cs_sa_pkey_table_request_block. */
+
+static void put_le16(uint8_t *out, uint16_t v)
+{
+    out[0] = (uint8_t)(v & 0xff);
+    out[1] = (uint8_t)(v >> 8);
+}
+
+enum { PKEY_TABLE_RECORD_BLOCK = 8 };
+
+void cs_sa_pkey_table_record_encode(const struct cs_sa_pkey_table_record *in,
+                                    uint8_t out[CS_SA_PKEY_TABLE_RECORD_SIZE])
+{
+    memset(out, 0, PKEY_TABLE_RECORD_BLOCK);
+    cs_bits_set(out, 0, 16, in->lid);
+    put_le16(out + 2, in->block);
+    out[4] = in->port_num;
+    cs_smp_pkey_block_encode(&in->pkeys, out + PKEY_TABLE_RECORD_BLOCK);
+}
+
+void cs_sa_pkey_table_record_decode(const uint8_t in[CS_SA_PKEY_TABLE_RECORD_SIZE],
+                                    struct cs_sa_pkey_table_record *out)
+{
+    out->lid = (uint16_t)cs_bits_get(in, 0, 16);
+    out->block = (uint16_t)(in[2] | in[3] << 8);
+    out->port_num = in[4];
+    cs_smp_pkey_block_decode(in + PKEY_TABLE_RECORD_BLOCK, &out->pkeys);
+}
+
+uint16_t cs_sa_pkey_table_request_block(const uint8_t in[CS_SA_PKEY_TABLE_RECORD_SIZE])
+{
+    return (uint16_t)cs_bits_get(in, 16, 16);
+}
+
+/* ---- VLArbTableRecord: LID, OutputPortNum, BlockNum, 32 reserved bits, 32 entries ---- */
+
+enum { VL_ARB_RECORD_TABLE = 8 };
+
+void cs_sa_vl_arb_record_encode(const struct cs_sa_vl_arb_record *in,
+                                uint8_t out[CS_SA_VL_ARB_RECORD_SIZE])
+{
+    memset(out, 0, CS_SA_VL_ARB_RECORD_SIZE);
+    cs_bits_set(out, 0, 16, in->lid);
+    out[2] = in->port_num;
+    out[3] = in->block;
+    for (unsigned i = 0; i < CS_SA_VL_ARB_ENTRIES; i++) {
+        unsigned at = (VL_ARB_RECORD_TABLE + 2 * i) * 8;
+        cs_bits_set(out, at + 4, 4, in->entry[i].vl);
+        cs_bits_set(out, at + 8, 8, in->entry[i].weight);
+    }
+}
+
+void cs_sa_vl_arb_record_decode(const uint8_t in[CS_SA_VL_ARB_RECORD_SIZE],
+                                struct cs_sa_vl_arb_record *out)
+{
+    out->lid = (uint16_t)cs_bits_get(in, 0, 16);
+    out->port_num = in[2];
+    out->block = in[3];
+    for (unsigned i = 0; i < CS_SA_VL_ARB_ENTRIES; i++) {
+        unsigned at = (VL_ARB_RECORD_TABLE + 2 * i) * 8;
+        out->entry[i].vl = (uint8_t)cs_bits_get(in, at + 4, 4);
+        out->entry[i].weight = (uint8_t)cs_bits_get(in, at + 8, 8);
+    }
+}
+
+/* ---- ServiceRecord: ID, GID, P_Key, 16 reserved bits, lease, key, name, data ---- */
+
+enum {
+    SR_GID = 8,
+    SR_PKEY = 24,
+    SR_LEASE = 28,
+    SR_KEY = 32,
+    SR_NAME = 48,
+    SR_DATA8 = 112,
+    SR_DATA16 = 128,
+    SR_DATA32 = 144,
+    SR_DATA64 = 160,
+};
+
+void cs_sa_service_record_encode(const struct cs_sa_service_record *in,
+                                 uint8_t out[CS_SA_SERVICE_RECORD_SIZE])
+{
+    memset(out, 0, CS_SA_SERVICE_RECORD_SIZE);
+    cs_bits_set(out, 0, 64, in->id);
+    memcpy(out + SR_GID, in->gid, 16);
+    cs_bits_set(out, SR_PKEY * 8, 16, in->pkey);
+    cs_bits_set(out, SR_LEASE * 8, 32, in->lease);
+    memcpy(out + SR_KEY, in->key, 16);
+    memcpy(out + SR_NAME, in->name, CS_SA_SERVICE_NAME_SIZE);
+    memcpy(out + SR_DATA8, in->data8, 16);
+    for (unsigned i = 0; i < 8; i++)
+        cs_bits_set(out, (SR_DATA16 + 2 * i) * 8, 16, in->data16[i]);
+    for (unsigned i = 0; i < 4; i++)
+        cs_bits_set(out, (SR_DATA32 + 4 * i) * 8, 32, in->data32[i]);
+    for (unsigned i = 0; i < 2; i++)
+        cs_bits_set(out, (SR_DATA64 + 8 * i) * 8, 64, in->data64[i]);
+}
+
+void cs_sa_service_record_decode(const uint8_t in[CS_SA_SERVICE_RECORD_SIZE],
+                                 struct cs_sa_service_record *out)
+{
+    memset(out, 0, sizeof *out);
+    out->id = cs_bits_get(in, 0, 64);
+    memcpy(out->gid, in + SR_GID, 16);
+    out->pkey = (uint16_t)cs_bits_get(in, SR_PKEY * 8, 16);
+    out->lease = (uint32_t)cs_bits_get(in, SR_LEASE * 8, 32);
+    memcpy(out->key, in + SR_KEY, 16);
+    memcpy(out->name, in + SR_NAME, CS_SA_SERVICE_NAME_SIZE);
+    memcpy(out->data8, in + SR_DATA8, 16);
+    for (unsigned i = 0; i < 8; i++)
+        out->data16[i] = (uint16_t)cs_bits_get(in, (SR_DATA16 + 2 * i) * 8, 16);
+    for (unsigned i = 0; i < 4; i++)
+        out->data32[i] = (uint32_t)cs_bits_get(in, (SR_DATA32 + 4 * i) * 8, 32);
+    for (unsigned i = 0; i < 2; i++)
+        out->data64[i] = cs_bits_get(in, (SR_DATA64 + 8 * i) * 8, 64);
+}

@@ -14,6 +14,7 @@
 #include "cloudsm/clock.h"
 #include "cloudsm/key_index.h"
 #include "cloudsm/lft_diff.h"
+#include "cloudsm/services.h"
 #include "cloudsm/sm_control.h"
 #include "cloudsm/subtree.h"
 #include "core/grow.h"
@@ -173,11 +174,14 @@ void cs_sm_core_free(struct cs_sm_core *c)
     cs_sa_db_free(c->sa);
     free(c->sa_reply);
     cs_alias_guids_destroy(c->aliases);
+    cs_services_destroy(c->services);
     cs_mcast_groups_destroy(c->mcast);
     cs_mfts_free(&c->mfts);
     cs_mfts_free(&c->mfts_want);
     cs_mcast_router_destroy(c->mcast_router);
     cs_partition_set_free(&c->pset);
+    cs_sm_pkey_tables_free(&c->pkeys_held);
+    cs_sm_sl2vl_tables_free(&c->sl2vl_held);
     cs_sm_files_free(&c->files);
     cs_guid2lid_free(&c->guid2lid);
     cs_sm_sweep_free(&c->sweep);
@@ -299,8 +303,9 @@ static int program_pkeys(struct cs_sm_core *c, struct cs_error *err)
     };
     if (cs_partitions_resolve(&c->files.partitions, &c->sweep.fabric, &ropt, &c->pset, err) < 0)
         return -1;
-    struct cs_sm_pkey_tables held, want;
-    cs_sm_pkey_tables_init(&held);
+    /* held outlives the call: after programming it is what the ports hold, which the SA's
+     * P_KeyTableRecords show (cs_sm_core_rebuild_sa follows every call). */
+    struct cs_sm_pkey_tables *held = &c->pkeys_held, want;
     cs_sm_pkey_tables_init(&want);
     struct cs_sm_pkey_counts pc = {0};
     struct cs_sm_pkey_options popt = {
@@ -308,12 +313,11 @@ static int program_pkeys(struct cs_sm_core *c, struct cs_error *err)
         .allow_both_pkeys = c->cfg.allow_both_pkeys,
         .part_enforce = c->cfg.part_enforce,
     };
-    int rc = cs_sm_read_pkeys(c->pipe, &c->sweep, &held, &c->log, &pc, err);
+    int rc = cs_sm_read_pkeys(c->pipe, &c->sweep, held, &c->log, &pc, err);
     if (rc >= 0)
-        rc = cs_sm_pkey_tables(&c->sweep, &c->pset, &popt, &held, &want, &c->log, err);
+        rc = cs_sm_pkey_tables(&c->sweep, &c->pset, &popt, held, &want, &c->log, err);
     if (rc >= 0)
-        rc = cs_sm_program_pkeys(c->pipe, &c->sweep, &want, &held, &c->log, &pc, err);
-    cs_sm_pkey_tables_free(&held);
+        rc = cs_sm_program_pkeys(c->pipe, &c->sweep, &want, held, &c->log, &pc, err);
     cs_sm_pkey_tables_free(&want);
     if (rc < 0)
         return -1;
@@ -342,6 +346,7 @@ static int program_sl2vl(struct cs_sm_core *c, struct cs_error *err)
     if (c->cfg.qos)
         return cs_sm_core_program_qos(c, err);
     unsigned sls = sls_in_use(&c->routed);
+    cs_sm_sl2vl_tables_free(&c->sl2vl_held); /* of the last sweep: port slots may differ now */
     if (sls == 0) {
         cs_logf(&c->log, CS_LOG_INFO,
                 "sl2vl: every partition on SL 0: tables left as the ports hold them");
@@ -354,7 +359,7 @@ static int program_sl2vl(struct cs_sm_core *c, struct cs_error *err)
                     parts->partitions[i].name, parts->partitions[i].pkey,
                     c->routed.partition_sl[i]);
     struct cs_sm_sl2vl_counts sc;
-    if (cs_sm_program_sl2vl(c->pipe, &c->sweep, sls, &c->log, &sc, err) < 0)
+    if (cs_sm_program_sl2vl(c->pipe, &c->sweep, sls, &c->log, &sc, &c->sl2vl_held, err) < 0)
         return -1;
     cs_logf(&c->log, CS_LOG_INFO,
             "sl2vl: SLs 0..%u on VLs of their own, %llu tables read back, %llu tables sent, %u "
@@ -456,6 +461,8 @@ int cs_sm_core_rebuild_sa(struct cs_sm_core *c, struct cs_error *err)
     c->sa = NULL;
     if (c->aliases == NULL && (c->aliases = cs_alias_guids_create(err)) == NULL)
         return -1;
+    if (c->services == NULL && (c->services = cs_services_create(err)) == NULL)
+        return -1;
     if (sync_mcast(c, err) < 0)
         return -1;
     cs_alias_guids_set_assigned_byte(c->aliases, (uint8_t)c->cfg.sm_assigned_guid);
@@ -475,6 +482,9 @@ int cs_sm_core_rebuild_sa(struct cs_sm_core *c, struct cs_error *err)
         .partition_sl = partition_sl,
         .num_partition_sl = num_partition_sl,
         .aliases = c->aliases,
+        .pkey_tables = &c->pkeys_held,
+        .sl2vl_tables = &c->sl2vl_held,
+        .services = c->services,
         .mcast = c->mcast,
         .mfts = &c->mfts_want,
     };

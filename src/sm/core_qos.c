@@ -21,7 +21,7 @@ int cs_sm_core_program_qos(struct cs_sm_core *c, struct cs_error *err)
                     parts->partitions[i].name, parts->partitions[i].pkey,
                     c->routed.partition_sl[i]);
     struct cs_sm_sl2vl_counts sc;
-    if (cs_sm_program_sl2vl_qos(c->pipe, &c->sweep, &q, &c->log, &sc, err) < 0)
+    if (cs_sm_program_sl2vl_qos(c->pipe, &c->sweep, &q, &c->log, &sc, &c->sl2vl_held, err) < 0)
         return -1;
     struct cs_sm_vlarb_counts vc;
     if (cs_sm_program_vlarb(c->pipe, &c->sweep, &q, &c->log, &vc, err) < 0)

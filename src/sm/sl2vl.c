@@ -61,6 +61,8 @@ static void want_qos_table(const struct cs_sm_sweep *s, const struct cs_qos_conf
 /* One table: the CA port's own, or a switch's (input port, output port) pair. */
 struct table {
     uint32_t node;
+    uint32_t out_port; /* port slot */
+    uint8_t in_port;
     struct cs_dr_path path;
     uint32_t mod;
     struct cs_smp_sl2vl want, held;
@@ -131,7 +133,7 @@ static struct table *list_tables(const struct cs_sm_sweep *s, const struct cs_qo
                 if (port->guid == 0)
                     continue; /* a CA port the sweep did not arrive on */
                 struct table *t = &tables[k];
-                *t = (struct table){.node = n, .want = want};
+                *t = (struct table){.node = n, .out_port = op, .want = want};
                 if (!cs_sm_port_path(s, op, &t->path)) {
                     (*failures)++;
                     cs_logf(log, CS_LOG_WARN, "no directed route to port %u of 0x%016llx \"%s\"",
@@ -144,8 +146,12 @@ static struct table *list_tables(const struct cs_sm_sweep *s, const struct cs_qo
             for (unsigned in = 0; in <= node->num_ports; in++) {
                 if (in != 0 && f->ports[node->first_port + in].peer == CS_NONE)
                     continue;
-                tables[k++] = (struct table){
-                    .node = n, .path = s->path[n], .mod = in << 8 | out, .want = want};
+                tables[k++] = (struct table){.node = n,
+                                             .out_port = op,
+                                             .in_port = (uint8_t)in,
+                                             .path = s->path[n],
+                                             .mod = in << 8 | out,
+                                             .want = want};
             }
         }
     }
@@ -181,9 +187,49 @@ static int run_tables(struct cs_smp_pipe *pipe, struct sl2vl_phase *ph, struct t
     return rc;
 }
 
+void cs_sm_sl2vl_tables_init(struct cs_sm_sl2vl_tables *t)
+{
+    memset(t, 0, sizeof *t);
+}
+
+void cs_sm_sl2vl_tables_free(struct cs_sm_sl2vl_tables *t)
+{
+    free(t->entries);
+    cs_sm_sl2vl_tables_init(t);
+}
+
+static int by_port(const void *a, const void *b)
+{
+    const struct cs_sm_sl2vl_entry *x = a, *y = b;
+    if (x->out_port != y->out_port)
+        return x->out_port < y->out_port ? -1 : 1;
+    return (x->in_port > y->in_port) - (x->in_port < y->in_port);
+}
+
+/* The tables the ports answered, for the SA. */
+static int keep_tables(const struct cs_sm_sweep *s, const struct table *tables, uint32_t count,
+                       struct cs_sm_sl2vl_tables *held, struct cs_error *err)
+{
+    cs_sm_sl2vl_tables_free(held);
+    held->num_ports = s->fabric.num_port_slots;
+    held->entries = cs_calloc_array(count ? count : 1, sizeof *held->entries, err);
+    if (held->entries == NULL)
+        return -1;
+    for (uint32_t i = 0; i < count; i++)
+        if (tables[i].known)
+            held->entries[held->count++] = (struct cs_sm_sl2vl_entry){
+                .out_port = tables[i].out_port,
+                .in_port = tables[i].in_port,
+                .table = tables[i].held,
+            };
+    qsort(held->entries, held->count, sizeof *held->entries, by_port);
+    return 0;
+}
+
 static int program_tables(struct cs_smp_pipe *pipe, const struct cs_sm_sweep *s,
                           const struct cs_qos_config *q, unsigned num_sls, const struct cs_log *log,
-                          struct cs_sm_sl2vl_counts *counts, struct cs_error *err)
+                          struct cs_sm_sl2vl_counts *counts, struct cs_sm_sl2vl_tables *held,
+                          struct cs_error *err)
 {
     *counts = (struct cs_sm_sl2vl_counts){0};
     struct sl2vl_phase ph = {.s = s, .log = log};
@@ -195,6 +241,8 @@ static int program_tables(struct cs_smp_pipe *pipe, const struct cs_sm_sweep *s,
     int rc = run_tables(pipe, &ph, tables, count, false, &counts->tables_read, err);
     if (rc == 0)
         rc = run_tables(pipe, &ph, tables, count, true, &counts->tables_sent, err);
+    if (rc == 0 && held != NULL)
+        rc = keep_tables(s, tables, count, held, err);
     free(tables);
     counts->failures = ph.failures;
     if (rc < 0)
@@ -212,14 +260,15 @@ static int program_tables(struct cs_smp_pipe *pipe, const struct cs_sm_sweep *s,
 
 int cs_sm_program_sl2vl(struct cs_smp_pipe *pipe, const struct cs_sm_sweep *s, unsigned num_sls,
                         const struct cs_log *log, struct cs_sm_sl2vl_counts *counts,
-                        struct cs_error *err)
+                        struct cs_sm_sl2vl_tables *held, struct cs_error *err)
 {
-    return program_tables(pipe, s, NULL, num_sls, log, counts, err);
+    return program_tables(pipe, s, NULL, num_sls, log, counts, held, err);
 }
 
 int cs_sm_program_sl2vl_qos(struct cs_smp_pipe *pipe, const struct cs_sm_sweep *s,
                             const struct cs_qos_config *q, const struct cs_log *log,
-                            struct cs_sm_sl2vl_counts *counts, struct cs_error *err)
+                            struct cs_sm_sl2vl_counts *counts, struct cs_sm_sl2vl_tables *held,
+                            struct cs_error *err)
 {
-    return program_tables(pipe, s, q, 0, log, counts, err);
+    return program_tables(pipe, s, q, 0, log, counts, held, err);
 }

@@ -3,16 +3,18 @@
  * to ROOM) answers whatever arrives. No crash, no leak, and every reply is sane: nothing or a
  * response MAD echoing the request's transaction id; a single MAD is CS_SA_MAD_SIZE bytes, a
  * longer reply is a successful GetTableResp of whole records marked as one RMPP transfer; a reply
- * never exceeds the room. After the requests the alias store is consistent: every alias is found
- * where its port's table says, in OpenSM's order, and no alias is a port's own GUID; and so is
- * the multicast group store (joins and leaves of MCMemberRecords): groups in MGID order with
- * distinct MLIDs, members in OpenSM's order, the full members counted right, no group without a
- * full member unless it is well known.
+ * never exceeds the room. The SM's SL2VL and P_Key tables are made up (hold_tables). After the
+ * requests the alias store is consistent: every alias is found where its port's table says, in
+ * OpenSM's order, and no alias is a port's own GUID; and so is the multicast group store (joins
+ * and leaves of MCMemberRecords): groups in MGID order with distinct MLIDs, members in OpenSM's
+ * order, the full members counted right, no group without a full member unless it is well
+ * known; and no two services share ServiceID, ServiceGID and ServiceP_Key.
  *
  * Input: requests of 257 bytes each (the last may be shorter), so that Sets and Deletes change
  * the store the requests after them read: byte 0 picks the requester LID (mod 32: the subnet's
  * LIDs are 1..28, host k has LID k + 1, 0 is a local caller, the rest unknown), the rest is the
- * request MAD. Every input starts from empty stores (but the partitions' IPoIB group). */
+ * request MAD. Every input starts from empty stores (but the partitions' IPoIB group); the
+ * services' clock moves 500 ms per request, so that short leases end within an input. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +26,7 @@
 #include "cloudsm/partitions.h"
 #include "cloudsm/route.h"
 #include "cloudsm/sa.h"
+#include "cloudsm/services.h"
 #include "cloudsm/topo_gen.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -43,7 +46,52 @@ static struct {
     struct cs_sa_options opt;
     struct cs_sa_db *db;
     uint8_t *resp;
+    double now_ms;
+    struct cs_sm_sl2vl_tables sl2vl;
+    struct cs_sm_pkey_tables pkeys;
 } subnet;
+
+static double fuzz_clock(void)
+{
+    return subnet.now_ms;
+}
+
+/* Tables as the SM would hold them, so that SL2VL and P_KeyTable records have something to show:
+ * every switch (input, output) pair and every CA port's SL2VL table; one P_Key block on every
+ * port with a GUID (a CA port's table unknown every third port). */
+static void hold_tables(void)
+{
+    const struct cs_fabric *f = &subnet.sweep.fabric;
+    uint32_t n = f->num_port_slots, count = 0;
+    subnet.sl2vl.entries = calloc((size_t)n * 40 + 1, sizeof *subnet.sl2vl.entries);
+    subnet.pkeys.capacity = calloc(n, sizeof *subnet.pkeys.capacity);
+    subnet.pkeys.first = calloc(n, sizeof *subnet.pkeys.first);
+    subnet.pkeys.known = calloc(n, sizeof *subnet.pkeys.known);
+    subnet.pkeys.pkeys = calloc((size_t)n * CS_PKEYS_PER_BLOCK, sizeof *subnet.pkeys.pkeys);
+    if (!subnet.sl2vl.entries || !subnet.pkeys.capacity || !subnet.pkeys.first ||
+        !subnet.pkeys.known || !subnet.pkeys.pkeys)
+        abort();
+    for (uint32_t p = 0; p < n; p++) {
+        const struct cs_port *port = &f->ports[p];
+        const struct cs_node *node = &f->nodes[port->node];
+        bool sw = cs_node_is_switch(node);
+        if (sw && port->num != 0)
+            for (unsigned in = 0; in <= node->num_ports && in < 40; in++)
+                subnet.sl2vl.entries[count++] = (struct cs_sm_sl2vl_entry){
+                    .out_port = p, .in_port = (uint8_t)in, .table = {.vl = {(uint8_t)in}}};
+        else if (!sw && port->guid != 0)
+            subnet.sl2vl.entries[count++] = (struct cs_sm_sl2vl_entry){.out_port = p};
+        if (port->guid != 0 || sw) {
+            subnet.pkeys.capacity[p] = CS_PKEYS_PER_BLOCK;
+            subnet.pkeys.first[p] = (uint64_t)p * CS_PKEYS_PER_BLOCK;
+            subnet.pkeys.known[p] = p % 3 != 0;
+            subnet.pkeys.pkeys[subnet.pkeys.first[p]] = 0xffff;
+        }
+    }
+    subnet.sl2vl.count = count;
+    subnet.sl2vl.num_ports = n;
+    subnet.pkeys.num_ports = n;
+}
 
 static void build_subnet(void)
 {
@@ -62,7 +110,10 @@ static void build_subnet(void)
         cs_partitions_resolve(&subnet.parts, &subnet.sweep.fabric, &ro, &subnet.set, &err) != 0)
         abort();
     cs_fabric_free(&f);
+    hold_tables();
     subnet.opt = (struct cs_sa_options){
+        .sl2vl_tables = &subnet.sl2vl,
+        .pkey_tables = &subnet.pkeys,
         .subnet_prefix = UINT64_C(0xfe80000000000000),
         .sm_key = 0x5,
         .path_caching = true,
@@ -81,10 +132,14 @@ static void fresh_store(void)
     cs_sa_db_free(subnet.db);
     cs_alias_guids_destroy(subnet.opt.aliases);
     cs_mcast_groups_destroy(subnet.opt.mcast);
+    cs_services_destroy(subnet.opt.services);
     subnet.opt.aliases = cs_alias_guids_create(&err);
     subnet.opt.mcast = cs_mcast_groups_create(&err);
+    subnet.opt.services = cs_services_create(&err);
+    subnet.opt.clock_ms = fuzz_clock;
+    subnet.now_ms = 0;
     struct cs_log log = {0};
-    if (!subnet.opt.aliases || !subnet.opt.mcast ||
+    if (!subnet.opt.aliases || !subnet.opt.mcast || !subnet.opt.services ||
         cs_mcast_groups_sync_partitions(subnet.opt.mcast, &subnet.parts, &subnet.set,
                                         CS_SA_DEFAULT_SUBNET_TIMEOUT, &log, &err) != 1 ||
         cs_sa_db_build(&subnet.sweep, &subnet.lfts, &subnet.set, &subnet.opt, &subnet.db, &err) !=
@@ -114,6 +169,18 @@ static void check_store(void)
                 abort();
         prev = key;
     }
+}
+
+/* No two services with the same ServiceID, ServiceGID and ServiceP_Key. */
+static void check_services(void)
+{
+    const struct cs_services *s = subnet.opt.services;
+    for (uint32_t i = 0; i < cs_services_count(s); i++)
+        for (uint32_t j = i + 1; j < cs_services_count(s); j++) {
+            const struct cs_sa_service_record *a = cs_services_at(s, i), *b = cs_services_at(s, j);
+            if (a->id == b->id && a->pkey == b->pkey && memcmp(a->gid, b->gid, 16) == 0)
+                abort();
+        }
 }
 
 static void check_groups(void)
@@ -153,8 +220,22 @@ static size_t stride_of(uint16_t attr_id)
         return cs_sa_record_stride(CS_SA_GUID_INFO_RECORD_SIZE);
     case CS_SA_ATTR_PATH_RECORD:
         return CS_SA_PATH_RECORD_SIZE;
+    case CS_SA_ATTR_SWITCH_INFO_RECORD:
+        return cs_sa_record_stride(CS_SA_SWITCH_INFO_RECORD_SIZE);
+    case CS_SA_ATTR_LFT_RECORD:
+        return cs_sa_record_stride(CS_SA_LFT_RECORD_SIZE);
+    case CS_SA_ATTR_SL2VL_TABLE_RECORD:
+        return cs_sa_record_stride(CS_SA_SL2VL_RECORD_SIZE);
     case CS_SA_ATTR_MCMEMBER_RECORD:
         return cs_sa_record_stride(CS_SA_MCMEMBER_RECORD_SIZE);
+    case CS_SA_ATTR_PKEY_TABLE_RECORD:
+        return cs_sa_record_stride(CS_SA_PKEY_TABLE_RECORD_SIZE);
+    case CS_SA_ATTR_VL_ARB_TABLE_RECORD:
+        return cs_sa_record_stride(CS_SA_VL_ARB_RECORD_SIZE);
+    case CS_SA_ATTR_SERVICE_RECORD:
+        return cs_sa_record_stride(CS_SA_SERVICE_RECORD_SIZE);
+    case CS_SA_ATTR_MFT_RECORD:
+        return cs_sa_record_stride(CS_SA_MFT_RECORD_SIZE);
     default:
         return 0;
     }
@@ -199,6 +280,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fresh_store();
     for (size_t at = 0; at < size; at += 1 + CS_SA_MAD_SIZE) {
         uint16_t requester = data[at] % 32;
+        subnet.now_ms += 500;
         const uint8_t *req = data + at + 1;
         size_t req_len = size - at - 1 < CS_SA_MAD_SIZE ? size - at - 1 : CS_SA_MAD_SIZE;
         size_t len = 12345;
@@ -210,6 +292,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         check_reply(req, req_len, rc, subnet.resp, len, CS_SA_MAD_SIZE);
     }
     check_store();
+    check_services();
     check_groups();
     return 0;
 }

@@ -8,6 +8,10 @@
 #           (input, output) table reads SL s -> VL s for s < 8 and VL 0 beyond (ibsim's links
 #           have VL0-7); `saquery -p` between two members of a partition carries the SL cloudsmd
 #           logged for it, between members of two others their own; a restart sends no table
+#
+# The SA's SL2VLTableRecords (`saquery SL2VL`) show the tables as the SM read and programmed them:
+# none under ftree (the SM read none), under pftree every CA's and every (input, output) table of
+# two switches the same as `smpquery sl2vl` reads from the port.
 source "$(dirname "$0")/../lib/common.sh"
 require_oracles ibsim smpquery saquery
 CLOUDSMD=${CLOUDSM_BUILD_DIR:?}/cloudsmd
@@ -28,6 +32,14 @@ sl_of_path() { # sl_of_path HOST SLID DLID: the SL of the PathRecord saquery pri
   local sl  # a requester shares a partition with both ends (Default members are limited)
   sl=$(SIM_HOST=$1 sim saquery -p --src-to-dst "$2:$3" 2>/dev/null | sed -nE 's/^[[:space:]]*sl\.+(0x[0-9a-f]+)$/\1/p')
   [[ -n $sl ]] && echo $((sl))
+}
+vls() { # vls ROW: the 16 VLs of a smpquery row or a saquery "VL:" line, space-separated
+  tr -c '0-9\n' ' ' <<<"$1" | xargs
+}
+sa_row() { # sa_row LID/IN/OUT: the VLs of the one SL2VLTableRecord saquery shows, or nothing
+  local out
+  out=$(SIM_HOST=H-0010000000000000 sim saquery SL2VL "$1" 2>/dev/null)
+  [[ $(grep -c 'SL2VLTableRecord dump' <<<"$out") == 1 ]] && vls "$(sed -n 's/^[[:space:]]*VL://p' <<<"$out")"
 }
 row() { # row LID [PORT]: the SL2VL rows smpquery prints (a CA's one, a switch's input ports)
   sim smpquery sl2vl "$@" 2>/dev/null | grep -E '^ports:|^\s*\|' | sed -E 's/^.*: \|/|/'
@@ -56,6 +68,8 @@ red2=$(lid_of 0x0010000000000201)
 expect_eq "ftree: host 1's table as ibsim holds it" "$IBSIM_DEFAULT" "$(row "$blue1")"
 expect_eq "ftree: Blue path SL" 0 "$(sl_of_path H-0010000000000100 "$blue1" "$blue5")"
 expect_eq "ftree: Red path SL" 0 "$(sl_of_path H-0010000000000200 "$red2" "$blue5")"
+expect_eq "ftree: SL2VLTableRecords (the SM read no table)" 0 \
+  "$(SIM_HOST=H-0010000000000000 sim saquery SL2VL 2>/dev/null | grep -c 'SL2VLTableRecord dump')"
 stop_cloudsmd
 
 
@@ -98,6 +112,28 @@ while read -r swlid linked; do
 done <switch_ports
 expect_eq "pftree: tables checked with smpquery" "$read_back" "$tables"
 expect_eq "pftree: tables not SL s -> VL s (s < 8), VL 0 beyond" 0 "$bad"
+# The SA shows what the ports hold: every CA's table (input and output port 0, as OpenSM), and
+# every table of the first and the last switch ibnetdiscover lists.
+sa_tables=0 sa_bad=0
+while read -r guid lid _; do
+  [[ $guid == 0x0010* ]] || continue
+  sa_tables=$((sa_tables + 1))
+  [[ $(sa_row "$((lid))/0/0") == "$(vls "$(row "$((lid))")")" ]] || { sa_bad=$((sa_bad + 1)); echo "SA: CA $guid"; }
+done < <(grep '^0x' state/guid2lid)
+for sw in "$(sed -n 1p switch_ports)" "$(sed -n '$p' switch_ports)"; do
+  read -r swlid linked <<<"$sw"
+  for out in $linked; do
+    while read -r in row_vls; do
+      [[ " 0 $linked " == *" $in "* ]] || continue
+      sa_tables=$((sa_tables + 1))
+      [[ $(sa_row "$swlid/$in/$out") == "$(vls "$row_vls")" ]] ||
+        { sa_bad=$((sa_bad + 1)); echo "SA: switch $swlid in $in out $out: $(sa_row "$swlid/$in/$out")"; }
+    done < <(sim smpquery sl2vl "$swlid" "$out" 2>/dev/null |
+               sed -nE 's/^ports: in +([0-9]+), out +[0-9]+: (.*)$/\1 \2/p')
+  done
+done
+check "pftree: SL2VLTableRecords compared ($sa_tables)" test "$sa_tables" -ge $((16 + 2 * 5 * 4))
+expect_eq "pftree: SL2VLTableRecords not what smpquery reads" 0 "$sa_bad"
 expect_eq "pftree: Blue path SL" "$blue_sl" "$(sl_of_path H-0010000000000100 "$blue1" "$blue5")"
 expect_eq "pftree: Red path SL" "$red_sl" "$(sl_of_path H-0010000000000200 "$red2" "$blue5")"
 default_sl=$(sed -nE 's/.*sl2vl: partition Default \(0x7fff\) on SL ([0-9]+).*/\1/p' pftree.log)

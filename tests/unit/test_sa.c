@@ -599,7 +599,7 @@ static void test_partition_sl(void **state)
     struct cs_error err;
     struct cs_log log = {0};
     struct cs_sm_sl2vl_counts c;
-    assert_int_equal(cs_sm_program_sl2vl(r.pipe, &r.s, 3, &log, &c, &err), 0);
+    assert_int_equal(cs_sm_program_sl2vl(r.pipe, &r.s, 3, &log, &c, NULL, &err), 0);
     assert_int_equal(c.failures, 0);
     assert_true(c.tables_sent > 0);
     const struct cs_fabric *mf = cs_sma_model_fabric(r.m);

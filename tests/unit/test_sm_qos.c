@@ -82,7 +82,7 @@ static void program(struct rig *r, struct cs_sm_vlarb_counts *vc, struct cs_sm_s
     struct cs_error err = {""};
     struct cs_qos_config q;
     cs_qos_resolve_all(&r->general, r->cls, &q);
-    if (cs_sm_program_sl2vl_qos(r->pipe, &r->s, &q, &r->log, sc, &err) != 0)
+    if (cs_sm_program_sl2vl_qos(r->pipe, &r->s, &q, &r->log, sc, NULL, &err) != 0)
         fail_msg("%s", err.msg);
     if (cs_sm_program_vlarb(r->pipe, &r->s, &q, &r->log, vc, &err) != 0)
         fail_msg("%s", err.msg);

@@ -74,7 +74,7 @@ static uint64_t sets(const struct rig *r)
 static void program(struct rig *r, unsigned num_sls, struct cs_sm_sl2vl_counts *c)
 {
     struct cs_error err = {""};
-    if (cs_sm_program_sl2vl(r->pipe, &r->s, num_sls, &r->log, c, &err) != 0)
+    if (cs_sm_program_sl2vl(r->pipe, &r->s, num_sls, &r->log, c, NULL, &err) != 0)
         fail_msg("%s", err.msg);
 }
 
@@ -136,6 +136,51 @@ static void test_program_then_nothing(void **state)
     assert_int_equal(c.tables_sent, 0);
     assert_int_equal(sets(&r), 0);
     assert_int_equal(r.lc.warnings, 0);
+    rig_close(&r);
+}
+
+/* The port slot of node guid's port num in the sweep. */
+static uint32_t sweep_port(const struct rig *r, uint64_t guid, unsigned num)
+{
+    for (uint32_t n = 0; n < r->s.fabric.num_nodes; n++)
+        if (r->s.fabric.nodes[n].guid == guid)
+            return r->s.fabric.nodes[n].first_port + num;
+    fail_msg("no node 0x%016llx", (unsigned long long)guid);
+    return CS_NONE;
+}
+
+/* What the ports hold after programming, kept for the SA: every table, ordered by output port
+ * slot and input port, each as the port answered. */
+static void test_tables_kept(void **state)
+{
+    (void)state;
+    struct rig r;
+    rig_open(&r);
+    struct cs_sm_sl2vl_counts c;
+    struct cs_sm_sl2vl_tables held;
+    cs_sm_sl2vl_tables_init(&held);
+    struct cs_error err = {""};
+    assert_int_equal(cs_sm_program_sl2vl(r.pipe, &r.s, 3, &r.log, &c, &held, &err), 0);
+    assert_int_equal(held.count, TABLES);
+    assert_int_equal(held.num_ports, r.s.fabric.num_port_slots);
+    for (uint32_t i = 0; i < held.count; i++) {
+        assert_memory_equal(held.entries[i].table.vl, EIGHT_VLS, sizeof EIGHT_VLS);
+        if (i > 0)
+            assert_true(held.entries[i - 1].out_port < held.entries[i].out_port ||
+                        (held.entries[i - 1].out_port == held.entries[i].out_port &&
+                         held.entries[i - 1].in_port < held.entries[i].in_port));
+    }
+    /* A host's table has input port 0; leaf0's output port 3 has port 0's among its inputs. */
+    uint32_t host0 = sweep_port(&r, HOST(0), 1), leaf0_3 = sweep_port(&r, LEAF0, 3);
+    unsigned host_tables = 0, leaf_inputs = 0;
+    for (uint32_t i = 0; i < held.count; i++) {
+        host_tables += held.entries[i].out_port == host0 && held.entries[i].in_port == 0;
+        leaf_inputs += held.entries[i].out_port == leaf0_3;
+    }
+    assert_int_equal(host_tables, 1);
+    assert_true(leaf_inputs >= 2);
+    cs_sm_sl2vl_tables_free(&held);
+    assert_int_equal(held.count, 0);
     rig_close(&r);
 }
 
@@ -244,6 +289,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_rule),
         cmocka_unit_test(test_program_then_nothing),
+        cmocka_unit_test(test_tables_kept),
         cmocka_unit_test(test_short_link),
         cmocka_unit_test(test_refused_and_lost),
         cmocka_unit_test(test_model_addressing),
