@@ -37,15 +37,16 @@
 #define CS_SM_CONFIG_DEFAULT_ENGINE "ftree"
 #define CS_SM_CONFIG_DEFAULT_SUBNET_PREFIX UINT64_C(0xfe80000000000000)
 #define CS_SM_CONFIG_DEFAULT_SM_KEY 1 /* OpenSM's default: OpenSM trusts only its own key */
-#define CS_SM_CONFIG_DEFAULT_SUBNET_TIMEOUT 18            /* OpenSM's default */
-#define CS_SM_CONFIG_DEFAULT_SWEEP_INTERVAL 10            /* seconds, OpenSM's default */
-#define CS_SM_CONFIG_DEFAULT_SMINFO_POLLING_TIMEOUT 10000 /* ms, OpenSM's default */
-#define CS_SM_CONFIG_DEFAULT_POLLING_RETRY_NUMBER 4       /* OpenSM's default */
-#define CS_SM_CONFIG_DEFAULT_PERFMGR_SWEEP_TIME 180       /* seconds, OpenSM's default */
-#define CS_SM_CONFIG_DEFAULT_ADAPT_MIN_GAIN 5             /* percent */
-#define CS_SM_CONFIG_WINDOW_MAX 12                        /* "HH:MM-HH:MM" and its NUL */
+#define CS_SM_CONFIG_DEFAULT_SUBNET_TIMEOUT 18      /* OpenSM's default */
+#define CS_SM_CONFIG_DEFAULT_SWEEP_INTERVAL 10      /* seconds, OpenSM's default */
+#define CS_SM_CONFIG_DEFAULT_PERFMGR_SWEEP_TIME 180 /* seconds, OpenSM's default */
+#define CS_SM_CONFIG_DEFAULT_ADAPT_MIN_GAIN 5       /* percent */
+#define CS_SM_CONFIG_WINDOW_MAX 12                  /* "HH:MM-HH:MM" and its NUL */
 #define CS_SM_CONFIG_MAX_RETRIES 100
 #define CS_SM_CONFIG_MAX_TIMEOUT_MS 60000
+/* A standby's poll of the master (OpenSM's keys and defaults). */
+#define CS_SM_CONFIG_DEFAULT_SMINFO_POLLING_TIMEOUT 10000 /* ms */
+#define CS_SM_CONFIG_DEFAULT_POLLING_RETRY_NUMBER 4
 
 /* Everything cloudsmd can be told. The comment names the opensm.conf key. Strings are "" when
  * unset. */
@@ -60,21 +61,24 @@ struct cs_sm_config {
     uint8_t part_enforce;                              /* part_enforce: enum cs_sm_part_enforce */
     bool allow_both_pkeys;                             /* allow_both_pkeys (OpenSM -W) */
     bool sa_path_caching; /* subnet_supports_sa_path_caching (cloudsm's, the seed paper's name) */
-    unsigned sm_assigned_guid; /* sm_assigned_guid: 0..255, the byte of SM-assigned alias GUIDs */
-    unsigned subnet_timeout;   /* subnet_timeout: 0..31 */
-    unsigned sm_priority;      /* sm_priority: 0..15 */
-    unsigned sminfo_polling_timeout_ms; /* sminfo_polling_timeout: a standby's poll period */
-    unsigned polling_retry_number;      /* polling_retry_number: unanswered polls tolerated */
-    uint64_t subnet_prefix;             /* subnet_prefix */
-    uint64_t m_key;                     /* m_key */
-    uint64_t sm_key;                    /* sm_key: SMInfo's SM_Key */
-    unsigned m_key_lease_period;        /* m_key_lease_period: seconds, 0..65535 */
-    unsigned smp_window;           /* max_wire_smps: SMPs in flight, 1..CS_SMP_PIPE_MAX_WINDOW */
-    unsigned timeout_ms;           /* transaction_timeout: per SMP attempt, ms */
-    unsigned retries;              /* transaction_retries */
-    unsigned sweep_interval;       /* sweep_interval: seconds, 0 = no sweeps (used from issue 7) */
-    bool perfmgr;                  /* perfmgr: poll the ports' counters (src/sm/perfmgr.c) */
+    unsigned sm_assigned_guid;   /* sm_assigned_guid: 0..255, the byte of SM-assigned alias GUIDs */
+    unsigned subnet_timeout;     /* subnet_timeout: 0..31 */
+    unsigned sm_priority;        /* sm_priority: 0..15 */
+    uint64_t subnet_prefix;      /* subnet_prefix */
+    uint64_t m_key;              /* m_key */
+    uint64_t sm_key;             /* sm_key: SMInfo's SM_Key */
+    unsigned m_key_lease_period; /* m_key_lease_period: seconds, 0..65535 */
+    unsigned smp_window;         /* max_wire_smps: SMPs in flight, 1..CS_SMP_PIPE_MAX_WINDOW */
+    unsigned timeout_ms;         /* transaction_timeout: per SMP attempt, ms */
+    unsigned retries;            /* transaction_retries */
+    unsigned sweep_interval;     /* sweep_interval: seconds, 0 = no sweeps (used from issue 7) */
+    bool perfmgr;                /* perfmgr: poll the ports' counters (src/sm/perfmgr.c) */
     unsigned perfmgr_sweep_time_s; /* perfmgr_sweep_time_s: seconds between polls */
+    /* A standby's poll of the master: sminfo_polling_timeout (ms between polls) and
+     * polling_retry_number (polls it may leave unanswered in a row before the standby takes
+     * over). */
+    unsigned sminfo_polling_timeout_ms;
+    unsigned polling_retry_number;
     /* The adaptation loop (cloudsm's keys; adapt_decision.h says what each limit does). */
     char adapt_rules_file[CS_SM_CONFIG_PATH_MAX];    /* adapt_rules_file: IBAdapt rules */
     uint8_t adapt_mode;                              /* adapt_mode: enum cs_adapt_mode */
