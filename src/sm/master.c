@@ -30,9 +30,8 @@ struct cs_sm_decision cs_sm_decide(const struct cs_sm_identity *me, const struct
                                    unsigned num_peers)
 {
     bool discovering = me->state != CS_SMP_SM_STATE_MASTER;
-    int master = -1;    /* the other master of highest precedence */
-    int higher = -1;    /* the SM of highest precedence above ours that is not master */
-    int undecided = -1; /* MASTER: the discovering SM of highest precedence above ours */
+    int master = -1; /* the other master of highest precedence */
+    int higher = -1; /* the SM of highest precedence above ours that is not master */
     for (unsigned i = 0; i < num_peers; i++) {
         const struct cs_sm_peer *p = &peers[i];
         uint8_t state = p->info.sm_state;
@@ -46,9 +45,6 @@ struct cs_sm_decision cs_sm_decide(const struct cs_sm_identity *me, const struct
         } else if (above) {
             if (higher < 0 || peer_precedes(p, &peers[higher]))
                 higher = (int)i;
-            if (state == CS_SMP_SM_STATE_DISCOVERING &&
-                (undecided < 0 || peer_precedes(p, &peers[undecided])))
-                undecided = (int)i;
         }
     }
     if (discovering) {
