@@ -10,7 +10,10 @@
 #   finding a standby of higher precedence at its next sweep, hands mastership over: A master,
 #   B standby, no LID moved, A acknowledged the HANDOVER;
 #   equal priorities (a fresh fabric): B started first is master; A, of the same priority and the
-#   lower port GUID, started second, goes standby and gets mastership by HANDOVER.
+#   lower port GUID, started second, goes standby and gets mastership by HANDOVER;
+#   a standby's priority raised on SIGHUP above the master's: its poll finds the master below
+#   it and tells it (Trap 144); the master, which sweeps only every 30 s, sweeps on the trap,
+#   finds the standby above it and hands over.
 source "$(dirname "$0")/../lib/common.sh"
 require_oracles ibsim ibnetdiscover sminfo smpquery
 CLOUDSMD=${CLOUDSM_BUILD_DIR:?}/cloudsmd
@@ -123,6 +126,36 @@ lids tie.guid2lid
 expect_eq "sminfo: A" SMINFO_MASTER "$(sm_state "$(lid_of "$GUID_A" tie.guid2lid)")"
 expect_eq "sminfo: B" SMINFO_STANDBY "$(sm_state "$(lid_of "$GUID_B" tie.guid2lid)")"
 check "B's LIDs kept by A" cmp -s <(grep '^0x' b/guid2lid | sort) <(grep '^0x' tie.guid2lid | sort)
+kill "$pid_a" "$pid_b"
+wait "$pid_a" "$pid_b"
+expect_eq "nothing on standard error (sanitizers)" "" "$(cat a/stderr b/stderr)"
+
+# Priority raised on SIGHUP: Trap 144, then the master's HANDOVER.
+stop_ibsim
+start_ibsim k2n2.topo
+rm -rf a b
+printf 'sweep_interval 30\nsminfo_polling_timeout %s\ntransaction_timeout 100\n' "$POLL_MS" >slow.conf
+printf 'sm_priority 1\nlog_level debug\n' | cat slow.conf - >a.conf
+mkdir -p a b
+SIM_HOST=$HOST_B LD_PRELOAD="$UMAD2SIM" "$CLOUDSMD" -R ftree -p 3 -c slow.conf --state-dir b \
+  --log-file b/sm.log >/dev/null 2>b/stderr &
+pid_b=$!
+SIM_PIDS+=("$pid_b")
+wait_log b/sm.log "waiting for SIGTERM" 1 30
+SIM_HOST=$HOST_A LD_PRELOAD="$UMAD2SIM" "$CLOUDSMD" -R ftree -c a.conf --state-dir a \
+  --log-file a/sm.log >/dev/null 2>a/stderr &
+pid_a=$!
+SIM_PIDS+=("$pid_a")
+wait_log a/sm.log "waiting for SIGTERM" 1 30
+check "A (priority 1) stands by" grep -q "standby SM on port $GUID_A" a/sm.log
+sed -i 's/^sm_priority 1$/sm_priority 5/' a.conf
+kill -HUP "$pid_a"
+wait_log a/sm.log "master SM on port $GUID_A \\(takeover 1\\)" 1 10
+check "A read priority 5" grep -q "SIGHUP: configuration read again; changed: sm_priority" a/sm.log
+check "A told B (Trap 144)" grep -q "standby: trap 144 (SM priority) to LID" a/sm.log
+check "B handed over on the trap (no light sweep due)" grep -q \
+  "handing mastership over: port GUID $GUID_A, priority 5, standby" b/sm.log
+check "A is master" grep -q "master SM on port $GUID_A (takeover 1)" a/sm.log
 kill "$pid_a" "$pid_b"
 wait "$pid_a" "$pid_b"
 expect_eq "nothing on standard error (sanitizers)" "" "$(cat a/stderr b/stderr)"
