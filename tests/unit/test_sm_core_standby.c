@@ -3,7 +3,7 @@
  * another SM that is master: it stands by and programs nothing; when that SM stops answering it
  * takes over after polling_retry_number + 1 polls, keeping every LID and sending no LFT block
  * (the switches hold the tables it routes); a HANDOVER makes a standby master at once, and it
- * acknowledges it to the sender. */
+ * acknowledges it to the sender; DISABLE, STANDBY and DISCOVER move it as IBA's table says. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -237,11 +237,68 @@ static void test_handover_to_standby(void **state)
     free(after);
 }
 
+/* A control from the master (directed route, its SMInfo as MASTER) to the core. */
+static void control(struct rig *r, uint8_t what)
+{
+    struct cs_error err = {""};
+    struct cs_dr_path to_other;
+    uint32_t other = cs_sm_sweep_end_port_by_guid(&r->core.sweep, r->f.ports[other_port(r)].guid);
+    assert_true(cs_sm_port_path(&r->core.sweep, other, &to_other));
+    struct cs_smp req, ans;
+    assert_int_equal(cs_smp_init_directed(&req, CS_SMP_METHOD_SET, CS_SMP_ATTR_SM_INFO, what,
+                                          to_other.port, to_other.hops, 9, &err),
+                     0);
+    for (unsigned h = 1; h <= to_other.hops; h++)
+        req.return_path[h] = to_other.port[to_other.hops + 1 - h];
+    struct cs_smp_sm_info from = {.guid = OTHER_GUID, .priority = 9, .sm_state = 3};
+    cs_smp_sm_info_encode(&from, req.data);
+    assert_int_equal(cs_sm_core_on_request(&r->core, &req, &ans), 1);
+    assert_int_equal(ans.status & CS_SMP_STATUS_CODE_MASK, 0);
+}
+
+/* DISABLE: NOT-ACTIVE, polling nobody (not even once the master is gone); STANDBY: polling the
+ * sender again; DISCOVER: a sweep whose election finds the master alive: standby again, having
+ * programmed nothing. */
+static void test_disable_standby_discover(void **state)
+{
+    struct rig *r = *state;
+    struct cs_error err = {""};
+    stand_by(r, 9);
+    control(r, CS_SMP_SM_DISABLE);
+    assert_int_equal(r->core.me.state, CS_SMP_SM_STATE_NOT_ACTIVE);
+    assert_int_equal(cs_sma_model_set_sm(r->m, other_port(r), NULL, &err), 0); /* it dies */
+    cs_sma_model_reset_counts(r->m);
+    for (unsigned i = 0; i < 6; i++) {
+        assert_int_equal(cs_sm_core_poll(&r->core, &err), 0);
+        usleep(1500);
+    }
+    assert_int_equal(r->core.me.state, CS_SMP_SM_STATE_NOT_ACTIVE);
+    assert_int_equal(cs_sma_model_stats(r->m).requests, 0);
+    /* Back: STANDBY from it. */
+    struct cs_smp_sm_info other = {.guid = OTHER_GUID, .priority = 9, .sm_state = 3};
+    assert_int_equal(cs_sma_model_set_sm(r->m, other_port(r), &other, &err), 0);
+    control(r, CS_SMP_SM_STANDBY);
+    assert_int_equal(r->core.me.state, CS_SMP_SM_STATE_STANDBY);
+    assert_int_equal(r->core.me.master_guid, OTHER_GUID);
+    assert_int_equal(cs_sm_core_poll(&r->core, &err), 0);
+    assert_int_equal(cs_sma_model_count(r->m, CS_SMP_ATTR_SM_INFO, CS_SMP_METHOD_GET), 1);
+    assert_int_equal(r->core.poll_misses, 0);
+    /* DISCOVER: it sweeps, finds the master and stands by again. */
+    control(r, CS_SMP_SM_DISCOVER);
+    assert_int_equal(r->core.me.state, CS_SMP_SM_STATE_DISCOVERING);
+    assert_int_equal(cs_sm_core_poll(&r->core, &err), 1);
+    assert_int_equal(r->core.me.state, CS_SMP_SM_STATE_STANDBY);
+    assert_int_equal(r->core.takeovers, 0);
+    assert_int_equal(sets(r, CS_SMP_ATTR_PORT_INFO) + sets(r, CS_SMP_ATTR_LINEAR_FT), 0);
+    assert_int_equal(log_count(&r->lc, "DISCOVER received: discovering and sweeping"), 1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_standby_takes_over, rig_setup, rig_teardown),
         cmocka_unit_test_setup_teardown(test_handover_to_standby, rig_setup, rig_teardown),
+        cmocka_unit_test_setup_teardown(test_disable_standby_discover, rig_setup, rig_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
