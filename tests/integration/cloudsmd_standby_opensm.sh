@@ -138,9 +138,8 @@ check "4: OpenSM takes the HANDOVER" grep -q "Entering MASTER state" o4/opensm.o
 wait_log c4/sm.log "standby: polling the master $GUID_B" 1 10
 check "4: cloudsmd stands by, polling OpenSM" grep -q "standby: polling the master $GUID_B" c4/sm.log
 # OpenSM does not bring the subnet up here: as standby it sent cloudsmd (a master of lower
-# priority) a Trap 144, and ibsim hands cloudsmd's TrapRepress to the receiving node's own agent
-# (only the response bit makes a reply there; the kernel's MAD layer routes TrapRepress as a
-# response), so OpenSM waits for it forever, and its sweeps with it. Its SMInfo says MASTER.
+# priority) a Trap 144, and ibsim does not deliver cloudsmd's TrapRepress to OpenSM (it has
+# no response bit; the kernel's MAD layer routes TrapRepress as a response), so OpenSM waits for it forever, and its sweeps with it. Its SMInfo says MASTER.
 roles four "$GUID_B" "$GUID_A"
 kill "$osm" "$cd_pid"
 wait "$cd_pid"
