@@ -946,6 +946,25 @@ static int take_over(struct cs_sm_core *c, const char *why, struct cs_error *err
     return 1;
 }
 
+/* A master below us hands over only when it sweeps and finds us: tell it with a Trap 144 (OpenSM's
+ * standby does the same). Our LID and the master's are the ones our port holds now (its LID and
+ * MasterSMLID, set by that master), read from the local agent: our sweep may predate them. No
+ * LID yet (the master has not got to our port): nothing to send. Returns 0 or -1. */
+static int tell_lower_master(struct cs_sm_core *c, struct cs_error *err)
+{
+    struct cs_smp_port_info pi;
+    int answered = cs_sm_own_port_info(c->pipe, &c->sweep, &c->log, &pi, err);
+    if (answered <= 0)
+        return answered;
+    if (pi.lid == 0 || pi.lid > CS_LID_UCAST_MAX || pi.master_sm_lid == 0 ||
+        pi.master_sm_lid > CS_LID_UCAST_MAX || pi.master_sm_lid == pi.lid)
+        return 0;
+    return cs_sm_send_trap144(c->pipe, pi.lid, pi.master_sm_lid, pi.capability_mask, &c->log, err) <
+                   0
+               ? -1
+               : 0;
+}
+
 /* The turn of an SM that is not master (sm.h's state machine). */
 static int standby_turn(struct cs_sm_core *c, struct cs_error *err)
 {
@@ -985,16 +1004,9 @@ static int standby_turn(struct cs_sm_core *c, struct cs_error *err)
         return -1;
     if (alive) {
         c->poll_misses = 0;
-        /* A master below us hands over only when it sweeps and finds us: tell it (OpenSM's
-         * standby does the same). Its LID and ours are in our last sweep. */
-        uint32_t mp = cs_sm_sweep_end_port_by_guid(&c->sweep, seen.guid);
-        uint32_t sp = c->sweep.sm_port;
         if (seen.sm_state == CS_SMP_SM_STATE_MASTER &&
-            cs_sm_precedes(c->me.priority, c->me.guid, seen.priority, seen.guid) && mp != CS_NONE &&
-            sp != CS_NONE && c->sweep.port_info_valid[mp] && c->sweep.port_info_valid[sp] &&
-            cs_sm_send_trap144(c->pipe, c->sweep.port_info[sp].lid, c->sweep.port_info[mp].lid,
-                               c->sweep.port_info[sp].capability_mask, &c->log, err) < 0)
-            return -1;
+            cs_sm_precedes(c->me.priority, c->me.guid, seen.priority, seen.guid))
+            return tell_lower_master(c, err);
         return 0;
     }
     c->poll_misses++;
