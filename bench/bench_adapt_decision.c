@@ -80,17 +80,10 @@ plan_context(const struct cs_fabric *f, const struct cs_lfts *current, struct cs
 
 int main(int argc, char **argv)
 {
-    int runs = argc == 2 ? atoi(argv[1]) : 0;
-    if (runs < 1 || runs > MAX_RUNS) {
-        fprintf(stderr, "usage: %s RUNS (1..%d)\n", bench, MAX_RUNS);
-        return 2;
-    }
+    int runs = bench_runs(bench, argc, argv, MAX_RUNS);
     struct cs_fabric f;
     struct cs_error err;
-    cs_fabric_init(&f);
-    if (cs_topo_preset_generate(&f, "hybrid-18-3-1-full", 0, &err) < 0 ||
-        cs_lids_assign(&f, 0, &err) < 0)
-        bench_die(bench, "hybrid-18-3-1-full", &err);
+    bench_big_tree(bench, &f);
     /* The tables in force and the machinery the SM keeps from routing them. */
     struct cs_route_state *state = cs_route_state_new();
     struct cs_route_inputs kept = {.state = state};

@@ -8,6 +8,8 @@
 #include <time.h>
 
 #include "cloudsm/error.h"
+#include "cloudsm/lid.h"
+#include "cloudsm/topo_gen.h"
 
 /* Seconds on the monotonic clock. */
 static inline double bench_now_s(void)
@@ -41,6 +43,28 @@ _Noreturn static inline void bench_die(const char *bench, const char *what,
 {
     fprintf(stderr, "%s: %s: %s\n", bench, what, err->msg);
     exit(1);
+}
+
+/* The RUNS argument (1..max), or the usage line and exit 2. */
+static inline int bench_runs(const char *bench, int argc, char **argv, int max)
+{
+    int runs = argc == 2 ? atoi(argv[1]) : 0;
+    if (runs < 1 || runs > max) {
+        fprintf(stderr, "usage: %s RUNS (1..%d)\n", bench, max);
+        exit(2);
+    }
+    return runs;
+}
+
+/* The 11664-host tree the larger benchmarks run on (Table I's hybrid-18-3-1-full:
+ * XGFT(3;18,18,36;1,18,18), 1620 switches), with LIDs. */
+static inline void bench_big_tree(const char *bench, struct cs_fabric *f)
+{
+    struct cs_error err;
+    cs_fabric_init(f);
+    if (cs_topo_preset_generate(f, "hybrid-18-3-1-full", 0, &err) < 0 ||
+        cs_lids_assign(f, 0, &err) < 0)
+        bench_die(bench, "hybrid-18-3-1-full", &err);
 }
 
 #endif

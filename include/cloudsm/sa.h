@@ -29,6 +29,7 @@
 #include "cloudsm/alias_guids.h"
 #include "cloudsm/error.h"
 #include "cloudsm/lft.h"
+#include "cloudsm/mcast.h"
 #include "cloudsm/partitions.h"
 #include "cloudsm/sm.h"
 #include "cloudsm/smp.h"
@@ -67,6 +68,8 @@
 #define CS_SA_ATTR_LINK_RECORD 0x0020
 #define CS_SA_ATTR_GUID_INFO_RECORD 0x0030
 #define CS_SA_ATTR_PATH_RECORD 0x0035
+#define CS_SA_ATTR_MCMEMBER_RECORD 0x0038
+#define CS_SA_ATTR_MFT_RECORD 0x0017
 
 /* Status. The common MAD codes are smp.h's CS_SMP_STATUS_* (0x0004 bad version, 0x0008 method
  * not supported, 0x000c method/attribute not supported, 0x001c invalid field); the SA's own
@@ -237,6 +240,42 @@ void cs_sa_path_record_decode(const uint8_t in[CS_SA_PATH_RECORD_SIZE],
 #define CS_SA_PR_PACKET_LIFE (UINT64_C(1) << 21)
 #define CS_SA_PR_PREFERENCE (UINT64_C(1) << 22)
 
+/* MCMemberRecord (IBA 15.2.5.17): 52 bytes; the fields are mcast.h's struct cs_mcmember_record.
+ * ComponentMask bits 0..17 in field order: MGID, PortGID, Q_Key, MLID, MTUSelector, MTU, TClass,
+ * P_Key, RateSelector, Rate, PacketLifeTimeSelector, PacketLifeTime, SL, FlowLabel, HopLimit,
+ * Scope, JoinState, ProxyJoin. */
+#define CS_SA_MCMEMBER_RECORD_SIZE 52
+#define CS_SA_MCR_MGID (UINT64_C(1) << 0)
+#define CS_SA_MCR_PORT_GID (UINT64_C(1) << 1)
+#define CS_SA_MCR_QKEY (UINT64_C(1) << 2)
+#define CS_SA_MCR_MLID (UINT64_C(1) << 3)
+#define CS_SA_MCR_MTU_SELECTOR (UINT64_C(1) << 4)
+#define CS_SA_MCR_MTU (UINT64_C(1) << 5)
+#define CS_SA_MCR_TCLASS (UINT64_C(1) << 6)
+#define CS_SA_MCR_PKEY (UINT64_C(1) << 7)
+#define CS_SA_MCR_RATE_SELECTOR (UINT64_C(1) << 8)
+#define CS_SA_MCR_RATE (UINT64_C(1) << 9)
+#define CS_SA_MCR_LIFE_SELECTOR (UINT64_C(1) << 10)
+#define CS_SA_MCR_LIFE (UINT64_C(1) << 11)
+#define CS_SA_MCR_SL (UINT64_C(1) << 12)
+#define CS_SA_MCR_FLOW_LABEL (UINT64_C(1) << 13)
+#define CS_SA_MCR_HOP_LIMIT (UINT64_C(1) << 14)
+#define CS_SA_MCR_SCOPE (UINT64_C(1) << 15)
+#define CS_SA_MCR_JOIN_STATE (UINT64_C(1) << 16)
+#define CS_SA_MCR_PROXY_JOIN (UINT64_C(1) << 17)
+void cs_sa_mcmember_record_encode(const struct cs_mcmember_record *in,
+                                  uint8_t out[CS_SA_MCMEMBER_RECORD_SIZE]);
+void cs_sa_mcmember_record_decode(const uint8_t in[CS_SA_MCMEMBER_RECORD_SIZE],
+                                  struct cs_mcmember_record *out);
+
+/* MulticastForwardingTableRecord (IBA 15.2.5.8): 72 bytes: LID (16 bits), Position (4),
+ * reserved (3), BlockNum (9), reserved (32), then the block's 32 port masks (mft.h). ComponentMask:
+ * LID bit 0, Position bit 1, BlockNum bit 3. */
+#define CS_SA_MFT_RECORD_SIZE 72
+#define CS_SA_MFTR_LID (UINT64_C(1) << 0)
+#define CS_SA_MFTR_POSITION (UINT64_C(1) << 1)
+#define CS_SA_MFTR_BLOCK (UINT64_C(1) << 3)
+
 /* ---- The SA of one sweep ----------------------------------------------------------------- */
 
 /* OpenSM's default subnet_timeout, which is also its PathRecord PacketLifeTime. */
@@ -272,6 +311,14 @@ struct cs_sa_options {
      * and Delete are refused with 0x0008 like those of any other attribute, and ClassPortInfo
      * does not advertise IsAdditionalGUIDsSupported). */
     struct cs_alias_guids *aliases;
+    /* Multicast groups (mcast.h): the SM's store, which SubnAdmSet/SubnAdmDelete of an
+     * MCMemberRecord change (join, leave) and its Get/GetTable read. Referenced like aliases.
+     * NULL: no multicast (MCMemberRecord requests get 0x000c like an unknown attribute). */
+    struct cs_mcast_groups *mcast;
+    /* The MFTs the groups' trees ask the switches to hold (the SM's, for the sweep's fabric):
+     * what MFTRecords show. Referenced and read as it changes. NULL: MFTRecord requests get
+     * 0x000c. */
+    const struct cs_mfts *mfts;
     /* The largest reply in bytes (0: CS_SA_DEFAULT_MAX_REPLY; at least CS_SA_MAD_SIZE). */
     size_t max_reply;
 };

@@ -24,6 +24,8 @@
 #include "cloudsm/lft.h"
 #include "cloudsm/lid.h"
 #include "cloudsm/log.h"
+#include "cloudsm/mcast.h"
+#include "cloudsm/mft.h"
 #include "cloudsm/smp.h"
 #include "cloudsm/smp_pipe.h"
 
@@ -136,10 +138,16 @@ struct cs_sm_port_settings {
     uint64_t subnet_prefix;
     uint64_t m_key;
     uint16_t m_key_lease_period;
+    /* Set ClientReregister on every port that supports it (CapabilityMask bit 25), whatever it
+     * holds: its clients register again with the SA (multicast joins, services, event
+     * subscriptions), which a new master does not know. OpenSM does it on its first sweep as
+     * master unless no_clients_rereg. */
+    bool client_reregister;
 };
 
 /* PortInfo Sets on the ports whose LID, SM LID, subnet prefix, LMC, M_Key or lease differ from
- * the settings and s->fabric's LIDs; s->port_info is updated from the replies. Returns the number
+ * the settings and s->fabric's LIDs (and with client_reregister, on the ports that support it);
+ * s->port_info is updated from the replies. Returns the number
  * of ports that refused or did not answer (each logged), or -1 on a transport failure. */
 int cs_sm_set_lids(struct cs_smp_pipe *pipe, struct cs_sm_sweep *s,
                    const struct cs_sm_port_settings *settings, const struct cs_log *log,
@@ -510,5 +518,27 @@ struct cs_sm_sl2vl_counts {
 int cs_sm_program_sl2vl(struct cs_smp_pipe *pipe, const struct cs_sm_sweep *s, unsigned num_sls,
                         const struct cs_log *log, struct cs_sm_sl2vl_counts *counts,
                         struct cs_error *err);
+
+/* ---- Multicast (src/sm/mft_program.c) ---- */
+
+/* Build the spanning trees (mft.h, with router, made for s's fabric) into want: of every group
+ * (dirty NULL; want made afresh for s's fabric by cs_mfts_init), or of the num_dirty MLIDs listed
+ * (their entries cleared first: an MLID without a group keeps none; the others stay). Then write
+ * the MFT blocks (per position) of switches with a MulticastFDBCap that differ from held, within
+ * the blocks of the MLIDs listed (all without a list): (block, position) pairs held does not know
+ * are read back first. held (cs_mfts_init for s's fabric; kept between calls, made afresh after a
+ * heavy sweep) then holds what the switches hold. Failures are logged and counted. */
+struct cs_sm_mft_counts {
+    uint64_t blocks_read, blocks_sent;
+    uint32_t trees; /* groups built with two or more member ports reached */
+    unsigned failures;
+};
+int cs_sm_program_mfts(struct cs_smp_pipe *pipe, const struct cs_sm_sweep *s,
+                       const struct cs_mcast_groups *g, struct cs_mcast_router *router,
+                       const uint16_t *dirty, uint32_t num_dirty, struct cs_mfts *want,
+                       struct cs_mfts *held, const struct cs_log *log,
+                       struct cs_sm_mft_counts *counts, struct cs_error *err);
+/* [node] the switches of s with a MulticastFDBCap (what cs_mcast_router_create takes); malloc'd. */
+bool *cs_sm_multicast_capable(const struct cs_sm_sweep *s, struct cs_error *err);
 
 #endif

@@ -34,7 +34,7 @@
 /* Linux's PATH_MAX, spelled out: <limits.h> only defines it with POSIX feature macros. */
 #define CS_SM_CONFIG_PATH_MAX 4096
 #define CS_SM_CONFIG_DEFAULT_STATE_DIR "/var/lib/cloudsm"
-#define CS_SM_CONFIG_DEFAULT_ENGINE "ftree"
+#define CS_SM_CONFIG_DEFAULT_ENGINE "minhop" /* OpenSM's: routing_engine unset */
 #define CS_SM_CONFIG_DEFAULT_SUBNET_PREFIX UINT64_C(0xfe80000000000000)
 #define CS_SM_CONFIG_DEFAULT_SM_KEY 1 /* OpenSM's default: OpenSM trusts only its own key */
 #define CS_SM_CONFIG_DEFAULT_SUBNET_TIMEOUT 18      /* OpenSM's default */
@@ -96,7 +96,8 @@ struct cs_sm_config {
                               dynamic, for a VM state that has no VMs yet */
     char log_file[CS_SM_CONFIG_PATH_MAX];  /* log_file: "" = standard error */
     char state_dir[CS_SM_CONFIG_PATH_MAX]; /* state_dir (cloudsm's): holds guid2lid */
-    bool reassign_lids; /* reassign_lids (OpenSM -r): ignore guid2lid and held LIDs at start */
+    bool reassign_lids;    /* reassign_lids (OpenSM -r): ignore guid2lid and held LIDs at start */
+    bool no_clients_rereg; /* no_clients_rereg: no ClientReregister on the first sweep */
     enum cs_log_level log_level; /* log_level (cloudsm's): error|warn|info|debug */
 };
 

@@ -54,12 +54,18 @@ enum cs_sm_command {
     CS_SM_CMD_LFTS,       /* the LFTs the SM holds, opensm-lfts.dump format */
     CS_SM_CMD_REROUTE,    /* ENGINE: route again with ENGINE now, program the differences */
     CS_SM_CMD_LOG_LEVEL,  /* LEVEL: error|warn|info|debug from now on */
-    CS_SM_CMD_SWEEP,      /* a heavy sweep now */
+    CS_SM_CMD_SWEEP,      /* a heavy sweep now; on|off: periodic light sweeps from now on */
     CS_SM_CMD_VM_LIST,    /* the VMs the SM runs */
     CS_SM_CMD_VM_CREATE,  /* NAME HYPERVISOR VGUID [vf=K]: a VM on a VF of a vSwitch hypervisor */
     CS_SM_CMD_VM_MIGRATE, /* NAME HYPERVISOR [vf=K] [method=M] [port255]: move it, live */
     CS_SM_CMD_VM_DESTROY, /* NAME */
     CS_SM_CMD_ADAPT,      /* [on|off|dry-run]: the adaptation loop's state; its mode from now on */
+    /* OpenSM's console commands (include/cloudsm/sm_console.h) */
+    CS_SM_CMD_PRIORITY,   /* [N]: the SM priority; N 0..15 from now on */
+    CS_SM_CMD_RESWEEP,    /* light|heavy: a sweep now */
+    CS_SM_CMD_QUERYLID,   /* LID: what the SM knows of the port with that LID */
+    CS_SM_CMD_PORTSTATUS, /* [ca|switch|router]: ports by state, width, speed; the odd ones */
+    CS_SM_CMD_LIDBALANCE, /* [GUID]: per switch, the CA LIDs routed out of each port */
     CS_SM_CMD_COUNT
 };
 
@@ -101,6 +107,12 @@ struct cs_sm_request {
     int adapt_mode;                    /* CS_SM_CMD_ADAPT: enum cs_adapt_mode, -1 for none */
     struct cs_sm_vm_args vm;           /* CS_SM_CMD_VM_*: the arguments parsed */
     struct cs_sm_reroute_args reroute; /* CS_SM_CMD_REROUTE: its options parsed */
+    int priority;                      /* CS_SM_CMD_PRIORITY: 0..15 to set, -1 to show */
+    int sweeping;                      /* CS_SM_CMD_SWEEP: 1 on, 0 off, -1 a heavy sweep now */
+    bool heavy;                        /* CS_SM_CMD_RESWEEP */
+    uint16_t lid;                      /* CS_SM_CMD_QUERYLID: 1..0xbfff */
+    uint8_t node_type;                 /* CS_SM_CMD_PORTSTATUS: enum cs_node_type, 0 = every node */
+    uint64_t guid; /* CS_SM_CMD_LIDBALANCE: one switch's node GUID, 0 = every switch */
     /* Who asked (filled by the server from SO_PEERCRED; 0 when parsed elsewhere). */
     uint32_t peer_uid;
     int32_t peer_pid;

@@ -108,9 +108,14 @@ struct cs_sm_core {
                                       they change (SA requests then go unanswered) */
     uint8_t *sa_reply;             /* room for the largest reply the db can give */
     size_t sa_reply_cap;
-    struct cs_alias_guids *aliases; /* alias GUIDs hosts registered with the SA (SubnAdmSet of
-                                       a GUIDInfoRecord): kept across sweeps, made by the first
-                                       SA rebuild */
+    struct cs_alias_guids *aliases;       /* alias GUIDs hosts registered with the SA (SubnAdmSet of
+                                             a GUIDInfoRecord): kept across sweeps, made by the first
+                                             SA rebuild */
+    struct cs_mcast_groups *mcast;        /* multicast groups (joins through the SA, partitions'
+                                             IPoIB groups): kept across sweeps like aliases */
+    struct cs_mfts mfts;                  /* what the switches' MFTs hold, for the current sweep */
+    struct cs_mfts mfts_want;             /* what the groups' trees ask them to hold */
+    struct cs_mcast_router *mcast_router; /* the trees' graph and distances, for the sweep */
     char guid2lid_path[CS_SM_CONFIG_PATH_MAX + 16];
     /* Counters and times (cs_clock_ms), for status reports. */
     unsigned sweeps; /* heavy sweeps */
@@ -161,6 +166,11 @@ struct cs_sm_core {
     volatile bool trap_seen; /* set from the pipe's unsolicited handler */
     bool retry;              /* the last heavy sweep had failures: sweep again when due */
     double next_light_ms;
+    bool sweeping_off;      /* `sweep off` (control socket): no periodic light sweeps; traps and
+                               resweeps still sweep */
+    bool light_requested;   /* `resweep light`: a light sweep at the next turn, due or not */
+    int last_light_changed; /* switches the last light sweep found changed or silent */
+    uint64_t light_sweeps;  /* light sweeps done */
     /* The SM state machine (sm.h): was_master once a sweep of ours assigned LIDs (guid2lid read,
      * the subnet brought up); in STANDBY, the polls of the master that found it gone in a row
      * and when the next one is due; takeovers: times we became master after the first. */
@@ -233,6 +243,13 @@ int cs_sm_core_serve_begin(struct cs_sm_core *c, struct cs_error *err);
  * (the core is STANDBY). */
 int cs_sm_core_poll(struct cs_sm_core *c, struct cs_error *err);
 
+/* OpenSM console parity (docs/sm/control.md): the SM priority SMInfo answers with from now on
+ * (other SMs' elections and `sminfo` see it) until a SIGHUP or restart sets the configuration's. */
+void cs_sm_core_set_priority(struct cs_sm_core *c, uint8_t priority);
+/* A sweep now: heavy (cs_sm_core_sweep: its failures, or -1) or light (the serving turn's light
+ * sweep, due or not, and a heavy sweep if it found a change: cs_sm_core_poll's result). -1 when
+ * not master: a standby sweeps only to take over. */
+int cs_sm_core_resweep(struct cs_sm_core *c, bool heavy, struct cs_error *err);
 /* Which keys and files a reconfiguration changed, and what it did. */
 struct cs_sm_core_reconfigured {
     bool rerouted; /* routing inputs changed: routed again */

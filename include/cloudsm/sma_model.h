@@ -228,6 +228,16 @@ void cs_sma_model_switch_info(const struct cs_sma_model *m, uint32_t node,
 /* LFT entry of a switch (255 for a LID never written, or a node that is not a switch). */
 uint8_t cs_sma_model_lft_entry(const struct cs_sma_model *m, uint32_t node, uint32_t lid);
 uint16_t cs_sma_model_lft_top(const struct cs_sma_model *m, uint32_t node);
+/* Port `port` answers this CapabilityMask (e.g. with CS_SMP_PORT_CAP_CLIENT_REREG, which
+ * ibsim's ports lack). Fails on a port index out of range. */
+int cs_sma_model_set_capability_mask(struct cs_sma_model *m, uint32_t port, uint32_t mask,
+                                     struct cs_error *err);
+/* PortInfo Sets with ClientReregister that port `port` took (it supports it). */
+unsigned cs_sma_model_client_reregisters(const struct cs_sma_model *m, uint32_t port);
+/* The port mask of MLID mlid at position `position` (ports 16 * position ..) of a switch's MFT
+ * (0 if never written, out of range, or not a switch). */
+uint16_t cs_sma_model_mft_entry(const struct cs_sma_model *m, uint32_t node, uint16_t mlid,
+                                unsigned position);
 /* The VL that SL sl maps to in the SL2VL table of port slot `port` towards output port number out
  * (a switch's input port; out 0 on a CA); 0 out of range. */
 uint8_t cs_sma_model_sl2vl(const struct cs_sma_model *m, uint32_t port, unsigned out, unsigned sl);

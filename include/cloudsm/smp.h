@@ -63,6 +63,7 @@
 #define CS_SMP_ATTR_PKEY_TABLE 0x0016
 #define CS_SMP_ATTR_SL2VL_TABLE 0x0017
 #define CS_SMP_ATTR_LINEAR_FT 0x0019
+#define CS_SMP_ATTR_MCAST_FT 0x001B /* modifier: position << 28 | block (mft.h) */
 #define CS_SMP_ATTR_SM_INFO 0x0020
 
 /* Entries per table block: the attribute modifier selects the block. */
@@ -188,6 +189,7 @@ struct cs_smp_switch_info {
 #define CS_SMP_PORT_STATE_ACTIVE 4
 #define CS_SMP_PORT_PHYS_LINK_UP 5
 #define CS_SMP_PORT_CAP_IS_SM 0x00000002u
+#define CS_SMP_PORT_CAP_CLIENT_REREG 0x02000000u /* IsClientReregistrationSupported */
 struct cs_smp_port_info {
     uint64_t m_key;
     uint64_t subnet_prefix;

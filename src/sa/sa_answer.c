@@ -442,13 +442,17 @@ static size_t error_reply(const uint8_t request[CS_SA_MAD_SIZE], uint16_t status
     return CS_SA_MAD_SIZE;
 }
 
-/* SubnAdmSet / SubnAdmDelete of a GUIDInfoRecord: one record back, as a GetResp (a Set) or a
- * DeleteResp, or an error. */
+/* SubnAdmSet / SubnAdmDelete of a GUIDInfoRecord or an MCMemberRecord: one record back, as a
+ * GetResp (a Set) or a DeleteResp, or an error. */
 static int change_reply(const struct cs_sa_db *db, uint32_t requester, const struct cs_sa_header *h,
                         uint8_t request[CS_SA_MAD_SIZE], uint8_t *resp, size_t *resp_len)
 {
     bool silent;
-    uint16_t status = sa_guid_info_change(db, requester, h, request + CS_SA_HEADER_SIZE, &silent);
+    bool mcast = h->attr_id == CS_SA_ATTR_MCMEMBER_RECORD;
+    uint8_t *record = request + CS_SA_HEADER_SIZE;
+    uint16_t status = mcast ? sa_mcmember_change(db, requester, h, record, &silent)
+                            : sa_guid_info_change(db, requester, h, record, &silent);
+    size_t size = mcast ? CS_SA_MCMEMBER_RECORD_SIZE : CS_SA_GUID_INFO_RECORD_SIZE;
     if (silent)
         return 0;
     if (status != 0) {
@@ -461,10 +465,10 @@ static int change_reply(const struct cs_sa_db *db, uint32_t requester, const str
     out.sm_key = 0;
     out.rmpp_version = out.rmpp_type = out.rmpp_resp_time = out.rmpp_flags = out.rmpp_status = 0;
     out.rmpp_segment = out.rmpp_payload_length = 0;
-    out.attr_offset = (uint16_t)(cs_sa_record_stride(CS_SA_GUID_INFO_RECORD_SIZE) / 8);
+    out.attr_offset = (uint16_t)(cs_sa_record_stride(size) / 8);
     memset(resp, 0, CS_SA_MAD_SIZE);
     cs_sa_header_encode(&out, resp);
-    memcpy(resp + CS_SA_HEADER_SIZE, request + CS_SA_HEADER_SIZE, CS_SA_GUID_INFO_RECORD_SIZE);
+    memcpy(resp + CS_SA_HEADER_SIZE, record, size);
     *resp_len = CS_SA_MAD_SIZE;
     return 1;
 }
@@ -488,6 +492,10 @@ static size_t record_size(uint16_t attr_id)
         return CS_SA_GUID_INFO_RECORD_SIZE;
     case CS_SA_ATTR_PATH_RECORD:
         return CS_SA_PATH_RECORD_SIZE;
+    case CS_SA_ATTR_MCMEMBER_RECORD:
+        return CS_SA_MCMEMBER_RECORD_SIZE;
+    case CS_SA_ATTR_MFT_RECORD:
+        return CS_SA_MFT_RECORD_SIZE;
     default:
         return 0;
     }
@@ -516,21 +524,27 @@ int cs_sa_answer(const struct cs_sa_db *db, uint16_t requester_lid, const uint8_
     /* C15-0.1.5: a wrong SM_Key is discarded, not answered. */
     if (h.sm_key != 0 && h.sm_key != db->opt.sm_key)
         return 0;
-    bool change = db->opt.aliases && h.attr_id == CS_SA_ATTR_GUID_INFO_RECORD &&
-                  (h.method == CS_SA_METHOD_SET || h.method == CS_SA_METHOD_DELETE);
+    bool changes_store = (db->opt.aliases && h.attr_id == CS_SA_ATTR_GUID_INFO_RECORD) ||
+                         (db->opt.mcast && h.attr_id == CS_SA_ATTR_MCMEMBER_RECORD);
+    bool change =
+        changes_store && (h.method == CS_SA_METHOD_SET || h.method == CS_SA_METHOD_DELETE);
     if (h.method != CS_SA_METHOD_GET && h.method != CS_SA_METHOD_GET_TABLE && !change) {
         *resp_len = error_reply(request, CS_SMP_STATUS_METHOD_UNSUPPORTED, resp);
         return 1;
     }
     /* Like OpenSM, a Set or Delete that lacks the LID or the block is refused before the
      * requester is looked at (IBA RefID 4704). */
-    if (change && (h.component_mask & (CS_SA_GIR_LID | CS_SA_GIR_BLOCK)) !=
-                      (CS_SA_GIR_LID | CS_SA_GIR_BLOCK)) {
+    if (change && h.attr_id == CS_SA_ATTR_GUID_INFO_RECORD &&
+        (h.component_mask & (CS_SA_GIR_LID | CS_SA_GIR_BLOCK)) !=
+            (CS_SA_GIR_LID | CS_SA_GIR_BLOCK)) {
         *resp_len = error_reply(request, CS_SA_STATUS_INSUFFICIENT_COMPONENTS, resp);
         return 1;
     }
     bool get = h.method == CS_SA_METHOD_GET;
     size_t size = record_size(h.attr_id);
+    if ((h.attr_id == CS_SA_ATTR_MCMEMBER_RECORD && db->opt.mcast == NULL) ||
+        (h.attr_id == CS_SA_ATTR_MFT_RECORD && db->opt.mfts == NULL))
+        size = 0;
     if (size == 0 && !(h.attr_id == CS_SA_ATTR_CLASS_PORT_INFO && get)) {
         *resp_len = error_reply(request, CS_SMP_STATUS_ATTR_UNSUPPORTED, resp);
         return 1;
@@ -590,6 +604,12 @@ int cs_sa_answer(const struct cs_sa_db *db, uint16_t requester_lid, const uint8_
         break;
     case CS_SA_ATTR_GUID_INFO_RECORD:
         guid_info_records(&q);
+        break;
+    case CS_SA_ATTR_MCMEMBER_RECORD:
+        sa_mcmember_records(db, requester, q.trusted, q.mask, q.record, &emit);
+        break;
+    case CS_SA_ATTR_MFT_RECORD:
+        sa_mft_records(db, requester, q.mask, q.record, &emit);
         break;
     default:
         status = sa_path_records(db, requester, get, &h, q.record, &emit);

@@ -199,6 +199,14 @@ bool sa_share_this_pkey(const struct cs_sa_db *db, uint32_t a, uint32_t b, uint1
     return x && y && (full(x->membership) || full(y->membership));
 }
 
+bool sa_port_has_pkey(const struct cs_sa_db *db, uint32_t port, uint16_t pkey)
+{
+    uint16_t base = pkey & CS_PKEY_MASK;
+    if (db->default_only)
+        return base == CS_PKEY_DEFAULT;
+    return base != 0 && find_pkey(db, port, base) != NULL;
+}
+
 uint8_t sa_pkey_sl(const struct cs_sa_db *db, uint32_t a, uint32_t b, uint16_t pkey)
 {
     if (db->default_only || db->opt.partition_sl == NULL)

@@ -66,6 +66,8 @@ static inline bool sa_lid_in_range(uint32_t lid, uint16_t base, uint8_t lmc)
 bool sa_share_pkey(const struct cs_sa_db *db, uint32_t a, uint32_t b);
 uint16_t sa_common_pkey(const struct cs_sa_db *db, uint32_t a, uint32_t b);
 bool sa_share_this_pkey(const struct cs_sa_db *db, uint32_t a, uint32_t b, uint16_t pkey);
+/* The port's P_Key table holds pkey, with either membership bit (OpenSM's osm_physp_has_pkey). */
+bool sa_port_has_pkey(const struct cs_sa_db *db, uint32_t port, uint16_t pkey);
 /* The SL of the partition of pkey that a and b share (0 without partition SLs). */
 uint8_t sa_pkey_sl(const struct cs_sa_db *db, uint32_t a, uint32_t b, uint16_t pkey);
 
@@ -109,6 +111,16 @@ void sa_guid_block(const struct cs_sa_db *db, uint32_t port, unsigned block,
  * the reply's). Returns 0 or a status for the reply; *silent when nothing is to be answered. */
 uint16_t sa_guid_info_change(const struct cs_sa_db *db, uint32_t requester,
                              const struct cs_sa_header *h, uint8_t *record, bool *silent);
+
+/* MCMemberRecords (sa_mcast.c): the answers of a Get or GetTable into e, and a Set (join) or a
+ * Delete (leave) of the record (the request's, changed in place to the reply's). */
+void sa_mcmember_records(const struct cs_sa_db *db, uint32_t requester, bool trusted, uint64_t mask,
+                         const uint8_t *request, struct sa_emit *e);
+uint16_t sa_mcmember_change(const struct cs_sa_db *db, uint32_t requester,
+                            const struct cs_sa_header *h, uint8_t *record, bool *silent);
+/* MulticastForwardingTableRecords (sa_mcast.c), from db->opt.mfts. */
+void sa_mft_records(const struct cs_sa_db *db, uint32_t requester, uint64_t mask,
+                    const uint8_t *request, struct sa_emit *e);
 
 /* PathRecord answers (sa_path.c). Returns 0, or a status for the whole reply (REQ_INVALID for an
  * invalid MTU or rate under a selector). */

@@ -12,12 +12,14 @@
 #include "cloudsm/analyze.h"
 #include "cloudsm/atomic_file.h"
 #include "cloudsm/clock.h"
+#include "cloudsm/key_index.h"
 #include "cloudsm/lft_diff.h"
 #include "cloudsm/sm_control.h"
 #include "cloudsm/subtree.h"
 #include "core/grow.h"
 #include "core/hash.h"
 #include "sm/core_internal.h"
+#include "sm/phase.h"
 
 /* ---- Phases: each logged with its time and SMPs ---------------------------------------------- */
 
@@ -170,6 +172,10 @@ void cs_sm_core_free(struct cs_sm_core *c)
     cs_sa_db_free(c->sa);
     free(c->sa_reply);
     cs_alias_guids_destroy(c->aliases);
+    cs_mcast_groups_destroy(c->mcast);
+    cs_mfts_free(&c->mfts);
+    cs_mfts_free(&c->mfts_want);
+    cs_mcast_router_destroy(c->mcast_router);
     cs_partition_set_free(&c->pset);
     cs_sm_files_free(&c->files);
     cs_guid2lid_free(&c->guid2lid);
@@ -355,6 +361,89 @@ static int program_sl2vl(struct cs_sm_core *c, struct cs_error *err)
     return (int)sc.failures;
 }
 
+#define SA_REPLY_MIN ((size_t)1 << 20)
+
+/* A port GUID the sweep has as an end port (the multicast groups keep members it has). */
+static bool sweep_has_port(void *arg, uint64_t guid)
+{
+    return cs_key_index_find(arg, guid) != CS_NONE;
+}
+
+/* The multicast groups follow the sweep and the partitions, as OpenSM's do on every sweep:
+ * members whose port is gone leave, the partitions' IPoIB and mgid= groups exist, new groups get
+ * MLIDs every switch's MulticastFDBCap holds. */
+static int sync_mcast(struct cs_sm_core *c, struct cs_error *err)
+{
+    if (c->mcast == NULL && (c->mcast = cs_mcast_groups_create(err)) == NULL)
+        return -1;
+    const struct cs_fabric *f = &c->sweep.fabric;
+    uint32_t cap = 0;
+    for (uint32_t n = 0; n < f->num_nodes; n++) {
+        uint16_t mc = c->sweep.switch_info[n].multicast_fdb_cap;
+        if (cs_node_is_switch(&f->nodes[n]) && mc > 0 && (cap == 0 || mc < cap))
+            cap = mc;
+    }
+    cs_mcast_groups_set_mlid_limit(
+        c->mcast, (uint16_t)(cap ? CS_MCAST_MLID_FIRST + cap - 1 : CS_MCAST_MLID_LAST));
+    struct cs_key_index ports;
+    cs_key_index_init(&ports);
+    for (uint32_t p = 0; p < f->num_port_slots; p++)
+        if (cs_sm_end_port(&c->sweep, p) &&
+            cs_key_index_add(&ports, f->ports[p].guid, p, err) < 0) {
+            cs_key_index_free(&ports);
+            return -1;
+        }
+    cs_key_index_sort(&ports);
+    uint32_t dropped = cs_mcast_groups_drop_ports(c->mcast, sweep_has_port, &ports);
+    cs_key_index_free(&ports);
+    if (dropped)
+        cs_logf(&c->log, CS_LOG_INFO, "multicast: %u memberships of ports gone dropped", dropped);
+    return cs_mcast_groups_sync_partitions(c->mcast, &c->files.partitions, &c->pset,
+                                           (uint8_t)c->cfg.subnet_timeout, &c->log, err) < 0
+               ? -1
+               : 0;
+}
+
+/* Write the MFT blocks the groups' trees need: after a sweep every group's (all), else the trees
+ * of the groups whose member ports changed (joins and leaves since the last turn). */
+int cs_sm_core_program_mcast(struct cs_sm_core *c, bool all, struct cs_error *err)
+{
+    if (c->mcast == NULL || c->sweep.fabric.num_nodes == 0 || (!all && c->mcast_router == NULL))
+        return 0;
+    uint16_t *dirty = NULL;
+    uint32_t num_dirty = 0;
+    if (all) {
+        cs_mcast_router_destroy(c->mcast_router);
+        bool *capable = cs_sm_multicast_capable(&c->sweep, err);
+        c->mcast_router = capable ? cs_mcast_router_create(&c->sweep.fabric, capable, err) : NULL;
+        free(capable);
+        if (c->mcast_router == NULL)
+            return -1;
+        struct cs_mfts fresh;
+        if (cs_mfts_init(&fresh, &c->sweep.fabric, err) < 0)
+            return -1;
+        cs_mfts_carry_usage(&fresh, &c->mfts_want);
+        cs_mfts_free(&c->mfts_want);
+        c->mfts_want = fresh;
+        cs_mcast_groups_clear_dirty(c->mcast);
+    } else {
+        if ((dirty = malloc(CS_MCAST_MLIDS * sizeof *dirty)) == NULL)
+            return cs_fail(err, "out of memory for the multicast groups");
+        num_dirty = cs_mcast_groups_take_dirty(c->mcast, dirty, CS_MCAST_MLIDS);
+    }
+    struct cs_sm_mft_counts mc;
+    int rc = cs_sm_program_mfts(c->pipe, &c->sweep, c->mcast, c->mcast_router, all ? NULL : dirty,
+                                num_dirty, &c->mfts_want, &c->mfts, &c->log, &mc, err);
+    free(dirty);
+    if (rc < 0)
+        return -1;
+    cs_logf(&c->log, CS_LOG_INFO,
+            "mfts: %u groups, %u trees built, %llu blocks read back, %llu blocks sent%s",
+            cs_mcast_groups_count(c->mcast), mc.trees, (unsigned long long)mc.blocks_read,
+            (unsigned long long)mc.blocks_sent, mc.failures ? " (failures: see above)" : "");
+    return (int)mc.failures;
+}
+
 /* The SA answers from an index of the current sweep, tables and partitions: rebuilt after
  * every sweep and re-route (the old one is dropped first: it points into what changed). The
  * alias GUID store outlives it: ports the sweep no longer has lose their aliases first. */
@@ -363,6 +452,8 @@ int cs_sm_core_rebuild_sa(struct cs_sm_core *c, struct cs_error *err)
     cs_sa_db_free(c->sa);
     c->sa = NULL;
     if (c->aliases == NULL && (c->aliases = cs_alias_guids_create(err)) == NULL)
+        return -1;
+    if (sync_mcast(c, err) < 0)
         return -1;
     cs_alias_guids_set_assigned_byte(c->aliases, (uint8_t)c->cfg.sm_assigned_guid);
     cs_alias_guids_sync(c->aliases, &c->sweep, &c->log);
@@ -377,10 +468,17 @@ int cs_sm_core_rebuild_sa(struct cs_sm_core *c, struct cs_error *err)
         .partition_sl = c->routed.partition_sl,
         .num_partition_sl = c->routed.num_partitions,
         .aliases = c->aliases,
+        .mcast = c->mcast,
+        .mfts = &c->mfts_want,
     };
     if (cs_sa_db_build(&c->sweep, &c->lfts, &c->pset, &opt, &c->sa, err) < 0)
         return -1;
+    /* The bound counts the tables a sweep fixes; multicast tables grow with joins between
+     * sweeps: room for 18,000 MCMemberRecords at least (a reply beyond the room is refused with
+     * NO_RESOURCES, never cut). Untouched pages cost no memory. */
     size_t need = cs_sa_response_bound(c->sa);
+    if (need < SA_REPLY_MIN)
+        need = SA_REPLY_MIN;
     if (need > c->sa_reply_cap) {
         uint8_t *grown = realloc(c->sa_reply, need);
         if (grown == NULL)
@@ -650,6 +748,7 @@ static int assign_lids(struct cs_sm_core *c, bool first, bool reassign, struct c
         .subnet_prefix = c->cfg.subnet_prefix,
         .m_key = c->cfg.m_key,
         .m_key_lease_period = (uint16_t)c->cfg.m_key_lease_period,
+        .client_reregister = first && !c->cfg.no_clients_rereg,
     };
     int failures = cs_sm_set_lids(c->pipe, &c->sweep, &settings, &c->log, err);
     if (failures < 0)
@@ -781,6 +880,17 @@ int cs_sm_core_sweep(struct cs_sm_core *c, bool first, struct cs_error *err)
 
     if (cs_sm_core_rebuild_sa(c, err) < 0)
         return -1;
+    /* Multicast after the SA: the partitions' groups exist once it is rebuilt. A new sweep is
+     * a new fabric: what the switches hold is read back where it matters. */
+    phase_begin(&ph, "mfts", c->pipe);
+    cs_mfts_free(&c->mfts);
+    if (cs_mfts_init(&c->mfts, &c->sweep.fabric, err) < 0)
+        return -1;
+    int mf = cs_sm_core_program_mcast(c, true, err);
+    if (mf < 0)
+        return -1;
+    failures += mf;
+    phase_end(&c->log, &ph);
     struct cs_smp_pipe_stats total = phase_smps(&all);
     c->last_sweep_took_ms = phase_end(&c->log, &all);
     c->last_sweep_ms = cs_clock_ms();
@@ -1035,17 +1145,22 @@ int cs_sm_core_poll(struct cs_sm_core *c, struct cs_error *err)
     if (c->aliases != NULL &&
         cs_sm_program_alias_guids(c->pipe, &c->sweep, c->aliases, &c->log, &alias_counts, err) < 0)
         return -1;
+    if (c->mcast != NULL && cs_mcast_groups_dirty(c->mcast) && c->sa != NULL &&
+        cs_sm_core_program_mcast(c, false, err) < 0)
+        return -1;
     int port_back = sm_port_back(c, err);
     if (port_back < 0)
         return -1;
     if (cs_sm_core_monitor_turn(c, err) < 0)
         return -1;
     unsigned interval = c->cfg.sweep_interval;
-    bool due = interval > 0 && cs_clock_ms() >= c->next_light_ms;
+    bool due = c->light_requested ||
+               (!c->sweeping_off && interval > 0 && cs_clock_ms() >= c->next_light_ms);
     if (!due && !c->trap_seen && !port_back)
         return 0;
     bool trapped = c->trap_seen;
     c->trap_seen = false;
+    c->light_requested = false;
     int ran = 0;
     int master = cs_sm_elect(c->pipe, &c->sweep, &c->me, &c->log, 0, NULL, err);
     if (master <= 0) {
@@ -1056,6 +1171,8 @@ int cs_sm_core_poll(struct cs_sm_core *c, struct cs_error *err)
     int changed = cs_sm_light_sweep(c->pipe, &c->sweep, &c->log, err);
     if (changed < 0)
         return -1;
+    c->last_light_changed = changed;
+    c->light_sweeps++;
     if (changed > 0 || trapped || c->retry || port_back) {
         /* A change found (a trap, switches changed or silent) is a fault in the store's
          * terms; a retry or the SM's own port back is not. */
@@ -1079,6 +1196,22 @@ int cs_sm_core_poll(struct cs_sm_core *c, struct cs_error *err)
     }
     c->next_light_ms = cs_clock_ms() + interval * 1000.0;
     return ran;
+}
+
+void cs_sm_core_set_priority(struct cs_sm_core *c, uint8_t priority)
+{
+    c->cfg.sm_priority = priority;
+    c->me.priority = priority;
+}
+
+int cs_sm_core_resweep(struct cs_sm_core *c, bool heavy, struct cs_error *err)
+{
+    if (c->me.state != CS_SMP_SM_STATE_MASTER)
+        return cs_fail(err, "not master (%s): the master sweeps", cs_sm_state_name(c->me.state));
+    if (heavy)
+        return cs_sm_core_sweep(c, false, err);
+    c->light_requested = true;
+    return cs_sm_core_poll(c, err);
 }
 
 /* ---- Reconfiguration ------------------------------------------------------------------------- */

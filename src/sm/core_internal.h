@@ -51,6 +51,9 @@ int cs_sm_core_vms_register_vguids(struct cs_sm_core *c, struct cs_error *err);
 
 /* The SA's view, rebuilt from the current sweep and tables (core.c). */
 int cs_sm_core_rebuild_sa(struct cs_sm_core *c, struct cs_error *err);
+/* Build the multicast groups' trees (all, or those whose members changed) and write the MFT
+ * blocks that differ (src/sm/core.c). Returns the failures, or -1. */
+int cs_sm_core_program_mcast(struct cs_sm_core *c, bool all, struct cs_error *err);
 
 /* After the tables changed (a sweep, a re-route): what VM plans read is rebuilt. */
 int cs_sm_core_vms_tables_changed(struct cs_sm_core *c, struct cs_error *err);

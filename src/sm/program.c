@@ -394,7 +394,9 @@ static int set_lid_of(struct phase *ph, struct job *job, uint32_t p,
      * without one it is left as the port has it, so that an agent that does not store it
      * (ibsim reports a constant) is not rewritten on every sweep. */
     uint16_t lease = settings->m_key ? settings->m_key_lease_period : pi.m_key_lease_period;
-    if (!force && pi.lid == f->ports[p].lid && pi.master_sm_lid == settings->sm_lid &&
+    bool rereg =
+        settings->client_reregister && (pi.capability_mask & CS_SMP_PORT_CAP_CLIENT_REREG) != 0;
+    if (!force && !rereg && pi.lid == f->ports[p].lid && pi.master_sm_lid == settings->sm_lid &&
         pi.subnet_prefix == settings->subnet_prefix && pi.lmc == f->ports[p].lmc &&
         pi.m_key == settings->m_key && pi.m_key_lease_period == lease)
         return 0;
@@ -404,6 +406,7 @@ static int set_lid_of(struct phase *ph, struct job *job, uint32_t p,
     pi.subnet_prefix = settings->subnet_prefix;
     pi.m_key = settings->m_key;
     pi.m_key_lease_period = lease;
+    pi.client_reregister = rereg;
     /* 0 = "no change" for both states and for the enable fields: a LID Set must not move
      * the link, and must not rewrite what the port negotiated. */
     pi.port_state = CS_SMP_PORT_STATE_NO_CHANGE;

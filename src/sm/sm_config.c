@@ -115,6 +115,9 @@ static const struct key keys[] = {
      "partitions.conf (OpenSM's grammar); (null) or a missing file = everyone in Default"},
     {"part_enforce", VALUE_CHOICE, FIELD(part_enforce), 0, 0, CS_SM_CONFIG_PKEYS,
      "Partition enforcement on switch ports facing CAs: both, in, out or off"},
+    {"no_clients_rereg", VALUE_BOOL, FIELD(no_clients_rereg), 0, 0, CS_SM_CONFIG_LIVE,
+     "Do not ask the hosts' ports to register again with the SA (ClientReregister) on the "
+     "first sweep as master"},
     {"allow_both_pkeys", VALUE_BOOL, FIELD(allow_both_pkeys), 0, 0, CS_SM_CONFIG_PKEYS,
      "A port may be a full and a limited member of one partition (OpenSM -W)"},
     {"subnet_timeout", VALUE_UINT, FIELD(subnet_timeout), 0, 31, CS_SM_CONFIG_LIVE,
@@ -244,7 +247,6 @@ static const char *const opensm_keys[] = {
     "max_wire_smps",
     "max_wire_smps2",
     "mcgroup_join_validation",
-    "no_clients_rereg",
     "no_partition_enforcement",
     "node_name_map_name",
     "nue_include_switches",

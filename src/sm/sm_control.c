@@ -37,7 +37,8 @@ const struct cs_sm_command_info cs_sm_commands[CS_SM_CMD_COUNT] = {
                            true},
     [CS_SM_CMD_LOG_LEVEL] = {"log-level", 1, 0, "log-level LEVEL",
                              "log at LEVEL (error, warn, info, debug) from now on", true},
-    [CS_SM_CMD_SWEEP] = {"sweep", 0, 0, "sweep", "a heavy sweep now", true},
+    [CS_SM_CMD_SWEEP] = {"sweep", 0, 1, "sweep [on|off]",
+                         "a heavy sweep now; on|off: periodic light sweeps from now on", true},
     [CS_SM_CMD_VM_LIST] = {"vm-list", 0, 0, "vm-list",
                            "the VMs the SM runs: name, vGUID, LID, hypervisor, VF", false},
     [CS_SM_CMD_VM_CREATE] = {"vm-create", 3, 1, "vm-create NAME HYPERVISOR VGUID [vf=K]",
@@ -52,6 +53,20 @@ const struct cs_sm_command_info cs_sm_commands[CS_SM_CMD_COUNT] = {
                          "the adaptation loop: its mode, rules and decisions; on, off (the kill "
                          "switch) or dry-run from now on",
                          true},
+    [CS_SM_CMD_PRIORITY] = {"priority", 0, 1, "priority [N]",
+                            "the SM priority SMInfo answers with; N (0..15) from now on", true},
+    [CS_SM_CMD_RESWEEP] = {"resweep", 1, 0, "resweep light|heavy",
+                           "a light sweep (a heavy one if it finds a change) or a heavy sweep now",
+                           true},
+    [CS_SM_CMD_QUERYLID] = {"querylid", 1, 0, "querylid LID",
+                            "the port with that LID: GUIDs, description, type, ports, neighbours",
+                            false},
+    [CS_SM_CMD_PORTSTATUS] = {"portstatus", 0, 1, "portstatus [ca|switch|router]",
+                              "ports by state, width and speed, and the ones that look wrong",
+                              false},
+    [CS_SM_CMD_LIDBALANCE] = {"lidbalance", 0, 1, "lidbalance [SWITCH_GUID]",
+                              "per switch, the CA LIDs routed out of each port, and the balance",
+                              false},
 };
 
 /* ---- request and status lines ---- */
@@ -83,12 +98,13 @@ static const char *blank_end(const char *p, const char *end, bool blank)
 }
 
 /* "status, topology, ...": for the messages that say what a request may be. */
-static const char *command_names(char names[128])
+#define COMMAND_NAMES_MAX 256
+static const char *command_names(char names[COMMAND_NAMES_MAX])
 {
     size_t used = 0;
     names[0] = '\0';
-    for (int c = 0; c < CS_SM_CMD_COUNT && used < 128; c++)
-        used += (size_t)snprintf(names + used, 128 - used, "%s%s", c ? ", " : "",
+    for (int c = 0; c < CS_SM_CMD_COUNT && used < COMMAND_NAMES_MAX; c++)
+        used += (size_t)snprintf(names + used, COMMAND_NAMES_MAX - used, "%s%s", c ? ", " : "",
                                  cs_sm_commands[c].name);
     return names;
 }
@@ -98,7 +114,7 @@ static int find_command(const char *p, size_t len, struct cs_error *err)
     for (int c = 0; c < CS_SM_CMD_COUNT; c++)
         if (token_is(p, len, cs_sm_commands[c].name))
             return c;
-    char names[128], buf[48];
+    char names[COMMAND_NAMES_MAX], buf[48];
     return cs_fail(err, "unknown command '%s' (commands: %s)", shown(p, len, buf),
                    command_names(names));
 }
@@ -190,6 +206,65 @@ static int check_reroute_options(struct cs_sm_request *req, struct cs_error *err
     return 0;
 }
 
+/* A number in [min, max], decimal or 0x hex, the whole token. */
+static bool parse_bounded(const char *text, unsigned long max, unsigned long *out)
+{
+    char *end;
+    errno = 0;
+    if (!isdigit((unsigned char)text[0]))
+        return false;
+    unsigned long v = strtoul(text, &end, 0);
+    if (errno || *end || v > max)
+        return false;
+    *out = v;
+    return true;
+}
+
+/* The OpenSM console commands' arguments (and sweep's on|off). */
+static int check_console_arguments(struct cs_sm_request *req, struct cs_error *err)
+{
+    const char *arg = req->argc > 0 ? req->argv[0] : NULL;
+    unsigned long v;
+    switch (req->command) {
+    case CS_SM_CMD_SWEEP:
+        req->sweeping = !arg ? -1 : strcmp(arg, "on") == 0 ? 1 : strcmp(arg, "off") == 0 ? 0 : -2;
+        if (req->sweeping == -2)
+            return cs_fail(err, "'%s': sweep [on|off]", arg);
+        return 0;
+    case CS_SM_CMD_PRIORITY:
+        req->priority = -1;
+        if (arg && !parse_bounded(arg, 15, &v))
+            return cs_fail(err, "priority '%s' is not 0..15", arg);
+        if (arg)
+            req->priority = (int)v;
+        return 0;
+    case CS_SM_CMD_RESWEEP:
+        if (strcmp(arg, "light") != 0 && strcmp(arg, "heavy") != 0)
+            return cs_fail(err, "'%s': resweep light|heavy", arg);
+        req->heavy = strcmp(arg, "heavy") == 0;
+        return 0;
+    case CS_SM_CMD_QUERYLID:
+        if (!parse_bounded(arg, 0xbfff, &v) || v == 0)
+            return cs_fail(err, "'%s' is not a unicast LID (1..0xbfff)", arg);
+        req->lid = (uint16_t)v;
+        return 0;
+    case CS_SM_CMD_PORTSTATUS:
+        if (!arg)
+            return 0;
+        req->node_type = strcmp(arg, "ca") == 0       ? CS_NODE_CA
+                         : strcmp(arg, "switch") == 0 ? CS_NODE_SWITCH
+                         : strcmp(arg, "router") == 0 ? CS_NODE_ROUTER
+                                                      : 0;
+        if (!req->node_type)
+            return cs_fail(err, "'%s': portstatus [ca|switch|router]", arg);
+        return 0;
+    case CS_SM_CMD_LIDBALANCE:
+        return arg ? parse_guid(arg, "switch", &req->guid, err) : 0;
+    default:
+        return 0;
+    }
+}
+
 /* The arguments a command's table entry does not check by count: what they name must exist. */
 static int check_arguments(struct cs_sm_request *req, struct cs_error *err)
 {
@@ -207,6 +282,8 @@ static int check_arguments(struct cs_sm_request *req, struct cs_error *err)
         if (req->argc > 0 && req->adapt_mode < 0)
             return cs_fail(err, "unknown adaptation mode '%s' (on, off, dry-run)", req->argv[0]);
     }
+    if (req->command >= CS_SM_CMD_PRIORITY || req->command == CS_SM_CMD_SWEEP)
+        return check_console_arguments(req, err);
     if (req->command == CS_SM_CMD_LOG_LEVEL) {
         if (!cs_log_level_parse(req->argv[0], &req->log_level))
             return cs_fail(err, "unknown log level '%s' (error, warn, info, debug)", req->argv[0]);
@@ -236,7 +313,7 @@ int cs_sm_request_parse(struct cs_sm_request *req, const char *line, size_t len,
     }
     const char *end = line + len, *p = blank_end(line, end, true);
     if (p == end) {
-        char names[128];
+        char names[COMMAND_NAMES_MAX];
         return cs_fail(err, "empty request (commands: %s)", command_names(names));
     }
     const char *tok_end = blank_end(p, end, false);

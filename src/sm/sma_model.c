@@ -13,6 +13,8 @@
 #include <string.h>
 
 #include "cloudsm/lft.h"
+#include "cloudsm/mcast.h"
+#include "cloudsm/mft.h"
 #include "cloudsm/rng.h"
 #include "core/grow.h"
 
@@ -49,12 +51,15 @@ struct model_port {
     struct cs_smp_sm_info sm_next;
     uint8_t sm_control;          /* the AttributeModifier of the last SMInfo Set it took; 0: none */
     struct cs_sma_model_pma pma; /* its performance counters (external switch ports, CA ports) */
+    unsigned client_reregisters; /* PortInfo Sets with ClientReregister the port supported */
 };
 
 struct model_switch {
     struct cs_smp_switch_info info;
     uint8_t *lft; /* lft_size entries; entries beyond read as CS_LFT_NO_ROUTE */
     uint32_t lft_size;
+    uint16_t *mft; /* NULL until the first MFT Set; else MulticastFDBCap entries of
+                      CS_MFT_POSITIONS_MAX port masks (all 0 at reset, as ibsim's) */
 };
 
 struct queued_reply {
@@ -222,8 +227,10 @@ void cs_sma_model_destroy(struct cs_sma_model *m)
             free(m->ports[i].guids);
         }
     if (m->switches)
-        for (uint32_t n = 0; n < m->fabric.num_nodes; n++)
+        for (uint32_t n = 0; n < m->fabric.num_nodes; n++) {
             free(m->switches[n].lft);
+            free(m->switches[n].mft);
+        }
     free(m->ports);
     free(m->switches);
     free(m->unresponsive);
@@ -705,6 +712,10 @@ static uint16_t do_port_info(struct cs_sma_model *m, struct at at, uint8_t metho
         uint16_t status = port_info_set(m, slot, &in);
         if (status)
             return status;
+        /* The port's clients are told to register again; the bit itself is not kept. */
+        if (in.client_reregister &&
+            (m->ports[slot].info.capability_mask & CS_SMP_PORT_CAP_CLIENT_REREG))
+            m->ports[slot].client_reregisters++;
     }
     struct cs_smp_port_info out;
     cs_sma_model_port_info(m, slot, &out);
@@ -746,6 +757,65 @@ static uint16_t do_lft(struct cs_sma_model *m, struct at at, uint8_t method, uin
     for (unsigned i = 0; i < CS_LFT_PORTS_PER_BLOCK; i++)
         b.port[i] = cs_sma_model_lft_entry(m, at.node, first + i);
     cs_smp_lft_block_encode(&b, data);
+    return 0;
+}
+
+int cs_sma_model_set_capability_mask(struct cs_sma_model *m, uint32_t port, uint32_t mask,
+                                     struct cs_error *err)
+{
+    if (port >= m->fabric.num_port_slots)
+        return cs_fail(err, "set_capability_mask: port index %u out of range", port);
+    m->ports[port].info.capability_mask = mask;
+    return 0;
+}
+
+unsigned cs_sma_model_client_reregisters(const struct cs_sma_model *m, uint32_t port)
+{
+    return port < m->fabric.num_port_slots ? m->ports[port].client_reregisters : 0;
+}
+
+uint16_t cs_sma_model_mft_entry(const struct cs_sma_model *m, uint32_t node, uint16_t mlid,
+                                unsigned position)
+{
+    if (node >= m->fabric.num_nodes || !is_switch(m, node) || m->switches[node].mft == NULL ||
+        mlid < CS_MCAST_MLID_FIRST || position >= CS_MFT_POSITIONS_MAX ||
+        (uint32_t)(mlid - CS_MCAST_MLID_FIRST) >= m->switches[node].info.multicast_fdb_cap)
+        return 0;
+    return m->switches[node]
+        .mft[(size_t)(mlid - CS_MCAST_MLID_FIRST) * CS_MFT_POSITIONS_MAX + position];
+}
+
+/* MulticastForwardingTable (IBA 14.2.5.11): modifier bits 31..28 the position, 8..0 the block. */
+static uint16_t do_mft(struct cs_sma_model *m, struct at at, uint8_t method, uint32_t mod,
+                       uint8_t data[CS_SMP_DATA_SIZE], struct cs_error *err, int *failed)
+{
+    if (!is_switch(m, at.node))
+        return CS_SMP_STATUS_ATTR_UNSUPPORTED;
+    struct model_switch *sw = &m->switches[at.node];
+    uint32_t block = mod & 0x1ff, position = mod >> 28;
+    unsigned positions =
+        (m->fabric.nodes[at.node].num_ports + 1u + CS_MFT_POSITION - 1) / CS_MFT_POSITION;
+    if ((mod & 0x0ffffe00) || position >= positions ||
+        block * CS_MFT_BLOCK >= sw->info.multicast_fdb_cap)
+        return CS_SMP_STATUS_INVALID_FIELD;
+    if (method == CS_SMP_METHOD_SET) {
+        if (sw->mft == NULL &&
+            (sw->mft = calloc((size_t)sw->info.multicast_fdb_cap * CS_MFT_POSITIONS_MAX,
+                              sizeof *sw->mft)) == NULL) {
+            *failed = cs_fail(err, "SMA model: no memory for an MFT");
+            return 0;
+        }
+        for (unsigned i = 0; i < CS_MFT_BLOCK; i++)
+            sw->mft[(size_t)(block * CS_MFT_BLOCK + i) * CS_MFT_POSITIONS_MAX + position] =
+                (uint16_t)(data[2 * i] << 8 | data[2 * i + 1]);
+    }
+    memset(data, 0, CS_SMP_DATA_SIZE);
+    for (unsigned i = 0; i < CS_MFT_BLOCK; i++) {
+        uint16_t mask = cs_sma_model_mft_entry(
+            m, at.node, (uint16_t)(CS_MCAST_MLID_FIRST + block * CS_MFT_BLOCK + i), position);
+        data[2 * i] = (uint8_t)(mask >> 8);
+        data[2 * i + 1] = (uint8_t)mask;
+    }
     return 0;
 }
 
@@ -884,6 +954,8 @@ static uint16_t answer(struct cs_sma_model *m, struct at at, const struct cs_smp
         return do_port_info(m, at, req->method, req->attr_mod, data);
     case CS_SMP_ATTR_LINEAR_FT:
         return do_lft(m, at, req->method, req->attr_mod, data, err, failed);
+    case CS_SMP_ATTR_MCAST_FT:
+        return do_mft(m, at, req->method, req->attr_mod, data, err, failed);
     case CS_SMP_ATTR_PKEY_TABLE:
         return do_pkey_table(m, at, req->method, req->attr_mod, data, err, failed);
     case CS_SMP_ATTR_SL2VL_TABLE:

@@ -171,7 +171,7 @@ run 2 "$CLOUDSM" adapt simulate "${S[@]}"
 usage_error "wants one rules file"
 run 2 "$CLOUDSM" adapt simulate "$RULES" "$RULES" "${S[@]}"
 run 2 "$CLOUDSM" adapt simulate "$RULES" --store a -d b
-usage_error "give --store or --state-dir, not both"
+usage_error "give one of --store, --state-dir and --config"
 run 2 "$CLOUDSM" adapt simulate "$RULES" "${S[@]}" --csv
 usage_error "unknown option '--csv'"
 run 2 "$CLOUDSM" adapt simulate "$RULES" "${S[@]}" --since soon

@@ -31,12 +31,12 @@ usage_error() { # usage_error PATTERN SUBCOMMAND ARGS...
 # --help teaches every subcommand; `cloudsm sm` alone lists them.
 run 2 "$CLOUDSM" sm
 cp "$WORK/err" "$WORK/group.txt"
-for sub in status topology lfts reroute log-level sweep; do
+for sub in status topology lfts reroute log-level sweep priority resweep querylid portstatus lidbalance; do
   check "'cloudsm sm' lists $sub" grep -qE "^  $sub +[a-z]" "$WORK/group.txt"
   run 0 "$CLOUDSM" sm "$sub" --help
   check "sm $sub --help: usage line" grep -q "^usage: cloudsm sm $sub" "$WORK/out"
   check "sm $sub --help: example" grep -q "^  cloudsm sm $sub" "$WORK/out"
-  for opt in --socket --state-dir --json --output --timeout; do
+  for opt in --socket --state-dir --config --json --output --timeout; do
     check "sm $sub --help lists $opt" grep -qE -- "(^|[ ,])$opt([ ,]|$)" "$WORK/out"
   done
   check "sm $sub --help: exit codes" grep -q "0 ok, 1 cloudsmd answered an error or is not running, 2 bad usage" "$WORK/out"
@@ -54,13 +54,25 @@ usage_error "status takes no arguments ('now' is one too many)" status now
 usage_error "unknown option '--verbose'" status --verbose
 usage_error "option '--timeout' needs a value" status --timeout
 usage_error "--timeout wants seconds, 0 to 86400, not 'soon'" status --timeout soon
-usage_error "give --socket or --state-dir, not both" status --state-dir "$WORK"
+usage_error "give one of --socket, --state-dir and --config" status --state-dir "$WORK"
 
 # Not running: exit 1 with the path and a hint.
 run 1 "$CLOUDSM" sm status --socket "$WORK/none.sock"
 check "no daemon: names the socket and asks" grep -qx "cloudsm sm status: cannot connect to $WORK/none.sock: no such file (is cloudsmd running?)" "$WORK/err"
 run 1 "$CLOUDSM" sm sweep -d "$WORK/nostate"
 check "--state-dir: the socket in it" grep -qx "cloudsm sm sweep: cannot connect to $WORK/nostate/cloudsmd.sock: no such file (is cloudsmd running?)" "$WORK/err"
+# -c FILE: the state directory is the configuration's state_dir, read by cloudsmd's parser.
+printf 'qos TRUE\nstate_dir %s/confstate # here\n' "$WORK" >"$WORK/sm.conf"
+run 1 "$CLOUDSM" sm status -c "$WORK/sm.conf"
+check "-c: the socket in the file's state_dir" grep -qx "cloudsm sm status: cannot connect to $WORK/confstate/cloudsmd.sock: no such file (is cloudsmd running?)" "$WORK/err"
+printf 'sm_priority 3\n' >"$WORK/nodir.conf"
+run 1 "$CLOUDSM" sm status --config "$WORK/nodir.conf"
+check "-c without state_dir: the default" grep -qx "cloudsm sm status: cannot connect to /var/lib/cloudsm/cloudsmd.sock: no such file (is cloudsmd running?)" "$WORK/err"
+printf 'sm_priority 16\n' >"$WORK/bad.conf"
+run 1 "$CLOUDSM" sm status -c "$WORK/bad.conf"
+check "-c with a bad file: its file:line" grep -qx "cloudsm sm status: $WORK/bad.conf:1: sm_priority: 16 is out of range 0..15" "$WORK/err"
+run 1 "$CLOUDSM" sm events -c "$WORK/sm.conf"
+check "sm events -c: the store in the file's state_dir" grep -q "$WORK/confstate/monitor.sqlite" "$WORK/err"
 echo "not a socket" >"$WORK/file.sock"
 run 1 "$CLOUDSM" sm status --socket "$WORK/file.sock"
 check "a file that is no socket: refused" grep -q "cannot connect to $WORK/file.sock: connection refused (is cloudsmd running?" "$WORK/err"

@@ -4,12 +4,15 @@
  * response MAD echoing the request's transaction id; a single MAD is CS_SA_MAD_SIZE bytes, a
  * longer reply is a successful GetTableResp of whole records marked as one RMPP transfer; a reply
  * never exceeds the room. After the requests the alias store is consistent: every alias is found
- * where its port's table says, in OpenSM's order, and no alias is a port's own GUID.
+ * where its port's table says, in OpenSM's order, and no alias is a port's own GUID; and so is
+ * the multicast group store (joins and leaves of MCMemberRecords): groups in MGID order with
+ * distinct MLIDs, members in OpenSM's order, the full members counted right, no group without a
+ * full member unless it is well known.
  *
  * Input: requests of 257 bytes each (the last may be shorter), so that Sets and Deletes change
  * the store the requests after them read: byte 0 picks the requester LID (mod 32: the subnet's
  * LIDs are 1..28, host k has LID k + 1, 0 is a local caller, the rest unknown), the rest is the
- * request MAD. Every input starts from an empty store. */
+ * request MAD. Every input starts from empty stores (but the partitions' IPoIB group). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +20,7 @@
 #include "../unit/sa_fixtures.h"
 #include "cloudsm/alias_guids.h"
 #include "cloudsm/lid.h"
+#include "cloudsm/mcast.h"
 #include "cloudsm/partitions.h"
 #include "cloudsm/route.h"
 #include "cloudsm/sa.h"
@@ -76,8 +80,13 @@ static void fresh_store(void)
     struct cs_error err;
     cs_sa_db_free(subnet.db);
     cs_alias_guids_destroy(subnet.opt.aliases);
+    cs_mcast_groups_destroy(subnet.opt.mcast);
     subnet.opt.aliases = cs_alias_guids_create(&err);
-    if (!subnet.opt.aliases ||
+    subnet.opt.mcast = cs_mcast_groups_create(&err);
+    struct cs_log log = {0};
+    if (!subnet.opt.aliases || !subnet.opt.mcast ||
+        cs_mcast_groups_sync_partitions(subnet.opt.mcast, &subnet.parts, &subnet.set,
+                                        CS_SA_DEFAULT_SUBNET_TIMEOUT, &log, &err) != 1 ||
         cs_sa_db_build(&subnet.sweep, &subnet.lfts, &subnet.set, &subnet.opt, &subnet.db, &err) !=
             0 ||
         cs_sa_response_bound(subnet.db) > ROOM)
@@ -107,6 +116,30 @@ static void check_store(void)
     }
 }
 
+static void check_groups(void)
+{
+    const struct cs_mcast_groups *g = subnet.opt.mcast;
+    for (uint32_t i = 0; i < cs_mcast_groups_count(g); i++) {
+        const struct cs_mcast_group *group = cs_mcast_groups_at(g, i);
+        uint16_t mlid = group->rec.mlid;
+        if (mlid < CS_MCAST_MLID_FIRST || mlid > CS_MCAST_MLID_LAST ||
+            cs_mcast_groups_by_mlid(g, mlid) != group ||
+            (i > 0 && memcmp(cs_mcast_groups_at(g, i - 1)->rec.mgid, group->rec.mgid, 16) >= 0))
+            abort();
+        uint32_t full = 0;
+        for (uint32_t k = 0; k < group->num_members; k++) {
+            const struct cs_mcast_member *m = &group->members[k];
+            if ((m->scope_state & 0x0f) == 0 ||
+                (k > 0 &&
+                 __builtin_bswap64(group->members[k - 1].guid) >= __builtin_bswap64(m->guid)))
+                abort();
+            full += (m->scope_state & CS_MCAST_JOIN_ANY_FULL) != 0;
+        }
+        if (full != group->full_members || (full == 0 && !group->well_known))
+            abort();
+    }
+}
+
 static size_t stride_of(uint16_t attr_id)
 {
     switch (attr_id) {
@@ -120,6 +153,8 @@ static size_t stride_of(uint16_t attr_id)
         return cs_sa_record_stride(CS_SA_GUID_INFO_RECORD_SIZE);
     case CS_SA_ATTR_PATH_RECORD:
         return CS_SA_PATH_RECORD_SIZE;
+    case CS_SA_ATTR_MCMEMBER_RECORD:
+        return cs_sa_record_stride(CS_SA_MCMEMBER_RECORD_SIZE);
     default:
         return 0;
     }
@@ -175,5 +210,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         check_reply(req, req_len, rc, subnet.resp, len, CS_SA_MAD_SIZE);
     }
     check_store();
+    check_groups();
     return 0;
 }

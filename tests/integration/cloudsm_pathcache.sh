@@ -28,7 +28,7 @@ P5=0x0010000000000501
 FAST=(--probe-interval 50 --probe-timeout 60 --probe-retries 0 --backoff-max 200)
 
 start_sm() { # start_sm CONFIG [SIM_HOST]: cloudsmd as a daemon with the state in ./state
-  SIM_HOST=${2:-H-0010000000000000} start_cloudsmd_daemon "sm-$RANDOM.log" -c "$1" \
+  SIM_HOST=${2:-H-0010000000000000} start_cloudsmd_daemon "sm-$RANDOM.log" -R ftree -c "$1" \
     --state-dir state
 }
 stop_sm() { kill "$daemon"; wait "$daemon" 2>/dev/null; }

@@ -46,7 +46,7 @@ flood() {
 # ---- cloudsmd ----
 start_ibsim tree.topo
 mkdir -p state
-start_cloudsmd_daemon sm.log --state-dir state
+start_cloudsmd_daemon sm.log -R ftree --state-dir state
 grep '^0x0010' state/guid2lid >hosts
 "$CLOUDSM" sm status -d state --json >before.json
 flood cloudsmd

@@ -40,7 +40,7 @@ adapt_mode on
 EOF
 
 IBSIM_CONSOLE=1 start_ibsim t.topo
-start_cloudsmd_daemon sm.log -c sm.conf --state-dir "$WORK/state" --log-level debug
+start_cloudsmd_daemon sm.log -R ftree -c sm.conf --state-dir "$WORK/state" --log-level debug
 sim dump_fts >before.dump 2>/dev/null || fail "dump_fts"
 sim ibnetdiscover >live.topo 2>/dev/null || fail "ibnetdiscover"
 

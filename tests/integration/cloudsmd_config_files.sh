@@ -30,7 +30,7 @@ refuses() {
   local name=$1 want=$2; shift 2
   printf "%s\n" "$@" >"$name.sm.conf"
   rm -rf "state-$name"
-  timeout -s KILL 60 env LD_PRELOAD="$UMAD2SIM" "$CLOUDSMD" -o -c "$name.sm.conf" \
+  timeout -s KILL 60 env LD_PRELOAD="$UMAD2SIM" "$CLOUDSMD" -R ftree -o -c "$name.sm.conf" \
     --state-dir "state-$name" --log-file "$name.log" >"$name.out" 2>"$name.err"
   expect_eq "$name: exit status" 1 $?
   check "$name: stderr says '$want'" grep -qF "cloudsmd: $want" "$name.err"
@@ -48,7 +48,7 @@ refuses missing-roots "root_guid_file: " "root_guid_file $WORK/no-such.roots"
 
 # A partitions.conf that is not there: Default only, said in the log, and the subnet comes up.
 printf 'partition_config_file %s\n' "$WORK/no-such-partitions.conf" >missing.conf
-timeout -s KILL 60 env LD_PRELOAD="$UMAD2SIM" "$CLOUDSMD" -o -c missing.conf --state-dir state \
+timeout -s KILL 60 env LD_PRELOAD="$UMAD2SIM" "$CLOUDSMD" -R ftree -o -c missing.conf --state-dir state \
   --log-file missing.log >/dev/null 2>&1
 expect_eq "a missing partitions.conf: cloudsmd -o succeeds" 0 $?
 check "a missing partitions.conf: Default only, in the log" \

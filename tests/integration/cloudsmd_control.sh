@@ -13,7 +13,7 @@ cd "$WORK" || exit 1
 "$CLOUDSM" topo gen kary 4 2 -o tree.topo || fail "topo gen"
 IBSIM_CONSOLE=1 start_ibsim tree.topo
 printf 'sweep_interval 1\n' >sm.conf
-start_cloudsmd_daemon sm.log -c sm.conf --state-dir state
+start_cloudsmd_daemon sm.log -R ftree -c sm.conf --state-dir state
 SOCK=state/cloudsmd.sock
 
 # ms_of CMD...: run CMD (output to $WORK/last.out), print how long it took in ms.
@@ -78,7 +78,7 @@ print(b"".join(iter(lambda: s.recv(65536), b"")).decode(), end="")
 PY
 }
 expect_eq "an empty request" \
-  "error: empty request (commands: status, topology, lfts, reroute, log-level, sweep, vm-list, vm-create, vm-migrate, vm-destroy, adapt)" \
+  "error: empty request (commands: status, topology, lfts, reroute, log-level, sweep, vm-list, vm-create, vm-migrate, vm-destroy, adapt, priority, resweep, querylid, portstatus, lidbalance)" \
   "$(reply 'b"\n"')"
 expect_eq "a 4096-byte request" "error: request longer than 4095 bytes" "$(reply 'b"x" * 4096')"
 check "the flood is in the log: idle connections dropped at their deadline" \

@@ -15,7 +15,7 @@ IBSIM_CONSOLE=1 start_ibsim tree.topo
 
 sm() { # sm LOG [options]: one bring-up, bounded in time; prints its exit status
   local log=$1; shift
-  timeout -s KILL 60 env LD_PRELOAD="$UMAD2SIM" "$CLOUDSMD" -o --state-dir state \
+  timeout -s KILL 60 env LD_PRELOAD="$UMAD2SIM" "$CLOUDSMD" -R ftree -o --state-dir state \
     --log-file "$log" --timeout 50 --retries 2 "$@"
   echo $?
 }

@@ -17,7 +17,7 @@ start_ibsim pgft.topo
 
 sm() { # sm LOGNAME [cloudsmd options]: route once with cloudsmd into state/
   local log=$1; shift
-  timeout -s KILL 120 env LD_PRELOAD="$UMAD2SIM" "$CLOUDSMD" -o --state-dir state \
+  timeout -s KILL 120 env LD_PRELOAD="$UMAD2SIM" "$CLOUDSMD" -R ftree -o --state-dir state \
     --log-file "$log" --log-level debug "$@"
 }
 sm sm1.log
@@ -76,7 +76,7 @@ expect_eq "restart: ports activated" 0 "$(sed -nE 's/.*activate: ([0-9]+) ports.
 expect_eq "restart: LID phase SMPs" 0 "$(sed -nE 's/.*lids took [0-9.]+ ms, ([0-9]+) SMPs.*/\1/p' sm2.log)"
 
 # Running as the master: sminfo (another SM's view) finds us MASTER; SIGTERM stops us cleanly.
-LD_PRELOAD="$UMAD2SIM" "$CLOUDSMD" --state-dir state --log-file sm3.log >/dev/null 2>&1 &
+LD_PRELOAD="$UMAD2SIM" "$CLOUDSMD" -R ftree --state-dir state --log-file sm3.log >/dev/null 2>&1 &
 daemon=$!
 for _ in $(seq 1 100); do grep -q "waiting for SIGTERM" sm3.log 2>/dev/null && break; sleep 0.1; done
 info=$(SIM_HOST=H-0010000000000500 sim sminfo 2>&1)

@@ -42,7 +42,7 @@ every_lid_forwarded() {
 }
 
 # ---- Item 3: stored LIDs beyond LinearFDBCap ----
-sim "$CLOUDSMD" -o -d state -f first.log >/dev/null 2>&1
+sim "$CLOUDSMD" -R ftree -o -d state -f first.log >/dev/null 2>&1
 expect_eq "first run" 0 $?
 expect_eq "first run: 20 LIDs" 20 "$(entries)"
 awk 'NF == 3 { printf "%s 0x%04x 0x%04x\n", $1, 49076 + i, 49076 + i; i++; next } { print }' \
@@ -51,7 +51,7 @@ cp high.guid2lid state/guid2lid
 cap=$(sim smpquery -D switchinfo 0,1 2>/dev/null | sed -n 's/^LinearFdbCap:\.*//p')
 expect_eq "ibsim's LinearFDBCap" 30720 "$cap"
 for run in 1 2 3; do
-  sim "$CLOUDSMD" -o -d state -f "high-$run.log" >/dev/null 2>&1
+  sim "$CLOUDSMD" -R ftree -o -d state -f "high-$run.log" >/dev/null 2>&1
   expect_eq "high LIDs, run $run: exit 0" 0 $?
   check "high LIDs, run $run: 0 failures" grep -q "subnet up: .*, 0 failures" "high-$run.log"
   every_lid_forwarded "high-$run"
@@ -77,7 +77,7 @@ expect_eq "every switch's LinearFDBTop below its LinearFDBCap" 0 "$bad_top"
 stop_ibsim
 IBSIM_CONSOLE=1 start_ibsim tree.topo
 ibsim_cmd 'Error "S-0020000200000001" 100 25'
-sim "$CLOUDSMD" -o -d state -f refused.log --timeout 50 --retries 1 >/dev/null 2>&1
+sim "$CLOUDSMD" -R ftree -o -d state -f refused.log --timeout 50 --retries 1 >/dev/null 2>&1
 expect_eq "LFT MADs dropped by one switch: -o exits 1" 1 $?
 check "the failures are in the log" grep -qE "subnet up: .*, [1-9][0-9]* failures?" refused.log
 check "the switch is named" grep -q "Set LinearForwardingTable(.*) to 0x0020000200000001" refused.log
@@ -85,7 +85,7 @@ ibsim_cmd 'Error "S-0020000200000001" 0'
 
 # ---- Item 2: LIDs of ports that go away ----
 printf 'sweep_interval 1\n' >sm.conf
-start_cloudsmd_daemon sm.log -c sm.conf -d state
+start_cloudsmd_daemon sm.log -R ftree -c sm.conf -d state
 h2=0x0010000000000201 h3=0x0010000000000301 leaf=0x0020000100000002
 lid2=$(lid_of $h2) lid3=$(lid_of $h3) leaf_lid=$(lid_of $leaf)
 check "hosts 2 and 3 have LIDs ($lid2, $lid3)" test -n "$lid2" -a -n "$lid3" -a "$lid2" != "$lid3"
@@ -138,7 +138,7 @@ expect_eq "cloudsmd stops cleanly" 0 $?
 # reassign_lids: guid2lid and the LIDs ports hold are ignored; the fabric is numbered afresh in
 # fabric order (the SM's own port first).
 cp high.guid2lid state/guid2lid
-sim "$CLOUDSMD" -o -r -d state -f reassign.log >/dev/null 2>&1
+sim "$CLOUDSMD" -R ftree -o -r -d state -f reassign.log >/dev/null 2>&1
 expect_eq "--reassign-lids: exit 0" 0 $?
 check "--reassign-lids: guid2lid ignored" grep -q "reassign_lids: ignoring" reassign.log
 expect_eq "--reassign-lids: the SM port is LID 1" 1 "$(lid_of 0x0010000000000001)"

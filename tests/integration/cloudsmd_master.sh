@@ -28,7 +28,7 @@ OBSERVER=H-0010000000000100
 # start_sm NAME HOST PRIORITY: a daemon on HOST's port, its state and log under NAME.
 start_sm() {
   mkdir -p "$1"
-  SIM_HOST=$2 LD_PRELOAD="$UMAD2SIM" "$CLOUDSMD" -p "$3" -c sm.conf --state-dir "$1" \
+  SIM_HOST=$2 LD_PRELOAD="$UMAD2SIM" "$CLOUDSMD" -R ftree -p "$3" -c sm.conf --state-dir "$1" \
     --log-file "$1/sm.log" >/dev/null 2>"$1/stderr" &
 }
 

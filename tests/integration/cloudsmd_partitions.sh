@@ -43,7 +43,7 @@ stop_ibsim
 start_ibsim tree.topo
 mkdir -p state && cp osm/guid2lid state/guid2lid
 printf 'partition_config_file %s\n' "$WORK/partitions.conf" >sm.conf
-timeout -s KILL 60 env LD_PRELOAD="$UMAD2SIM" "$CLOUDSMD" -o -c sm.conf --state-dir state \
+timeout -s KILL 60 env LD_PRELOAD="$UMAD2SIM" "$CLOUDSMD" -R ftree -o -c sm.conf --state-dir state \
   --log-file sm1.log
 expect_eq "cloudsmd -o with partitions" 0 $?
 pkeys_of ours.pkeys state/guid2lid
@@ -57,7 +57,7 @@ expect_eq "host 3 is a limited member of Blue" 0x0001 "$blue_limited"
 none=$(sim smpquery pkeys $(( $(awk '/^0x0010000000000401/ {print $2}' state/guid2lid) )) 2>/dev/null | grep -cE '0x(8|0)00[12]\b')
 expect_eq "host 4 is in neither Blue nor Red" 0 "$none"
 
-timeout -s KILL 60 env LD_PRELOAD="$UMAD2SIM" "$CLOUDSMD" -o -c sm.conf --state-dir state \
+timeout -s KILL 60 env LD_PRELOAD="$UMAD2SIM" "$CLOUDSMD" -R ftree -o -c sm.conf --state-dir state \
   --log-file sm2.log
 expect_eq "restart with partitions" 0 $?
 expect_eq "restart: P_Key blocks sent" 0 \

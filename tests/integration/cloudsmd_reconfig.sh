@@ -87,7 +87,7 @@ kill -TERM "$daemon"; wait "$daemon"; stop_ibsim
 "$CLOUDSM" topo gen kary 4 3 -o k4n3.topo || fail "topo gen"
 start_ibsim k4n3.topo
 mkdir -p sub
-start_cloudsmd_daemon sub.log --state-dir sub/state
+start_cloudsmd_daemon sub.log -R ftree --state-dir sub/state
 sim dump_fts >sub-before.dump 2>/dev/null
 printf '0x0010000000000101\n0x0010000000000201\n' >order.guids
 "$CLOUDSM" sm reroute noftree -d sub/state --subtree 0x0010000000000001,0x0010000000000501 \

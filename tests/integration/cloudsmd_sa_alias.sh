@@ -122,7 +122,7 @@ stop_ibsim
 IBSIM_CONSOLE=1 start_ibsim tree.topo
 rm -rf state && mkdir -p state && cp osm/guid2lid state/guid2lid
 printf 'sweep_interval 1\n' >sm.conf
-start_cloudsmd_daemon sm.log -c sm.conf --state-dir state
+start_cloudsmd_daemon sm.log -R ftree -c sm.conf --state-dir state
 sequence ours.sa
 drop_and_back ours.sa
 SIM_HOST=$ASK sim saquery -c >ours.sa/cpi 2>&1

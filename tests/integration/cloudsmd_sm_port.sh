@@ -15,7 +15,7 @@ cd "$WORK" || exit 1
 "$CLOUDSM" topo gen kary 2 3 -o tree.topo || fail "topo gen"
 IBSIM_CONSOLE=1 start_ibsim tree.topo
 printf 'sweep_interval 2\ntransaction_timeout 100\ntransaction_retries 1\n' >sm.conf
-start_cloudsmd_daemon sm.log -c sm.conf -d state
+start_cloudsmd_daemon sm.log -R ftree -c sm.conf -d state
 sim dump_fts >before.dump 2>/dev/null || fail "dump_fts"
 entries() { grep -c '^0x' state/guid2lid; }
 expect_eq "guid2lid: 20 entries" 20 "$(entries)"

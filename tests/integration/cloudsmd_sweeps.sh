@@ -14,7 +14,7 @@ cd "$WORK" || exit 1
 "$CLOUDSM" topo gen kary 4 3 -o tree.topo || fail "topo gen"
 IBSIM_CONSOLE=1 start_ibsim tree.topo
 printf 'sweep_interval 2\n' >sm.conf
-start_cloudsmd_daemon sm.log -c sm.conf --state-dir state
+start_cloudsmd_daemon sm.log -R ftree -c sm.conf --state-dir state
 sim dump_fts >before.dump 2>/dev/null || fail "dump_fts"
 
 # wait_sweeps N: until the log holds N "sweep done" lines.

@@ -40,7 +40,7 @@ osm=$!
 SIM_PIDS+=("$osm")
 for _ in $(seq 1 150); do grep -q "SUBNET UP" osm2.log 2>/dev/null && break; sleep 0.1; done
 check "OpenSM came up as master" grep -q "Entering MASTER state" osm2.log
-timeout -s KILL 60 env LD_PRELOAD="$UMAD2SIM" "$CLOUDSMD" -o --state-dir state --log-file refuse.log
+timeout -s KILL 60 env LD_PRELOAD="$UMAD2SIM" "$CLOUDSMD" -R ftree -o --state-dir state --log-file refuse.log
 expect_eq "cloudsmd refuses to be a second master (exit status)" 1 $?
 check "the refusal names OpenSM's port" \
   grep -q "another SM wins: port GUID 0x0010000000000301, priority 10, master" refuse.log
@@ -48,7 +48,7 @@ check "and programs nothing" absent "lfts:" refuse.log
 kill "$osm"; wait "$osm" 2>/dev/null
 
 # The other way round: cloudsmd is master; OpenSM started later finds it and goes standby.
-LD_PRELOAD="$UMAD2SIM" "$CLOUDSMD" --state-dir state --log-file master.log >/dev/null 2>&1 &
+LD_PRELOAD="$UMAD2SIM" "$CLOUDSMD" -R ftree --state-dir state --log-file master.log >/dev/null 2>&1 &
 daemon=$!
 SIM_PIDS+=("$daemon")
 for _ in $(seq 1 100); do grep -q "waiting for SIGTERM" master.log 2>/dev/null && break; sleep 0.1; done

@@ -22,7 +22,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cloudsm/clock.h"
 #include "cloudsm/sa.h"
 #include "umad_client.h"
 
@@ -45,29 +44,6 @@ static int parse_u64(const char *text, unsigned long long max, unsigned long lon
     char *end;
     *out = strtoull(text, &end, 0);
     return *text != '\0' && *end == '\0' && *out <= max ? 0 : -1;
-}
-
-/* Send the request and wait up to TIMEOUT_MS for the reply with its transaction id: 1 with the
- * reply, 0 when none came, -1 on a port failure. */
-static int ask(struct umad_client *c, const uint8_t *request, const uint8_t **reply,
-               struct cs_error *err)
-{
-    if (umad_client_send_sa(c, request, CS_SA_MAD_SIZE, err) < 0)
-        return -1;
-    double end = cs_clock_ms() + TIMEOUT_MS;
-    for (double now = cs_clock_ms(); now < end; now = cs_clock_ms()) {
-        size_t len;
-        int got = umad_client_recv(c, reply, &len, NULL, (int)(end - now) + 1, err);
-        if (got < 0)
-            return -1;
-        struct cs_sa_header h;
-        if (got == 1 && len >= CS_SA_HEADER_SIZE) {
-            cs_sa_header_decode(*reply, &h);
-            if ((h.method & CS_SA_METHOD_RESPONSE) && (uint32_t)h.transaction_id == TID)
-                return 1;
-        }
-    }
-    return 0;
 }
 
 int main(int argc, char **argv)
@@ -126,7 +102,8 @@ int main(int argc, char **argv)
     cs_sa_header_encode(&h, request);
     cs_sa_guid_info_record_encode(&rec, request + CS_SA_HEADER_SIZE);
     const uint8_t *reply;
-    int got = ask(&c, request, &reply, &err);
+    size_t reply_len;
+    int got = umad_client_ask_sa(&c, request, TIMEOUT_MS, &reply, &reply_len, &err);
     if (got <= 0) {
         if (got < 0)
             fprintf(stderr, "sa_alias: %s\n", err.msg);

@@ -48,7 +48,7 @@ static void test_defaults(void **state)
     memset(&c, 0x5a, sizeof c);
     cs_sm_config_defaults(&c);
     assert_int_equal(c.port_guid, 0);
-    assert_string_equal(c.routing_engine, "ftree");
+    assert_string_equal(c.routing_engine, "minhop"); /* OpenSM's default */
     assert_false(c.connect_roots);
     assert_int_equal(c.sm_priority, 0);
     assert_true(c.subnet_prefix == UINT64_C(0xfe80000000000000));
@@ -207,7 +207,7 @@ static void test_syntax(void **state)
              NULL);
     assert_string_equal(c.log_file, "");
     assert_string_equal(c.state_dir, "");
-    assert_string_equal(c.routing_engine, "ftree");
+    assert_string_equal(c.routing_engine, "minhop");
     assert_string_equal(c.root_guid_file, "");
 }
 
@@ -469,8 +469,8 @@ static void test_opensm_conf(void **state)
         fail_msg("%s", err.msg);
     assert_int_equal(cs_sm_config_warnings_count(&w, CS_SM_CONFIG_UNKNOWN_KEY), 0);
     assert_int_equal(cs_sm_config_warnings_count(&w, CS_SM_CONFIG_NOTE), 0);
-    /* 160 keys in the file, 26 of them cloudsm's. */
-    assert_int_equal(cs_sm_config_warnings_count(&w, CS_SM_CONFIG_OPENSM_KEY), 134);
+    /* 160 keys in the file, 27 of them cloudsm's. */
+    assert_int_equal(cs_sm_config_warnings_count(&w, CS_SM_CONFIG_OPENSM_KEY), 133);
     assert_int_equal(c.sminfo_polling_timeout_ms, 10000); /* OpenSM's defaults, as written */
     assert_int_equal(c.polling_retry_number, 4);
     assert_false(c.perfmgr);                       /* OpenSM writes FALSE */
@@ -481,9 +481,9 @@ static void test_opensm_conf(void **state)
     assert_string_equal(c.partition_config_file, "/etc/opensm/partitions.conf");
     assert_int_equal(c.part_enforce, 0); /* both */
     assert_false(c.allow_both_pkeys);
-    assert_int_equal(c.sm_key, 1);                  /* OpenSM's default, read from its file */
-    assert_string_equal(c.routing_engine, "ftree"); /* "(null)": cloudsm's default */
-    assert_int_equal(c.smp_window, 4);              /* OpenSM's max_wire_smps */
+    assert_int_equal(c.sm_key, 1);                   /* OpenSM's default, read from its file */
+    assert_string_equal(c.routing_engine, "minhop"); /* "(null)": OpenSM's default */
+    assert_int_equal(c.smp_window, 4);               /* OpenSM's max_wire_smps */
     assert_int_equal(c.timeout_ms, 200);
     assert_int_equal(c.retries, 3);
     assert_int_equal(c.sweep_interval, 10);
@@ -510,7 +510,7 @@ static void test_diff(void **state)
     assert_int_equal(cs_sm_config_diff(&was, &now, ch), 0);
 
     parse_ok(&now,
-             "routing_engine minhop\nstate_dir /srv/sm\npartition_config_file /etc/p.conf\n"
+             "routing_engine ftree\nstate_dir /srv/sm\npartition_config_file /etc/p.conf\n"
              "sweep_interval 3\nm_key 0x5\nlog_level debug\nlmc 0\n",
              NULL);
     unsigned n = cs_sm_config_diff(&was, &now, ch);
@@ -536,7 +536,7 @@ static void test_diff(void **state)
             assert_int_equal(cs_sm_config_copy_key(&now, &was, ch[i].key), 0);
     assert_string_equal(now.state_dir, CS_SM_CONFIG_DEFAULT_STATE_DIR);
     assert_true(now.m_key == 0);
-    assert_string_equal(now.routing_engine, "minhop");
+    assert_string_equal(now.routing_engine, "ftree");
     assert_int_equal(cs_sm_config_diff(&was, &now, ch), 4);
     assert_int_equal(cs_sm_config_copy_key(&now, &was, "no_such_key"), -1);
 

@@ -102,6 +102,13 @@ static int stub_handler(void *arg, const struct cs_sm_request *req, FILE *reply,
     case CS_SM_CMD_ADAPT:
         fprintf(reply, "mode %d\n", req->adapt_mode);
         return 0;
+    case CS_SM_CMD_PRIORITY:
+    case CS_SM_CMD_RESWEEP:
+    case CS_SM_CMD_QUERYLID:
+    case CS_SM_CMD_PORTSTATUS:
+    case CS_SM_CMD_LIDBALANCE:
+        put(s, reply, "console\n");
+        return 0;
     case CS_SM_CMD_COUNT:
         break;
     }
@@ -255,7 +262,7 @@ static void test_parse_errors(void **state)
     expect_parse_error("stat\n", 5,
                        "unknown command 'stat' (commands: status, topology, lfts, "
                        "reroute, log-level, sweep, vm-list, vm-create, vm-migrate, vm-destroy, "
-                       "adapt)");
+                       "adapt, priority, resweep, querylid, portstatus, lidbalance)");
     expect_parse_error("STATUS", 6, "unknown command 'STATUS'");
     expect_parse_error("--json status", 13, "unknown command '--json'");
     expect_parse_error("status extra", 12, "status takes no arguments ('extra' is one too many)");
@@ -289,7 +296,7 @@ static void test_parse_errors(void **state)
     struct cs_error err;
     assert_int_equal(cs_sm_request_parse(&r, big, 3000, &err), -1);
     assert_non_null(strstr(err.msg, "xxx...'"));
-    assert_true(strlen(err.msg) < 200);
+    assert_true(strlen(err.msg) < 300);
 }
 
 static void test_format(void **state)
@@ -301,7 +308,13 @@ static void test_format(void **state)
                            "reroute updn",
                            "sweep",
                            "log-level debug --json",
-                           "reroute minhop --json"};
+                           "reroute minhop --json",
+                           "sweep off",
+                           "priority 7 --json",
+                           "resweep light",
+                           "querylid 12",
+                           "portstatus switch",
+                           "lidbalance 0x0002c90000000001"};
     for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++) {
         struct cs_sm_request a = parse_ok(lines[i]), b;
         char buf[CS_SM_REQUEST_MAX], want[128];
@@ -474,6 +487,41 @@ static void test_parse_reroute(void **state)
     expect_parse_error(many, strlen(many), "at most 13 GUIDs");
 }
 
+/* OpenSM's console commands: their arguments parsed, and refused with the usage. */
+static void test_parse_console(void **state)
+{
+    (void)state;
+    struct cs_sm_request r = parse_ok("priority");
+    assert_int_equal(r.command, CS_SM_CMD_PRIORITY);
+    assert_int_equal(r.priority, -1); /* show */
+    assert_int_equal(parse_ok("priority 15").priority, 15);
+    assert_int_equal(parse_ok("priority 0x0").priority, 0);
+    expect_parse_error("priority 16", 11, "priority '16' is not 0..15");
+    expect_parse_error("priority -1", 11, "unknown option '-1'");
+    expect_parse_error("priority high", 13, "priority 'high' is not 0..15");
+    assert_int_equal(parse_ok("sweep").sweeping, -1); /* a heavy sweep now, as before */
+    assert_int_equal(parse_ok("sweep on").sweeping, 1);
+    assert_int_equal(parse_ok("sweep off --json").sweeping, 0);
+    expect_parse_error("sweep maybe", 11, "'maybe': sweep [on|off]");
+    assert_false(parse_ok("resweep light").heavy);
+    assert_true(parse_ok("resweep heavy").heavy);
+    expect_parse_error("resweep", 7, "resweep wants 1 argument: resweep light|heavy");
+    expect_parse_error("resweep medium", 14, "'medium': resweep light|heavy");
+    assert_int_equal(parse_ok("querylid 0x1f").lid, 31);
+    assert_int_equal(parse_ok("querylid 49151").lid, 0xbfff);
+    expect_parse_error("querylid 0", 10, "'0' is not a unicast LID (1..0xbfff)");
+    expect_parse_error("querylid 0xc000", 15, "not a unicast LID");
+    expect_parse_error("querylid 5x", 11, "not a unicast LID");
+    assert_int_equal(parse_ok("portstatus").node_type, 0);
+    assert_int_equal(parse_ok("portstatus ca").node_type, CS_NODE_CA);
+    assert_int_equal(parse_ok("portstatus router").node_type, CS_NODE_ROUTER);
+    expect_parse_error("portstatus hca", 14, "'hca': portstatus [ca|switch|router]");
+    assert_true(parse_ok("lidbalance").guid == 0);
+    assert_true(parse_ok("lidbalance 0x0002c90000000001").guid == UINT64_C(0x0002c90000000001));
+    expect_parse_error("lidbalance zz", 13, "switch 'zz' is not a GUID");
+    expect_parse_error("lidbalance 0x1 0x2", 18, "too many arguments ('0x2')");
+}
+
 static void test_parse_vm(void **state)
 {
     (void)state;
@@ -567,7 +615,7 @@ static void test_bad_requests(void **state)
     assert_string_equal(
         reply, "error: unknown command 'hello' (commands: status, topology, "
                "lfts, reroute, log-level, sweep, vm-list, vm-create, vm-migrate, vm-destroy, "
-               "adapt)\n");
+               "adapt, priority, resweep, querylid, portstatus, lidbalance)\n");
     free(reply);
     reply = exchange(&c, &s, "GET / HTTP/1.1\r\n", 16);
     assert_true(strncmp(reply, "error: unknown command 'GET'", 28) == 0);
@@ -875,7 +923,7 @@ static void test_empty_and_oversize(void **state)
     char *reply = read_all(fd, NULL);
     assert_string_equal(reply, "error: empty request (commands: status, topology, lfts, reroute, "
                                "log-level, sweep, vm-list, vm-create, vm-migrate, vm-destroy, "
-                               "adapt)\n");
+                               "adapt, priority, resweep, querylid, portstatus, lidbalance)\n");
     free(reply);
 
     static char line[CS_SM_REQUEST_MAX + 1];
@@ -1222,6 +1270,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(test_path_checks, setup, teardown),
         cmocka_unit_test_setup_teardown(test_other_user, setup, teardown),
         cmocka_unit_test_setup_teardown(test_client, setup, teardown),
+        cmocka_unit_test(test_parse_console),
         cmocka_unit_test_setup_teardown(test_client_errors, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -85,6 +85,8 @@ static int rig_up(void **state, const char *rules, const char *partitions,
         fclose(out);
         assert_int_equal(cs_sm_config_set(&r->cfg, "partition_config_file", path, NULL, &err), 0);
     }
+    /* A fat-tree, routed with ftree unless extra says otherwise (the default is minhop). */
+    assert_int_equal(cs_sm_config_set(&r->cfg, "routing_engine", "ftree", NULL, &err), 0);
     for (size_t i = 0; i < num_extra; i++)
         assert_int_equal(cs_sm_config_set(&r->cfg, extra[i][0], extra[i][1], NULL, &err), 0);
     const char *keys[][2] = {

@@ -1473,12 +1473,51 @@ static void test_refused_lft_is_a_failure(void **state)
     cs_fabric_free(&src);
 }
 
+/* ClientReregister (a new master's first sweep): every port that supports it gets a PortInfo Set
+ * with the bit, even when its LID and SM LID are right; ports without the capability (ibsim's)
+ * are left alone; without the flag nothing is sent to a programmed port. */
+static void test_client_reregister(void **state)
+{
+    (void)state;
+    struct cs_fabric src;
+    struct cs_error err;
+    gen_kary(&src, 2, 2); /* hosts are nodes 0..3 */
+    struct rig r;
+    rig_open(&r, &src, 0, 1, 1);
+    const struct cs_fabric *mf = cs_sma_model_fabric(r.m);
+    for (uint32_t h = 0; h < 2; h++) {
+        uint32_t port = mf->nodes[h].first_port + 1;
+        struct cs_smp_port_info pi;
+        cs_sma_model_port_info(r.m, port, &pi);
+        assert_int_equal(cs_sma_model_set_capability_mask(
+                             r.m, port, pi.capability_mask | CS_SMP_PORT_CAP_CLIENT_REREG, &err),
+                         0);
+    }
+    struct bring_up b;
+    bring_up(&r, NULL, &b);
+    struct cs_sm_port_settings settings = settings_of(&r);
+    phase_smps(&r);
+    assert_int_equal(cs_sm_set_lids(r.pipe, &r.s, &settings, &r.log, &err), 0);
+    assert_int_equal(phase_smps(&r).port_info_set, 0); /* programmed: nothing to send */
+    settings.client_reregister = true;
+    assert_int_equal(cs_sm_set_lids(r.pipe, &r.s, &settings, &r.log, &err), 0);
+    assert_int_equal(phase_smps(&r).port_info_set, 2);
+    for (uint32_t n = 0; n < mf->num_nodes; n++)
+        for (unsigned num = 0; num <= mf->nodes[n].num_ports; num++)
+            assert_int_equal(cs_sma_model_client_reregisters(r.m, mf->nodes[n].first_port + num),
+                             n < 2 && num == 1 ? 1 : 0);
+    assert_ports(&r); /* and nothing else moved */
+    rig_close(&r);
+    cs_fabric_free(&src);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bring_up_pgft),
         cmocka_unit_test(test_bring_up_sm_on_switch),
         cmocka_unit_test(test_bring_up_kary_and_restart),
+        cmocka_unit_test(test_client_reregister),
         cmocka_unit_test(test_restart_reads_only_at_or_below_top),
         cmocka_unit_test(test_tracked_lfts),
         cmocka_unit_test(test_light_sweep),

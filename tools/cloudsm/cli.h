@@ -74,6 +74,7 @@ int cli_check_output(const char *path, bool dir, struct cs_error *err);
     "  --socket PATH         the control socket (default STATE_DIR/cloudsmd.sock)\n"               \
     "  -d, --state-dir DIR   cloudsmd's state directory (default /var/lib/cloudsm), when\n"        \
     "                        cloudsmd runs with --state-dir or state_dir\n"                        \
+    "  -c, --config FILE     the state directory is FILE's state_dir (cloudsmd's -c FILE)\n"       \
     "  --json                one JSON object instead of text\n"                                    \
     "  -o, --output FILE     write the answer to FILE (atomically; only if cloudsmd said ok)\n"    \
     "  --timeout SECONDS     give up when cloudsmd is silent this long (default 60; 0 never)\n"    \
@@ -84,6 +85,7 @@ int cli_check_output(const char *path, bool dir, struct cs_error *err);
 
 struct cli_control {
     const char *socket_path, *state_dir, *output;
+    const char *config_path; /* -c: state_dir from cloudsmd's configuration file */
     bool json;
     unsigned timeout_s;
 };
@@ -92,10 +94,10 @@ struct cli_control {
         .timeout_s = CLI_CONTROL_DEFAULT_TIMEOUT_S                                                 \
     }
 enum { CLI_CONTROL_OPT_SOCKET = 0x100, CLI_CONTROL_OPT_JSON, CLI_CONTROL_OPT_TIMEOUT };
-#define CLI_CONTROL_SHORT_OPTIONS "d:o:"
+#define CLI_CONTROL_SHORT_OPTIONS "c:d:o:"
 #define CLI_CONTROL_LONG_OPTIONS                                                                   \
     {"socket", required_argument, NULL, CLI_CONTROL_OPT_SOCKET},                                   \
-        {"state-dir", required_argument, NULL, 'd'},                                               \
+        {"state-dir", required_argument, NULL, 'd'}, {"config", required_argument, NULL, 'c'},     \
         {"json", no_argument, NULL, CLI_CONTROL_OPT_JSON},                                         \
         {"output", required_argument, NULL, 'o'},                                                  \
     {                                                                                              \
@@ -111,6 +113,10 @@ struct cs_sm_request;
 struct option;
 int cli_control_getopt(int argc, char **argv, const struct option *options, struct cli_control *o,
                        const char *who, int *rc);
+/* The state directory cloudsmd keeps its files in: dir if given, else config's state_dir (read
+ * with cloudsmd's own parser) if given, else the default. -1 with err when config does not read. */
+int cli_state_dir(const char *dir, const char *config, char *buf, size_t size,
+                  struct cs_error *err);
 /* After the options: a usage error if they contradict each other, else EXIT_OK. */
 int cli_control_check(const struct cli_control *o, const char *who);
 /* The control command a subcommand stands for: argv[0] is "GROUP NAME" and the command is

@@ -250,8 +250,8 @@ static int adapt_actions(int argc, char **argv)
 #define STR(x) STR_(x)
 
 static const char simulate_help[] =
-    "usage: cloudsm adapt simulate RULES [--store FILE | -d DIR] [--since T] [--until T]\n"
-    "           [--step DUR] [--set NAME=VALUE]... [--topology FILE --lfts FILE]\n"
+    "usage: cloudsm adapt simulate RULES [--store FILE | -d DIR | -c FILE] [--since T]\n"
+    "           [--until T] [--step DUR] [--set NAME=VALUE]... [--topology FILE --lfts FILE]\n"
     "           [--mode on|dry-run] [--min-gain PCT] [--max-smps-per-percent N]\n"
     "           [--max-smps-per-hour N] [--quiet-hours HH:MM-HH:MM] [--utc] [--t-smp MS]\n"
     "           [--json] [-o FILE]\n"

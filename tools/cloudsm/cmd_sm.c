@@ -86,14 +86,84 @@ static const char log_level_help[] =
     "  cloudsm sm log-level debug     # then: tail -f /var/log/cloudsmd.log\n";
 
 static const char sweep_help[] =
-    "usage: cloudsm sm sweep [options]\n"
+    "usage: cloudsm sm sweep [on|off] [options]\n"
     "\n"
-    "A heavy sweep now: discover the whole fabric again, give new ports LIDs, re-route if it\n"
-    "changed and program the differences. The answer comes when the sweep is done and says\n"
-    "what it found and sent.\n"
+    "Without an argument, a heavy sweep now: discover the whole fabric again, give new ports\n"
+    "LIDs, re-route if it changed and program the differences. The answer comes when the\n"
+    "sweep is done and says what it found and sent.\n"
+    "\n"
+    "With off, cloudsmd stops its periodic light sweeps (every sweep_interval seconds) from now\n"
+    "on, as OpenSM's console `sweep off`; traps and `cloudsm sm resweep` still sweep. on starts\n"
+    "them again. Until cloudsmd restarts. The answer says whether they were on.\n"
+    "\n" CLI_CONTROL_OPTIONS_HELP "\n"
+    "examples:\n"
+    "  cloudsm sm sweep && cloudsm sm status\n"
+    "  cloudsm sm sweep off      # maintenance: no periodic sweeps until `sweep on`\n";
+
+static const char priority_help[] =
+    "usage: cloudsm sm priority [N] [options]\n"
+    "\n"
+    "The SM priority cloudsmd answers SMInfo with (what other SMs' elections and `sminfo`\n"
+    "see), as OpenSM's console `priority`. With N (0..15), that priority from now on, until\n"
+    "a SIGHUP or restart sets sm_priority from the configuration again.\n"
+    "\n" CLI_CONTROL_OPTIONS_HELP "\n"
+    "examples:\n"
+    "  cloudsm sm priority\n"
+    "  cloudsm sm priority 15 --json\n";
+
+static const char resweep_help[] =
+    "usage: cloudsm sm resweep light|heavy [options]\n"
+    "\n"
+    "A sweep now, as OpenSM's console `resweep`. light: ask every switch whether a port\n"
+    "changed (SwitchInfo's PortStateChange), and sweep heavy if one did; heavy: discover the\n"
+    "whole fabric again, route and program what differs. The answer comes when the sweep is\n"
+    "done: the switches the light sweep found changed, whether a heavy sweep ran, its nodes\n"
+    "and failures.\n"
     "\n" CLI_CONTROL_OPTIONS_HELP "\n"
     "example:\n"
-    "  cloudsm sm sweep && cloudsm sm status\n";
+    "  cloudsm sm resweep light --json\n";
+
+static const char querylid_help[] =
+    "usage: cloudsm sm querylid LID [options]\n"
+    "\n"
+    "What cloudsmd knows of the port that holds LID (a CA or router port, or a switch's port\n"
+    "0), as OpenSM's console `querylid`: the port GUID, node GUID, node description and type,\n"
+    "the number of ports, and for each port of the node its state (port and physical), width,\n"
+    "speed and neighbour (node GUID, port, description). LID is decimal or 0x hex.\n"
+    "\n" CLI_CONTROL_OPTIONS_HELP "\n"
+    "examples:\n"
+    "  cloudsm sm querylid 1\n"
+    "  cloudsm sm querylid 0x1f --json | jq '.ports[] | {port, state, neighbour}'\n";
+
+static const char portstatus_help[] =
+    "usage: cloudsm sm portstatus [ca|switch|router] [options]\n"
+    "\n"
+    "The ports of the fabric as the last heavy sweep read them, laid out as OpenSM's console\n"
+    "`portstatus`: the ports and nodes counted (every switch port 1..N, every CA port the\n"
+    "sweep arrived on; only nodes of one type if given), how many are down, init, armed and\n"
+    "active, the ports that are not down by width (1X, 4X, ...) and by lane speed (2.5 Gbps\n"
+    "for SDR up to 25.78125 Gbps for EDR, ...), and then the ports that look wrong: disabled,\n"
+    "a width or speed below the widest enabled one (reduced), none of the enabled ones\n"
+    "(unenabled) or not known, each with its node GUID, port and description.\n"
+    "\n" CLI_CONTROL_OPTIONS_HELP "\n"
+    "examples:\n"
+    "  cloudsm sm portstatus\n"
+    "  cloudsm sm portstatus switch --json | jq .issues\n";
+
+static const char lidbalance_help[] =
+    "usage: cloudsm sm lidbalance [SWITCH_GUID] [options]\n"
+    "\n"
+    "For every switch (or the one with node GUID SWITCH_GUID), how many CA and router LIDs\n"
+    "its forwarding table sends out of each port, from the tables cloudsmd routed. The text is\n"
+    "OpenSM's console `switchbalance verbose`: a line per switch, \"Unbalanced\" when the\n"
+    "ports towards other switches carry more than one LID more or less than each other, then\n"
+    "those ports with their LIDs. --json gives every port, with min and max per switch.\n"
+    "(OpenSM's `lidbalance` checks how the several LIDs of one port with LMC > 0 spread over\n"
+    "the ports; cloudsm gives every port one LID, so that report would be empty.)\n"
+    "\n" CLI_CONTROL_OPTIONS_HELP "\n"
+    "examples:\n"
+    "  cloudsm sm lidbalance | grep -A8 Unbalanced\n"
+    "  cloudsm sm lidbalance 0x0020000100000000 --json\n";
 
 int cli_control_command(const char *who, const char *prefix)
 {
@@ -156,8 +226,9 @@ int cli_control_request(const char *who, const struct cli_control *o,
     char path[CS_SM_CONTROL_PATH_MAX];
     const char *socket_path = o->socket_path;
     if (!socket_path) {
-        if (cs_sm_control_path(o->state_dir ? o->state_dir : CS_SM_CONFIG_DEFAULT_STATE_DIR, path,
-                               sizeof path, &err) < 0)
+        char dir[CS_SM_CONFIG_PATH_MAX];
+        if (cli_state_dir(o->state_dir, o->config_path, dir, sizeof dir, &err) < 0 ||
+            cs_sm_control_path(dir, path, sizeof path, &err) < 0)
             return cli_fail(who, &err);
         socket_path = path;
     }
@@ -187,6 +258,9 @@ static int control_option(struct cli_control *o, int opt, const char *who, int *
         return 1;
     case 'd':
         o->state_dir = optarg;
+        return 1;
+    case 'c':
+        o->config_path = optarg;
         return 1;
     case CLI_CONTROL_OPT_JSON:
         o->json = true;
@@ -227,10 +301,26 @@ int cli_control_getopt(int argc, char **argv, const struct option *options, stru
     }
 }
 
+int cli_state_dir(const char *dir, const char *config, char *buf, size_t size, struct cs_error *err)
+{
+    if (!dir && config) {
+        struct cs_sm_config *c = malloc(sizeof *c); /* 40 KB of paths: not on the stack */
+        if (!c)
+            return cs_fail(err, "out of memory");
+        int rc = cs_sm_config_read(c, config, NULL, err);
+        if (rc == 0)
+            snprintf(buf, size, "%s", c->state_dir);
+        free(c);
+        return rc;
+    }
+    snprintf(buf, size, "%s", dir ? dir : CS_SM_CONFIG_DEFAULT_STATE_DIR);
+    return 0;
+}
+
 int cli_control_check(const struct cli_control *o, const char *who)
 {
-    if (o->socket_path && o->state_dir)
-        return cli_usage(who, "give --socket or --state-dir, not both");
+    if (!!o->socket_path + !!o->state_dir + !!o->config_path > 1)
+        return cli_usage(who, "give one of --socket, --state-dir and --config");
     return EXIT_OK;
 }
 
@@ -323,7 +413,13 @@ const struct cli_command cli_sm_commands[] = {
      "route again now with an engine (a sub-tree, an order); program the differences", reroute_help,
      reroute_main},
     {"sm", "log-level", "change cloudsmd's log level now", log_level_help, sm_main},
-    {"sm", "sweep", "a heavy sweep now", sweep_help, sm_main},
+    {"sm", "sweep", "a heavy sweep now; on|off: periodic light sweeps", sweep_help, sm_main},
+    {"sm", "priority", "show or set the SM priority (SMInfo's)", priority_help, sm_main},
+    {"sm", "resweep", "a light or heavy sweep now", resweep_help, sm_main},
+    {"sm", "querylid", "what cloudsmd knows of the port with a LID", querylid_help, sm_main},
+    {"sm", "portstatus", "ports by state, width and speed; the odd ones", portstatus_help, sm_main},
+    {"sm", "lidbalance", "per switch, the CA LIDs routed out of each port", lidbalance_help,
+     sm_main},
     {"sm", "adapt", "the adaptation loop: mode, rules, decisions; on, off or dry-run", adapt_help,
      sm_main},
     {"sm", "counters", "the port rates cloudsmd stored (read from its monitoring store)",

@@ -30,7 +30,8 @@
 
 const char cli_sm_counters_help[] =
     "usage: cloudsm sm counters [--since T] [--until T] [--node GUID]... [--port GUID:NUM]...\n"
-    "                           [--metric NAME]... [--json | --csv] [--store FILE | -d DIR]\n"
+    "                           [--metric NAME]... [--json | --csv]\n"
+    "                           [--store FILE | -d DIR | -c FILE]\n"
     "\n"
     "The port counters cloudsmd polled, as rates per second over each sample's interval:\n"
     "one line per port and sample with its time (the interval's end), node GUID and\n"
@@ -59,7 +60,7 @@ const char cli_sm_counters_help[] =
 
 const char cli_sm_events_help[] =
     "usage: cloudsm sm events [--since T] [--until T] [--kind K] [--json | --csv]\n"
-    "                         [--store FILE | -d DIR]\n"
+    "                         [--store FILE | -d DIR | -c FILE]\n"
     "\n"
     "What happened to the fabric, as cloudsmd recorded it: one line per event with its time,\n"
     "kind, subject (what it is about), text, and detail (a JSON document: for the adaptation\n"
@@ -80,13 +81,16 @@ int cli_store_getopt(int argc, char **argv, const struct option *options,
 {
     opterr = 0;
     for (;;) {
-        int opt = getopt_long(argc, argv, ":d:o:", options, NULL);
+        int opt = getopt_long(argc, argv, ":c:d:o:", options, NULL);
         switch (opt) {
         case CLI_STORE_OPT_STORE:
             o->store = optarg;
             break;
         case 'd':
             o->state_dir = optarg;
+            break;
+        case 'c':
+            o->config_path = optarg;
             break;
         case CLI_STORE_OPT_SINCE:
             o->since_text = optarg;
@@ -124,8 +128,8 @@ int cli_store_check(struct cli_store_options *o, int argc, char **argv, int oper
         return cli_usage(who, "takes options only, not '%s'", argv[optind]);
     if (argc - optind != operands)
         return cli_usage(who, "wants %d operand%s", operands, operands == 1 ? "" : "s");
-    if (o->store && o->state_dir)
-        return cli_usage(who, "give --store or --state-dir, not both");
+    if (!!o->store + !!o->state_dir + !!o->config_path > 1)
+        return cli_usage(who, "give one of --store, --state-dir and --config");
     double now = cli_wall_clock_s();
     struct cs_error err;
     if (cs_time_point_parse(o->since_text ? o->since_text : default_since, now, &o->since, &err) <
@@ -135,12 +139,13 @@ int cli_store_check(struct cli_store_options *o, int argc, char **argv, int oper
         return cli_usage(who, "--until %s", err.msg);
     if (o->since > o->until)
         return cli_usage(who, "--since is after --until: the window is empty");
+    char dir[CS_SM_CONFIG_PATH_MAX];
     if (o->store)
         snprintf(path, size, "%s", o->store);
-    else if ((size_t)snprintf(path, size, "%s/%s",
-                              o->state_dir ? o->state_dir : CS_SM_CONFIG_DEFAULT_STATE_DIR,
-                              CS_MONITOR_STORE_NAME) >= size)
-        return cli_usage(who, "--state-dir is too long");
+    else if (cli_state_dir(o->state_dir, o->config_path, dir, sizeof dir, &err) < 0)
+        return cli_fail(who, &err);
+    else if ((size_t)snprintf(path, size, "%s/%s", dir, CS_MONITOR_STORE_NAME) >= size)
+        return cli_usage(who, "the state directory is too long");
     return EXIT_OK;
 }
 

@@ -22,13 +22,15 @@
     "  --until T             to T, the same forms (default now)\n"                                 \
     "  --store FILE          the monitoring store (default STATE_DIR/" CS_MONITOR_STORE_NAME ")\n" \
     "  -d, --state-dir DIR   cloudsmd's state directory (default " CS_SM_CONFIG_DEFAULT_STATE_DIR  \
-    ")\n"
+    ")\n"                                                                                          \
+    "  -c, --config FILE     the state directory is FILE's state_dir (cloudsmd's -c FILE)\n"
 
 enum cli_format { CLI_FORMAT_TEXT, CLI_FORMAT_JSON, CLI_FORMAT_CSV };
 
 struct cli_store_options {
     const char *store, *state_dir, *output, *since_text, *until_text;
-    double since, until; /* (after cli_store_check) */
+    const char *config_path; /* -c: state_dir from cloudsmd's configuration file */
+    double since, until;     /* (after cli_store_check) */
     enum cli_format format;
 };
 
@@ -44,7 +46,7 @@ enum {
 /* The store, the window, --json and -o; a command that writes CSV adds CLI_STORE_CSV_OPTION. */
 #define CLI_STORE_LONG_OPTIONS                                                                     \
     {"store", required_argument, NULL, CLI_STORE_OPT_STORE},                                       \
-        {"state-dir", required_argument, NULL, 'd'},                                               \
+        {"state-dir", required_argument, NULL, 'd'}, {"config", required_argument, NULL, 'c'},     \
         {"since", required_argument, NULL, CLI_STORE_OPT_SINCE},                                   \
         {"until", required_argument, NULL, CLI_STORE_OPT_UNTIL},                                   \
         {"json", no_argument, NULL, CLI_STORE_OPT_JSON},                                           \

@@ -249,3 +249,26 @@ struct cs_gmp_transport umad_client_sa_transport(struct umad_client *c)
     return (struct cs_gmp_transport){
         .ctx = c, .send = transport_send, .recv = transport_recv, .now_us = NULL};
 }
+
+int umad_client_ask_sa(struct umad_client *c, const uint8_t *request, int timeout_ms,
+                       const uint8_t **reply, size_t *reply_len, struct cs_error *err)
+{
+    struct cs_sa_header want;
+    cs_sa_header_decode(request, &want);
+    if (umad_client_send_sa(c, request, CS_SA_MAD_SIZE, err) < 0)
+        return -1;
+    double end = cs_clock_ms() + timeout_ms;
+    for (double now = cs_clock_ms(); now < end; now = cs_clock_ms()) {
+        int got = umad_client_recv(c, reply, reply_len, NULL, (int)(end - now) + 1, err);
+        if (got < 0)
+            return -1;
+        struct cs_sa_header h;
+        if (got == 1 && *reply_len >= CS_SA_HEADER_SIZE) {
+            cs_sa_header_decode(*reply, &h);
+            if ((h.method & CS_SA_METHOD_RESPONSE) &&
+                (uint32_t)h.transaction_id == (uint32_t)want.transaction_id)
+                return 1;
+        }
+    }
+    return 0;
+}

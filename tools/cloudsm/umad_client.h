@@ -79,6 +79,12 @@ int umad_client_send_pma(struct umad_client *c, const uint8_t *mad, uint16_t dli
 int umad_client_recv(struct umad_client *c, const uint8_t **mad, size_t *len, uint16_t *slid,
                      int timeout_ms, struct cs_error *err);
 
+/* Send one SA request (CS_SA_MAD_SIZE bytes) and wait up to timeout_ms for the response with
+ * the low 32 bits of its transaction id: 1 with *reply (valid until the next receive), 0 when
+ * none came, -1 on a port failure. Other MADs that arrive meanwhile are dropped. */
+int umad_client_ask_sa(struct umad_client *c, const uint8_t *request, int timeout_ms,
+                       const uint8_t **reply, size_t *reply_len, struct cs_error *err);
+
 /* The port as the SA client's transport (cs_sa_client_create): send to the SA, recv any MAD. */
 struct cs_gmp_transport umad_client_sa_transport(struct umad_client *c);
 

@@ -4,16 +4,35 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cloudsm/clock.h"
 
 static const char *const level_labels[] = {"ERROR", "WARN", "INFO", "DEBUG"};
+/* sd-daemon(3)'s levels (syslog's): LOG_ERR, LOG_WARNING, LOG_INFO, LOG_DEBUG. */
+static const int journal_levels[] = {3, 4, 6, 7};
+
+/* Whether standard error is the stream systemd connected to the journal: $JOURNAL_STREAM is
+ * "DEVICE:INODE" of it, and a redirection of stderr by the service's own script would change
+ * them. */
+static bool stderr_is_journal(void)
+{
+    const char *js = getenv("JOURNAL_STREAM");
+    unsigned long long dev, ino;
+    struct stat st;
+    if (!js || sscanf(js, "%llu:%llu", &dev, &ino) != 2 || fstat(STDERR_FILENO, &st) < 0)
+        return false;
+    return (unsigned long long)st.st_dev == dev && (unsigned long long)st.st_ino == ino;
+}
 
 void cloudsmd_log_use(struct cloudsmd_log *log, FILE *fp, enum cs_log_level level)
 {
     log->fp = fp;
     log->owned = false;
+    log->journal = fp == stderr && stderr_is_journal();
     log->level = level;
 }
 
@@ -32,6 +51,7 @@ int cloudsmd_log_open(struct cloudsmd_log *log, const char *path, enum cs_log_le
     setvbuf(fp, NULL, _IOLBF, 0);
     log->fp = fp;
     log->owned = true;
+    log->journal = false;
     return 0;
 }
 
@@ -53,10 +73,9 @@ void cloudsmd_log_close(struct cloudsmd_log *log)
     log->owned = false;
 }
 
-void cloudsmd_log_message(struct cloudsmd_log *log, enum cs_log_level level, const char *msg)
+/* The start of a line in a file or on a terminal: UTC time to the millisecond, the level. */
+static void write_stamp(FILE *fp, const char *label)
 {
-    if (!log->fp || level > log->level)
-        return;
     struct timespec now;
     struct tm utc;
     char stamp[40];
@@ -64,10 +83,19 @@ void cloudsmd_log_message(struct cloudsmd_log *log, enum cs_log_level level, con
     gmtime_r(&now.tv_sec, &utc);
     size_t n = strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%S", &utc);
     snprintf(stamp + n, sizeof stamp - n, ".%03ldZ", now.tv_nsec / 1000000);
-    const char *label =
-        (unsigned)level < sizeof level_labels / sizeof level_labels[0] ? level_labels[level] : "?";
+    fprintf(fp, "%s %-5s ", stamp, label);
+}
+
+void cloudsmd_log_message(struct cloudsmd_log *log, enum cs_log_level level, const char *msg)
+{
+    if (!log->fp || level > log->level)
+        return;
+    bool known = (unsigned)level < sizeof level_labels / sizeof level_labels[0];
     flockfile(log->fp);
-    fprintf(log->fp, "%s %-5s ", stamp, label);
+    if (log->journal)
+        fprintf(log->fp, "<%d>", known ? journal_levels[level] : 6);
+    else
+        write_stamp(log->fp, known ? level_labels[level] : "?");
     /* One message, one line: a line break inside it would start a line without time or level. */
     for (const char *p = msg; *p;) {
         size_t run = strcspn(p, "\r\n");
@@ -110,13 +138,12 @@ void cloudsmd_log_config_warnings(struct cloudsmd_log *log, const char *config_p
 {
     for (uint32_t i = 0; i < warnings->count; i++) {
         const struct cs_sm_config_warning *w = &warnings->items[i];
-        cloudsmd_log_message(log, w->kind == CS_SM_CONFIG_OPENSM_KEY ? CS_LOG_DEBUG : CS_LOG_WARN,
-                             w->msg);
+        cloudsmd_log_message(log, CS_LOG_WARN, w->msg);
     }
     uint32_t opensm = cs_sm_config_warnings_count(warnings, CS_SM_CONFIG_OPENSM_KEY);
     if (opensm)
         cloudsmd_logf(log, CS_LOG_INFO,
                       "config: %" PRIu32 " OpenSM options in %s are not used by cloudsm "
-                      "(listed at log level debug)",
+                      "(each warned above)",
                       opensm, config_path ? config_path : "the configuration");
 }

@@ -26,12 +26,14 @@
 #include "cloudsm/sm_control.h"
 #include "cloudsm/sm_core.h"
 #include "cloudsm/summary.h"
+#include "cloudsmd/console.h"
 #include "cloudsmd/log.h"
 #include "cloudsmd/options.h"
+#include "cloudsmd/service.h"
 #include "cloudsmd/umad_port.h"
 #include "cloudsmd/vm_requests.h"
 
-static volatile sig_atomic_t stop_requested, reload_requested;
+static volatile sig_atomic_t stop_requested, reload_requested, reopen_requested;
 
 static void on_signal(int sig)
 {
@@ -42,6 +44,32 @@ static void on_hangup(int sig)
 {
     (void)sig;
     reload_requested = 1;
+}
+
+static void on_usr1(int sig)
+{
+    (void)sig;
+    reopen_requested = 1;
+}
+
+/* From the start, so that no signal meant for a running cloudsmd ends it in any phase (before
+ * it serves, during the first sweep, while not master): SIGHUP (reload) and SIGUSR1 (reopen
+ * the log) are noted and acted on once it serves; SIGTERM and SIGINT stop it at the next point
+ * where it can stop cleanly; SIGPIPE is ignored (a log on a pipe or on the journal's stream
+ * whose reader went away is an error on write, not the end of the SM). */
+static void install_signal_handlers(void)
+{
+    struct sigaction keep_going = {0};
+    keep_going.sa_flags = SA_RESTART; /* reads and writes go on; the loop's waits return early */
+    keep_going.sa_handler = on_hangup;
+    sigaction(SIGHUP, &keep_going, NULL);
+    keep_going.sa_handler = on_usr1;
+    sigaction(SIGUSR1, &keep_going, NULL);
+    struct sigaction stop = {0};
+    stop.sa_handler = on_signal;
+    sigaction(SIGTERM, &stop, NULL);
+    sigaction(SIGINT, &stop, NULL);
+    signal(SIGPIPE, SIG_IGN);
 }
 
 /* Everything one run holds, freed in one place: the SM core and what the daemon adds to it. */
@@ -57,6 +85,7 @@ struct run {
     struct cs_smp_pipe *pipe;
     struct cs_sm_control control;
     struct cloudsmd_vm_queue vm_requests; /* VM operations waiting for their turn */
+    struct cloudsmd_service service;      /* --daemon, --pid-file, systemd notifications */
 };
 
 static void run_free(struct run *r)
@@ -238,6 +267,8 @@ static void reply_adapt(struct run *r, bool as_json, FILE *out)
 static int on_control(void *arg, const struct cs_sm_request *req, FILE *out, struct cs_error *err)
 {
     struct run *r = arg;
+    if (cloudsmd_console_handles(req)) /* OpenSM's console commands: console.c */
+        return cloudsmd_console_serve(&r->core, &r->log, req, out, err);
     switch (req->command) {
     case CS_SM_CMD_STATUS:
         reply_status(r, req->json, out);
@@ -348,17 +379,32 @@ static int on_control(void *arg, const struct cs_sm_request *req, FILE *out, str
     case CS_SM_CMD_VM_DESTROY:
         /* Answered when done (the loop runs the queue right after this pass). */
         return cloudsmd_vm_queue_add(&r->vm_requests, req, err) < 0 ? -1 : 1;
+    case CS_SM_CMD_PRIORITY: /* served above */
+    case CS_SM_CMD_RESWEEP:
+    case CS_SM_CMD_QUERYLID:
+    case CS_SM_CMD_PORTSTATUS:
+    case CS_SM_CMD_LIDBALANCE:
     case CS_SM_CMD_COUNT:
         break;
     }
     return cs_fail(err, "unknown command");
 }
 
+static void reload_configuration(struct run *r);
+
 /* SIGHUP, as OpenSM: reopen the log file (logrotate), read the configuration again from the
  * same command line (flags still win over the file), read the files it names, and apply what
  * changed. A configuration or file that does not load is logged and the running one kept; a
  * key that needs a restart keeps its running value, with a warning. */
 static void reload(struct run *r)
+{
+    cloudsmd_notify("RELOADING=1\nSTATUS=reading the configuration again (SIGHUP)");
+    reload_configuration(r);
+    cloudsmd_notify("READY=1\nSTATUS=master SM, %u nodes, routing %s",
+                    r->core.sweep.fabric.num_nodes, r->core.route.engine);
+}
+
+static void reload_configuration(struct run *r)
 {
     struct cs_error err;
     const struct cs_sm_config *running = &r->core.cfg;
@@ -442,10 +488,6 @@ static int save_tables(struct run *r)
  * answered. */
 static int serve(struct run *r)
 {
-    struct sigaction sa = {0};
-    sa.sa_handler = on_signal;
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGINT, &sa, NULL);
     char path[CS_SM_CONTROL_PATH_MAX];
     struct cs_error err;
     if (cs_sm_control_path(r->core.cfg.state_dir, path, sizeof(path), &err) < 0 ||
@@ -461,7 +503,21 @@ static int serve(struct run *r)
                   "%s SM on port 0x%016llx; light sweep every %u s%s; waiting for SIGTERM",
                   cs_sm_state_name(r->core.me.state), (unsigned long long)r->port.port_guid,
                   interval, interval ? "" : " (off: traps only)");
+    char status[128];
+    snprintf(status, sizeof status, "%s SM, %u nodes, routing %s",
+             cs_sm_state_name(r->core.me.state), r->core.sweep.fabric.num_nodes,
+             r->core.route.engine);
+    cloudsmd_service_ready(&r->service, status);
     while (!stop_requested) {
+        if (reopen_requested) { /* logrotate: the file moved away; a new one in its place */
+            reopen_requested = 0;
+            struct cs_error log_err;
+            if (cloudsmd_log_reopen(&r->log, r->core.cfg.log_file, &log_err) < 0)
+                cloudsmd_logf(&r->log, CS_LOG_ERROR, "SIGUSR1: %s (logging on where it was)",
+                              log_err.msg);
+            else
+                cloudsmd_logf(&r->log, CS_LOG_INFO, "SIGUSR1: log reopened");
+        }
         if (reload_requested) {
             reload_requested = 0;
             reload(r);
@@ -475,7 +531,25 @@ static int serve(struct run *r)
             return fail_run(r, &err);
     }
     cloudsmd_logf(&r->log, CS_LOG_INFO, "signal %d: stopping", (int)stop_requested);
+    cloudsmd_notify("STOPPING=1\nSTATUS=stopping (signal %d)", (int)stop_requested);
     return save_tables(r);
+}
+
+/* --daemon and --pid-file, once the files are known good and before the port is opened; the
+ * first STATUS for systemd. */
+static int start_service(struct run *r, const struct cloudsmd_options *opt, struct cs_error *err)
+{
+    if (opt->daemon) {
+        if (!r->log.owned)
+            fprintf(stderr, "cloudsmd: --daemon without --log-file: the log is lost once "
+                            "cloudsmd serves\n");
+        if (cloudsmd_daemonize(&r->service, err) < 0)
+            return -1;
+    }
+    if (opt->pid_file[0] && cloudsmd_pid_file_write(&r->service, opt->pid_file, err) < 0)
+        return -1;
+    cloudsmd_notify("STATUS=sweeping the fabric (bring-up)");
+    return 0;
 }
 
 int main(int argc, char **argv)
@@ -487,13 +561,8 @@ int main(int argc, char **argv)
         return rc == CLOUDSMD_OPTIONS_HANDLED ? EXIT_OK : rc;
     }
 
-    /* SIGHUP re-reads the configuration once the SM serves; until then it is only noted, and
-     * never ends the process (its default action). */
-    struct sigaction hup = {0};
-    hup.sa_handler = on_hangup;
-    hup.sa_flags = SA_RESTART; /* reads and writes go on; the loop's waits return early */
-    sigaction(SIGHUP, &hup, NULL);
-    struct run r = {.argc = argc, .argv = argv, .control = {.fd = -1}};
+    install_signal_handlers();
+    struct run r = {.argc = argc, .argv = argv, .control = {.fd = -1}, .service = {.ready_fd = -1}};
     struct cs_error err;
     if (cloudsmd_log_open(&r.log, opt.config.log_file, opt.config.log_level, &err) < 0) {
         fprintf(stderr, "cloudsmd: %s\n", err.msg);
@@ -509,6 +578,10 @@ int main(int argc, char **argv)
         cs_sm_core_check_state_dir(&opt.config, opt.once, &err) < 0) {
         if (r.log.owned) /* the log is a file: say it where the operator looks too */
             fprintf(stderr, "cloudsmd: %s\n", err.msg);
+        rc = fail_run(&r, &err);
+        goto out;
+    }
+    if (start_service(&r, &opt, &err) < 0) {
         rc = fail_run(&r, &err);
         goto out;
     }
@@ -539,11 +612,15 @@ int main(int argc, char **argv)
         rc = stepped_down(&r);
     else
         rc = failures ? EXIT_FAILED : EXIT_OK;
-    if (!opt.once && rc == EXIT_OK)
+    if (stop_requested && rc == EXIT_OK) /* SIGTERM during the first sweep */
+        cloudsmd_logf(&r.log, CS_LOG_INFO, "signal %d during the bring-up: stopping",
+                      (int)stop_requested);
+    if (!opt.once && rc == EXIT_OK && !stop_requested)
         rc = serve(&r);
     else if (rc == EXIT_OK)
         rc = save_tables(&r);
 out:
+    cloudsmd_pid_file_remove(&r.service);
     cs_sm_files_free(&files);
     run_free(&r);
     cloudsmd_options_free(&opt);

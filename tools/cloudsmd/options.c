@@ -20,6 +20,7 @@ enum {
     OPT_NODE_WEIGHTS,
     OPT_DUMP_CONFIG,
     OPT_VERSION,
+    OPT_PID_FILE,
 };
 
 static const struct option long_options[] = {
@@ -41,13 +42,15 @@ static const struct option long_options[] = {
     {"connect-roots", no_argument, NULL, 'z'},
     {"reassign-lids", no_argument, NULL, 'r'},
     {"dump-config", no_argument, NULL, OPT_DUMP_CONFIG},
+    {"daemon", no_argument, NULL, 'B'},
+    {"pid-file", required_argument, NULL, OPT_PID_FILE},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, OPT_VERSION},
     {NULL, 0, NULL, 0},
 };
 
 /* ':' first: a missing value comes back as ':' so that we word the message ourselves. */
-static const char short_options[] = ":c:oR:g:p:d:f:zrh";
+static const char short_options[] = ":c:oBR:g:p:d:f:zrh";
 
 /* A flag that sets a configuration key: the key, and the flag's name for messages. */
 struct flag_key {
@@ -137,6 +140,9 @@ void cloudsmd_print_help(FILE *out)
             "                             every port afresh (OpenSM -r)\n"
             "      --log-level LEVEL      error, warn, info or debug (default %s)\n"
             "  -f, --log-file FILE        append the log to FILE (default: standard error)\n"
+            "  -B, --daemon               run in the background, as opensm -B: exits 0 once\n"
+            "                             cloudsmd serves (1 if it fails first); give -f\n"
+            "      --pid-file FILE        write the daemon's pid to FILE (removed at exit)\n"
             "      --dump-config          print the effective configuration (defaults, file,\n"
             "                             flags) in configuration file syntax and exit\n"
             "  -h, --help                 this text\n"
@@ -151,7 +157,8 @@ void cloudsmd_print_help(FILE *out)
             "reconfig_engine (the engine sweeps re-route with once the subnet is up:\n"
             "slimupdate keeps the routes the switches hold). An\n"
             "existing opensm.conf works: OpenSM keys cloudsm does not use are ignored\n"
-            "(logged at debug), but its `max_wire_smps 4` does slow cloudsmd down.\n"
+            "(each logged as a warning with FILE:LINE), but its `max_wire_smps 4` does\n"
+            "slow cloudsmd down.\n"
             "`cloudsmd --dump-config` prints a complete file to start from.\n"
             "docs/sm/cloudsmd.md has the details.\n"
             "\n"
@@ -165,7 +172,13 @@ void cloudsmd_print_help(FILE *out)
             "changed: partitions, routing, log level, sweep interval, ...; keys that need a\n"
             "restart (guid, state_dir, subnet_prefix, m_key, the SMP window and timeouts)\n"
             "keep their value, with a warning; a file that does not load is logged and\n"
-            "the running configuration kept.\n"
+            "the running configuration kept. SIGUSR1 reopens the log file only (logrotate).\n"
+            "Neither ends cloudsmd in any phase (before it serves they wait for it), and\n"
+            "SIGTERM during the first sweep stops it when the sweep is done.\n"
+            "\n"
+            "systemd: cloudsmd.service (Type=notify): READY=1 once cloudsmd serves, STATUS=\n"
+            "lines, STOPPING=1 at stop, on $NOTIFY_SOCKET; with standard error on the\n"
+            "journal ($JOURNAL_STREAM) log lines carry sd-daemon <N> levels, not times.\n"
             "\n"
             "Log: one line per event, `2026-11-22T05:31:02.123Z INFO  discover: ...`, with\n"
             "the time and SMPs of every phase.\n"
@@ -274,6 +287,15 @@ static int parse(int argc, char **argv, struct cloudsmd_options *o, struct flag_
         case OPT_DUMP_CONFIG:
             o->dump_config = true;
             break;
+        case 'B':
+            o->daemon = true;
+            break;
+        case OPT_PID_FILE:
+            if (strlen(optarg) >= sizeof o->pid_file || !optarg[0])
+                return usage(err_out, "--pid-file: a path, shorter than %zu bytes",
+                             sizeof o->pid_file);
+            snprintf(o->pid_file, sizeof o->pid_file, "%s", optarg);
+            break;
         default: {
             /* getopt's optopt is the option's value even for a long option: name a long option
              * by what was typed, a short one by its letter (it may sit in a cluster, "-ox"). */
@@ -292,6 +314,9 @@ static int parse(int argc, char **argv, struct cloudsmd_options *o, struct flag_
     if (optind < argc)
         return usage(err_out, "unexpected argument '%s' (cloudsmd takes options only)",
                      argv[optind]);
+    if (o->daemon && o->once)
+        return usage(err_out, "--daemon and --once do not go together: -o runs in the "
+                              "foreground and exits");
 
     /* Flags first against the defaults: a bad flag is bad usage whatever the file holds. */
     struct cs_sm_config *scratch = malloc(sizeof *scratch);

@@ -23,6 +23,8 @@ struct cloudsmd_options {
     bool dump_config;                        /* --dump-config (already done when parse
                                                 returns CLOUDSMD_OPTIONS_HANDLED) */
     char config_path[CS_SM_CONFIG_PATH_MAX]; /* -c FILE; "" = none */
+    bool daemon;                             /* -B: into the background (service.h) */
+    char pid_file[CS_SM_CONFIG_PATH_MAX];    /* --pid-file FILE; "" = none */
     struct cs_sm_config_warnings warnings;   /* what the file (and -R) did not use: log them
                                                 with cloudsmd_log_config_warnings */
 };
