@@ -228,15 +228,34 @@ int cs_sm_carry_held(const struct cs_lfts *old, const struct cs_lfts *want, stru
 int cs_sm_light_sweep(struct cs_smp_pipe *pipe, const struct cs_sm_sweep *s,
                       const struct cs_log *log, struct cs_error *err);
 
-/* ---- Master SM election (src/sm/master.c) ---------------------------------------------------
+/* ---- The SM state machine (src/sm/master.c) -------------------------------------------------
  *
- * IBA 14.4.1's discovery rule, restricted to what cloudsmd builds (no STANDBY, no handover):
+ * IBA 1.2.1 14.4.1: an SM is DISCOVERING, STANDBY, MASTER or NOT-ACTIVE.
  *
  *   precedence   the higher priority wins; on equal priority the lower port GUID
  *   DISCOVERING  after the sweep, ask every other SM for its SMInfo. Another MASTER, or a
- *                DISCOVERING or STANDBY SM of higher precedence, wins: we do not claim
- *   MASTER       a MASTER of higher precedence wins (two masters: the precedence picks one);
- *                a DISCOVERING SM of higher precedence has not decided yet: wait for it
+ *                DISCOVERING or STANDBY SM of higher precedence, wins: go STANDBY and poll it
+ *   MASTER       a MASTER or STANDBY of higher precedence gets mastership: SubnSet(SMInfo)
+ *                HANDOVER to it, and once it answers, go STANDBY and poll it; a DISCOVERING SM
+ *                of higher precedence has not decided yet: wait for it
+ *   STANDBY      program nothing; every sminfo_polling_timeout ms SubnGet(SMInfo) to the master
+ *                polled; after polling_retry_number polls in a row without an answer from it
+ *                as MASTER (or as a STANDBY of higher precedence, which is where OpenSM polls
+ *                after a handover it started), go DISCOVERING and sweep. A master of lower
+ *                precedence than ours gets a Trap 144 (SM priority changed) so that its next
+ *                sweep finds us and hands over
+ *
+ * SubnSet(SMInfo) from another SM, by AttributeModifier (the sender's SMInfo in the data must be
+ * MASTER, and STANDBY for ACKNOWLEDGE, as OpenSM 3.3.23 checks it):
+ *
+ *   HANDOVER     STANDBY or DISCOVERING: become MASTER (the loop sweeps and acknowledges);
+ *                MASTER: sweep again
+ *   ACKNOWLEDGE  STANDBY, MASTER: noted
+ *   DISABLE      STANDBY: become NOT-ACTIVE (answer SMInfo, poll nobody)
+ *   STANDBY      NOT-ACTIVE: become STANDBY, polling the sender
+ *   DISCOVER     STANDBY, MASTER: become DISCOVERING (the loop sweeps)
+ *
+ * anything else is refused (status: invalid field) and changes nothing.
  *
  * "Every other SM" is every port the sweep saw advertising IsSM, plus every SM that asked us for
  * our SMInfo (directed route; polled back along the reverse of the route its request took): an SM
@@ -255,6 +274,15 @@ struct cs_sm_identity {
     uint8_t priority;
     uint8_t state;                  /* CS_SMP_SM_STATE_* */
     const struct cs_smp_pipe *pipe; /* ActCount = SMPs sent so far */
+    /* STANDBY: the SM polled (the master, or the SM of higher precedence we yielded to). */
+    uint64_t master_guid;
+    struct cs_dr_path master_path;
+    /* The last SubnSet(SMInfo) that changed our state (CS_SMP_SM_*; 0: none since the loop
+     * last looked), and its sender: cs_sm_answer_sminfo sets them, the serving loop acts. */
+    uint8_t control;
+    uint8_t control_prior; /* our state when it arrived */
+    uint64_t control_from;
+    struct cs_dr_path control_path; /* the route back to the sender (directed route), if any */
     /* Directed routes to the SMs that asked (filled by cs_sm_answer_sminfo, distinct; one that
      * no longer answers a poll is dropped by cs_sm_poll_sms). */
     struct cs_dr_path askers[CS_SM_ASKERS_MAX];
@@ -262,7 +290,8 @@ struct cs_sm_identity {
 };
 
 /* A cs_smp_unsolicited_fn (arg = struct cs_sm_identity *): answers SMInfo Gets (and notes who
- * asked, directed route), ignores the rest. */
+ * asked, directed route) and SMInfo Sets (the controls above: the state changes at once, the
+ * answer carries our SMInfo as it was, as OpenSM's), ignores the rest. */
 int cs_sm_answer_sminfo(void *arg, const struct cs_smp *mad, struct cs_smp *answer);
 
 /* True when an SM with (priority, guid) takes precedence over one with (other_priority,
@@ -279,9 +308,10 @@ struct cs_sm_peer {
 };
 
 enum cs_sm_verdict {
-    CS_SM_CLAIM, /* become (or stay) master */
-    CS_SM_WAIT,  /* we are master, but an SM of higher precedence is still discovering */
-    CS_SM_YIELD, /* another SM wins */
+    CS_SM_CLAIM,    /* become (or stay) master */
+    CS_SM_WAIT,     /* we are master, but an SM of higher precedence is still discovering */
+    CS_SM_YIELD,    /* discovering: another SM wins; go STANDBY and poll it */
+    CS_SM_HANDOVER, /* master: a MASTER or STANDBY of higher precedence gets mastership */
 };
 
 struct cs_sm_decision {
@@ -309,12 +339,35 @@ int cs_sm_poll_sms(struct cs_smp_pipe *pipe, const struct cs_sm_sweep *s, struct
  * which two SMs both saw the other still discovering). MASTER: poll; while an SM of higher
  * precedence is still discovering, answer SMInfo for up to wait_ms (in 50 ms steps between
  * polls) and poll again; past that, or with wait_ms 0, stay master (logged). On YIELD the winner
- * is logged as an ERROR (GUID, priority, state, DR path and the rule), copied to *winner (may be
- * NULL), and me->state becomes NOT_ACTIVE. Returns 1 (we are master), 0 (yielded), -1 on a
- * transport failure. */
+ * is logged (WARN: GUID, priority, state, DR path and the rule), copied to *winner (may be NULL)
+ * and me->state becomes STANDBY polling it (master_guid, master_path). On HANDOVER the SM is
+ * sent SubnSet(SMInfo) HANDOVER (cs_sm_send_control); once it answers, likewise STANDBY polling
+ * it; if it refuses or does not answer we stay master (logged). Returns 1 (we are master), 0
+ * (not master), -1 on a transport failure. */
 int cs_sm_elect(struct cs_smp_pipe *pipe, const struct cs_sm_sweep *s, struct cs_sm_identity *me,
                 const struct cs_log *log, int wait_ms, struct cs_sm_peer *winner,
                 struct cs_error *err);
+
+/* SubnSet(SMInfo) with AttributeModifier control (CS_SMP_SM_*) to the SM at path, carrying our
+ * SMInfo (SM_Key only to a master, as OpenSM). 1 when it answered with status 0 (*answer, may
+ * be NULL, gets its SMInfo), 0 when it refused or did not answer (logged), -1 on a transport
+ * failure. */
+int cs_sm_send_control(struct cs_smp_pipe *pipe, const struct cs_sm_identity *me,
+                       const struct cs_dr_path *path, uint8_t target_state, uint8_t control,
+                       const struct cs_log *log, struct cs_smp_sm_info *answer,
+                       struct cs_error *err);
+
+/* STANDBY: one SubnGet(SMInfo) to me->master_path. 1 when the master polled is alive (it answers
+ * as MASTER, or as a STANDBY of higher precedence than ours), 0 when not (no answer, another
+ * GUID, another state); *seen (may be NULL) gets what it answered. -1 on a transport failure. */
+int cs_sm_poll_master(struct cs_smp_pipe *pipe, const struct cs_sm_identity *me,
+                      const struct cs_log *log, struct cs_smp_sm_info *seen, struct cs_error *err);
+
+/* Trap 144 (local changes: SM priority), LID-routed from our LID to the master's, as OpenSM's
+ * standby sends it to a master of lower precedence: the master sweeps, finds us and hands over.
+ * 1 when it answered TrapRepress, 0 when not (logged at DEBUG), -1 on a transport failure. */
+int cs_sm_send_trap144(struct cs_smp_pipe *pipe, uint16_t our_lid, uint16_t master_lid,
+                       uint32_t capability_mask, const struct cs_log *log, struct cs_error *err);
 
 /* ---- Partitions: P_Key tables and partition enforcement (src/sm/pkeys.c) ----------------------
  *

@@ -45,6 +45,9 @@
 #define CS_SM_CONFIG_WINDOW_MAX 12                  /* "HH:MM-HH:MM" and its NUL */
 #define CS_SM_CONFIG_MAX_RETRIES 100
 #define CS_SM_CONFIG_MAX_TIMEOUT_MS 60000
+/* A standby's poll of the master (OpenSM's keys and defaults). */
+#define CS_SM_CONFIG_DEFAULT_SMINFO_POLLING_TIMEOUT 10000 /* ms */
+#define CS_SM_CONFIG_DEFAULT_POLLING_RETRY_NUMBER 4
 
 /* Everything cloudsmd can be told. The comment names the opensm.conf key. Strings are "" when
  * unset. */
@@ -72,6 +75,11 @@ struct cs_sm_config {
     unsigned sweep_interval;     /* sweep_interval: seconds, 0 = no sweeps (used from issue 7) */
     bool perfmgr;                /* perfmgr: poll the ports' counters (src/sm/perfmgr.c) */
     unsigned perfmgr_sweep_time_s; /* perfmgr_sweep_time_s: seconds between polls */
+    /* A standby's poll of the master: sminfo_polling_timeout (ms between polls) and
+     * polling_retry_number (polls it may leave unanswered in a row before the standby takes
+     * over). */
+    unsigned sminfo_polling_timeout_ms;
+    unsigned polling_retry_number;
     /* The adaptation loop (cloudsm's keys; adapt_decision.h says what each limit does). */
     char adapt_rules_file[CS_SM_CONFIG_PATH_MAX];    /* adapt_rules_file: IBAdapt rules */
     uint8_t adapt_mode;                              /* adapt_mode: enum cs_adapt_mode */

@@ -9,7 +9,10 @@
  *     cs_sm_core_sweep       one heavy sweep: discover, master election, LIDs (kept in the state
  *                            directory's guid2lid), P_Keys, route, program LFTs and SL2VL,
  *                            activate ports, rebuild the SA's view
- *     cs_sm_core_poll        what a serving SM does between requests: send the GUIDInfo blocks
+ *     cs_sm_core_poll        what a serving SM does between requests. STANDBY: poll the master
+ *                            every sminfo_polling_timeout ms and take over when it is gone, or
+ *                            when a HANDOVER or DISCOVER arrived (sm.h's state machine). MASTER:
+ *                            send the GUIDInfo blocks
  *                            SA requests changed (alias GUIDs), poll its own port while it is
  *                            down, read the ports' counters when due (perfmgr), and when a light
  *                            sweep is due (sweep_interval, a trap, the port back, the last sweep
@@ -175,6 +178,13 @@ struct cs_sm_core {
     bool light_requested;   /* `resweep light`: a light sweep at the next turn, due or not */
     int last_light_changed; /* switches the last light sweep found changed or silent */
     uint64_t light_sweeps;  /* light sweeps done */
+    /* The SM state machine (sm.h): was_master once a sweep of ours assigned LIDs (guid2lid read,
+     * the subnet brought up); in STANDBY, the polls of the master that found it gone in a row
+     * and when the next one is due; takeovers: times we became master after the first. */
+    bool was_master;
+    unsigned poll_misses;
+    double next_master_poll_ms;
+    unsigned takeovers;
 };
 
 /* Read and parse every file cfg names (cs_sm_files_load) into files, and log what they hold
@@ -195,11 +205,13 @@ void cs_sm_core_init(struct cs_sm_core *c, const struct cs_sm_config *cfg,
 void cs_sm_core_free(struct cs_sm_core *c);
 
 /* Heavy sweep and everything after it. first: the bring-up (claims master, waiting up to
- * CS_SM_CORE_CLAIM_WAIT_MS for an SM of higher precedence; reads guid2lid). Returns the
+ * CS_SM_CORE_CLAIM_WAIT_MS for an SM of higher precedence). The first sweep that wins reads
+ * guid2lid (a takeover too: ports keep the LIDs they hold where guid2lid has none). Returns the
  * failures (SMPs refused or lost, 0 when clean), or -1 with err when the sweep could not be
  * done. Check c->me.state afterwards: not CS_SMP_SM_STATE_MASTER means another SM won the
- * election (nothing was programmed). A sweep that saw less than the fabric because of the SM's
- * own link keeps the last view (cs_sm_sweep_lost_fabric) and counts 1 failure. */
+ * election or got mastership by HANDOVER (nothing was programmed): the core is STANDBY, polling
+ * it, and cs_sm_core_poll takes over when it goes. A sweep that saw less than the fabric because
+ * of the SM's own link keeps the last view (cs_sm_sweep_lost_fabric) and counts 1 failure. */
 int cs_sm_core_sweep(struct cs_sm_core *c, bool first, struct cs_error *err);
 
 /* Route again and program the blocks that differ (and the SL2VL tables): engine NULL = the
@@ -224,22 +236,26 @@ struct cs_route_inputs cs_sm_core_route_inputs(const struct cs_sm_core *c, const
                                                uint32_t num_scope);
 
 /* After the bring-up, before serving: clear the PortStateChange flags and traps the bring-up
- * itself raised, and schedule the first light sweep. */
+ * itself raised, and schedule the first light sweep (a master; a standby: nothing). */
 int cs_sm_core_serve_begin(struct cs_sm_core *c, struct cs_error *err);
 
-/* One turn of a serving SM, called between waits for requests: write guid2lid when VM
+/* One turn of a serving SM, called between waits for requests. Not master: the standby's turn
+ * (sm.h): a poll of the master when due, a takeover (DISCOVERING, heavy sweep, election) when it
+ * is gone or a control said so; returns 1 when a sweep ran. Master: write guid2lid when VM
  * operations moved LIDs and then paused (cs_sm_core_vm_settle); send the GUIDInfo blocks that SA
  * requests changed since the last turn (cs_sm_program_alias_guids); poll the SM port while it is
  * down; when a light sweep is due, elect and light-sweep, and heavy-sweep on a change, a trap,
  * the port back or a failed last sweep. Returns 1 if a heavy sweep ran, 0 if not, -1 with err
- * on a failure the SM cannot serve through. c->me.state not MASTER afterwards: another SM won. */
+ * on a failure the SM cannot serve through. c->me.state not MASTER afterwards: another SM won
+ * (the core is STANDBY). */
 int cs_sm_core_poll(struct cs_sm_core *c, struct cs_error *err);
 
 /* OpenSM console parity (docs/sm/control.md): the SM priority SMInfo answers with from now on
  * (other SMs' elections and `sminfo` see it) until a SIGHUP or restart sets the configuration's. */
 void cs_sm_core_set_priority(struct cs_sm_core *c, uint8_t priority);
 /* A sweep now: heavy (cs_sm_core_sweep: its failures, or -1) or light (the serving turn's light
- * sweep, due or not, and a heavy sweep if it found a change: cs_sm_core_poll's result). */
+ * sweep, due or not, and a heavy sweep if it found a change: cs_sm_core_poll's result). -1 when
+ * not master: a standby sweeps only to take over. */
 int cs_sm_core_resweep(struct cs_sm_core *c, bool heavy, struct cs_error *err);
 /* Which keys and files a reconfiguration changed, and what it did. */
 struct cs_sm_core_reconfigured {

@@ -135,15 +135,23 @@ void cs_sma_model_set_unresponsive(struct cs_sma_model *m, uint32_t node, bool u
 void cs_sma_model_set_drop(struct cs_sma_model *m, double probability, uint64_t seed);
 
 /* Another SM, for master election tests: port `port` (a CA port, or port 0 of a switch) advertises
- * IsSM in its PortInfo CapabilityMask from now on, and answers SMInfo Gets with *info. info NULL:
+ * IsSM in its PortInfo CapabilityMask from now on, and answers SMInfo Gets with *info; an SMInfo
+ * Set (a control: HANDOVER, DISABLE, STANDBY, DISCOVER, ACKNOWLEDGE) is answered with its SMInfo
+ * as it was, and its state becomes the one the control names (ACKNOWLEDGE: unchanged). info NULL:
  * IsSM without an SM that answers (SMInfo stays 0x0c), as on a port whose SM died. Fails on a
  * port index out of range or an external switch port. */
 int cs_sma_model_set_sm(struct cs_sma_model *m, uint32_t port, const struct cs_smp_sm_info *info,
                         struct cs_error *err);
 
+/* The SMInfo the SM on port `port` answers now and the AttributeModifier of the last SMInfo Set
+ * it took (0: none; last_control may be NULL). -1 on a port that does not advertise IsSM. */
+int cs_sma_model_get_sm(const struct cs_sma_model *m, uint32_t port, struct cs_smp_sm_info *info,
+                        uint8_t *last_control);
+
 /* The SM on port `port` (put there by cs_sma_model_set_sm) changes its state on its own, as a
- * competing SM does between two of our polls: after `gets` more SMInfo Gets answered as now
- * (with its SMInfo, or 0x0c if it did not answer), it answers with *next; next NULL: it stops
+ * competing SM does between two of our polls: after `gets` more SMInfo requests (Gets, and Sets:
+ * controls) answered as now (with its SMInfo, or 0x0c if it did not answer), it answers with
+ * *next; next NULL: it stops
  * answering (0x0c: its process ended, IsSM left set). A later cs_sma_model_set_sm cancels the
  * change. Fails on a port that does not advertise IsSM. */
 int cs_sma_model_set_sm_next(struct cs_sma_model *m, uint32_t port, unsigned gets,

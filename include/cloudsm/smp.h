@@ -54,6 +54,7 @@
 #define CS_SMP_PERMISSIVE_LID 0xffffu
 
 /* Attribute ids (IBA 14.2.5, Table 145). */
+#define CS_SMP_ATTR_NOTICE 0x0002
 #define CS_SMP_ATTR_NODE_DESCRIPTION 0x0010
 #define CS_SMP_ATTR_NODE_INFO 0x0011
 #define CS_SMP_ATTR_SWITCH_INFO 0x0012
@@ -279,6 +280,13 @@ struct cs_smp_guid_block {
 #define CS_SMP_SM_STATE_DISCOVERING 1
 #define CS_SMP_SM_STATE_STANDBY 2
 #define CS_SMP_SM_STATE_MASTER 3
+/* SubnSet(SMInfo) AttributeModifier: the control one SM sends another (IBA 14.4.1, SMInfo's
+ * AttributeModifier; the transitions each makes are in include/cloudsm/sm.h). */
+#define CS_SMP_SM_HANDOVER 1    /* master -> the SM it hands mastership to */
+#define CS_SMP_SM_ACKNOWLEDGE 2 /* the SM that took a HANDOVER -> the old master */
+#define CS_SMP_SM_DISABLE 3     /* master -> a standby: become NOT-ACTIVE */
+#define CS_SMP_SM_STANDBY 4     /* master -> a not-active SM: become STANDBY */
+#define CS_SMP_SM_DISCOVER 5    /* master -> a standby: become DISCOVERING */
 struct cs_smp_sm_info {
     uint64_t guid;
     uint64_t sm_key;

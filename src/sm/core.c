@@ -727,7 +727,7 @@ static int discover(struct cs_sm_core *c, bool first, struct cs_error *err)
 
 /* LIDs: keep what guid2lid holds, give new ports new ones, write guid2lid, set PortInfo.
  * Returns the failures, or -1. */
-static int assign_lids(struct cs_sm_core *c, bool first, struct cs_error *err)
+static int assign_lids(struct cs_sm_core *c, bool first, bool reassign, struct cs_error *err)
 {
     struct phase ph;
     phase_begin(&ph, "lids", c->pipe);
@@ -739,8 +739,7 @@ static int assign_lids(struct cs_sm_core *c, bool first, struct cs_error *err)
     struct cs_guid2lid pinned;
     if (cs_sm_core_vms_before_lids(c, &pinned, err) < 0)
         return -1;
-    int changed =
-        cs_sm_assign_lids(&c->sweep, &pinned, first && c->cfg.reassign_lids, &c->log, err);
+    int changed = cs_sm_assign_lids(&c->sweep, &pinned, reassign, &c->log, err);
     struct cs_guid2lid kept;
     if (changed < 0 || cs_sm_guid2lid_update(&c->sweep, &pinned, &kept, err) < 0) {
         cs_guid2lid_free(&pinned);
@@ -806,6 +805,26 @@ static int note_distribution(struct cs_sm_core *c, const struct cs_sm_lft_counts
     return 0;
 }
 
+/* Another SM is master now (we yielded, or handed over): program nothing from here on, serve
+ * no SA view (the master's SA answers), forget what we knew the switches hold (the master may
+ * change it), and poll the master. */
+static void enter_standby(struct cs_sm_core *c)
+{
+    char path[4 * CS_SMP_PATH_SIZE];
+    cs_logf(&c->log, CS_LOG_INFO,
+            "standby: polling the master 0x%016llx (DR path %s) every %u ms, taking over after "
+            "%u unanswered polls",
+            (unsigned long long)c->me.master_guid,
+            cs_dr_path_format(&c->me.master_path, path, sizeof path),
+            c->cfg.sminfo_polling_timeout_ms, c->cfg.polling_retry_number + 1);
+    cs_sa_db_free(c->sa);
+    c->sa = NULL;
+    cs_lfts_free(&c->held);
+    c->poll_misses = 0;
+    c->next_master_poll_ms = cs_clock_ms() + c->cfg.sminfo_polling_timeout_ms;
+    c->trap_seen = false;
+}
+
 int cs_sm_core_sweep(struct cs_sm_core *c, bool first, struct cs_error *err)
 {
     struct phase all, ph;
@@ -815,16 +834,23 @@ int cs_sm_core_sweep(struct cs_sm_core *c, bool first, struct cs_error *err)
         return kept < 0 ? -1 : 1;
 
     /* Before anything is programmed: claim master the first time, and on later sweeps look for
-     * an SM that came up since (src/sm/master.c; its ERROR line names the winner and the rule). */
+     * an SM that came up since (src/sm/master.c; its line names the winner and the rule). */
     int master = cs_sm_elect(c->pipe, &c->sweep, &c->me, &c->log,
                              first ? CS_SM_CORE_CLAIM_WAIT_MS : 0, NULL, err);
-    if (master <= 0)
+    if (master <= 0) {
+        if (master == 0)
+            enter_standby(c);
         return master; /* the caller sees c->me.state */
+    }
 
-    int failures = assign_lids(c, first, err);
+    /* The first sweep we win brings the subnet up: guid2lid read, the tables a clean stop left
+     * looked for. reassign_lids applies to the start of the process only, never to a takeover. */
+    bool bringup = !c->was_master;
+    int failures = assign_lids(c, bringup, first && c->cfg.reassign_lids, err);
     if (failures < 0)
         return -1;
-    if (first)
+    c->was_master = true;
+    if (bringup)
         take_left_tables(c);
 
     phase_begin(&ph, "pkeys", c->pipe);
@@ -835,7 +861,7 @@ int cs_sm_core_sweep(struct cs_sm_core *c, bool first, struct cs_error *err)
     phase_end(&c->log, &ph);
 
     /* Once the subnet is up, a sweep re-routes because it found a change: the engine for that. */
-    const char *engine = !first && c->cfg.reconfig_engine[0] ? c->cfg.reconfig_engine : c->engine;
+    const char *engine = !bringup && c->cfg.reconfig_engine[0] ? c->cfg.reconfig_engine : c->engine;
     phase_begin(&ph, "route", NULL);
     if (route(c, engine, NULL, 0, err) < 0)
         return -1;
@@ -899,6 +925,9 @@ int cs_sm_core_reroute(struct cs_sm_core *c, const struct cs_sm_reroute_request 
                        struct cs_sm_reconfig *done, struct cs_error *err)
 {
     static const struct cs_sm_reroute_request none = {0};
+    if (c->me.state != CS_SMP_SM_STATE_MASTER)
+        return cs_fail(err, "not master (%s): another SM programs the fabric",
+                       cs_sm_state_name(c->me.state));
     if (!rq)
         rq = &none;
     const char *engine = rq->engine ? rq->engine : c->engine;
@@ -998,6 +1027,8 @@ static int settle(struct cs_sm_core *c, struct cs_error *err)
 
 int cs_sm_core_serve_begin(struct cs_sm_core *c, struct cs_error *err)
 {
+    if (c->me.state != CS_SMP_SM_STATE_MASTER)
+        return 0; /* a standby touches nothing: its loop polls the master */
     if (settle(c, err) < 0)
         return -1;
     c->next_light_ms = cs_clock_ms() + c->cfg.sweep_interval * 1000.0;
@@ -1019,8 +1050,111 @@ static int sm_port_back(struct cs_sm_core *c, struct cs_error *err)
     return was == CS_SMP_PORT_STATE_DOWN && pi.port_state > CS_SMP_PORT_STATE_DOWN;
 }
 
+/* Become master: a heavy sweep from DISCOVERING (the master is gone, or told us to discover) or
+ * from MASTER (it handed over). The sweep's election decides; it may find another SM and leave us
+ * STANDBY again. Returns 1 (a sweep ran) or -1. */
+static int take_over(struct cs_sm_core *c, const char *why, struct cs_error *err)
+{
+    cs_logf(&c->log, CS_LOG_WARN, "%s: %s and sweeping", why, cs_sm_state_name(c->me.state));
+    int failures = cs_sm_core_sweep(c, false, err);
+    if (failures < 0)
+        cs_logf(&c->log, CS_LOG_ERROR, "%s", err->msg);
+    if (c->me.state != CS_SMP_SM_STATE_MASTER) {
+        if (c->me.state == CS_SMP_SM_STATE_DISCOVERING) /* the sweep failed before electing */
+            c->next_master_poll_ms = cs_clock_ms() + c->cfg.sminfo_polling_timeout_ms;
+        return 1;
+    }
+    c->takeovers++;
+    c->retry = failures != 0;
+    cs_logf(&c->log, CS_LOG_INFO, "master SM on port 0x%016llx (takeover %u)",
+            (unsigned long long)c->me.guid, c->takeovers);
+    if (cs_sm_core_serve_begin(c, err) < 0)
+        return -1;
+    return 1;
+}
+
+/* A master below us hands over only when it sweeps and finds us: tell it with a Trap 144 (OpenSM's
+ * standby does the same). Our LID and the master's are the ones our port holds now (its LID and
+ * MasterSMLID, set by that master), read from the local agent: our sweep may predate them. No
+ * LID yet (the master has not got to our port): nothing to send. Returns 0 or -1. */
+static int tell_lower_master(struct cs_sm_core *c, struct cs_error *err)
+{
+    struct cs_smp_port_info pi;
+    int answered = cs_sm_own_port_info(c->pipe, &c->sweep, &c->log, &pi, err);
+    if (answered <= 0)
+        return answered;
+    if (pi.lid == 0 || pi.lid > CS_LID_UCAST_MAX || pi.master_sm_lid == 0 ||
+        pi.master_sm_lid > CS_LID_UCAST_MAX || pi.master_sm_lid == pi.lid)
+        return 0;
+    return cs_sm_send_trap144(c->pipe, pi.lid, pi.master_sm_lid, pi.capability_mask, &c->log, err) <
+                   0
+               ? -1
+               : 0;
+}
+
+/* The turn of an SM that is not master (sm.h's state machine). */
+static int standby_turn(struct cs_sm_core *c, struct cs_error *err)
+{
+    uint8_t control = c->me.control;
+    c->me.control = 0;
+    if (control != 0)
+        cs_logf(&c->log, CS_LOG_INFO, "SMInfo control %u from SM 0x%016llx: now %s", control,
+                (unsigned long long)c->me.control_from, cs_sm_state_name(c->me.state));
+    switch (c->me.state) {
+    case CS_SMP_SM_STATE_MASTER: /* HANDOVER: acknowledge it, then sweep as master */
+        if (c->me.control_path.hops > 0 &&
+            cs_sm_send_control(c->pipe, &c->me, &c->me.control_path, CS_SMP_SM_STATE_STANDBY,
+                               CS_SMP_SM_ACKNOWLEDGE, &c->log, NULL, err) < 0)
+            return -1;
+        return take_over(c, "HANDOVER received", err);
+    case CS_SMP_SM_STATE_DISCOVERING:
+        if (control == 0 && cs_clock_ms() < c->next_master_poll_ms)
+            return 0; /* a takeover that failed: again after a polling period */
+        return take_over(c, control ? "DISCOVER received" : "sweeping again", err);
+    case CS_SMP_SM_STATE_STANDBY:
+        break;
+    default: /* NOT-ACTIVE: answer SMInfo only, until a master says STANDBY */
+        return 0;
+    }
+    if (control == CS_SMP_SM_STANDBY) {
+        c->poll_misses = 0;
+        c->next_master_poll_ms = cs_clock_ms();
+    }
+    if (cs_clock_ms() < c->next_master_poll_ms)
+        return 0;
+    /* Polls start sminfo_polling_timeout apart, however long an unanswered one waited for its
+     * retries (OpenSM's timer runs apart from its SMPs' timeouts too). */
+    c->next_master_poll_ms = cs_clock_ms() + c->cfg.sminfo_polling_timeout_ms;
+    struct cs_smp_sm_info seen;
+    int alive = cs_sm_poll_master(c->pipe, &c->me, &c->log, &seen, err);
+    if (alive < 0)
+        return -1;
+    if (alive) {
+        c->poll_misses = 0;
+        if (seen.sm_state == CS_SMP_SM_STATE_MASTER &&
+            cs_sm_precedes(c->me.priority, c->me.guid, seen.priority, seen.guid))
+            return tell_lower_master(c, err);
+        return 0;
+    }
+    c->poll_misses++;
+    cs_logf(&c->log, CS_LOG_WARN, "standby: the master 0x%016llx is gone (%u of %u polls)",
+            (unsigned long long)c->me.master_guid, c->poll_misses, c->cfg.polling_retry_number + 1);
+    if (c->poll_misses <= c->cfg.polling_retry_number)
+        return 0;
+    c->me.state = CS_SMP_SM_STATE_DISCOVERING;
+    return take_over(c, "standby: the master stopped answering", err);
+}
+
 int cs_sm_core_poll(struct cs_sm_core *c, struct cs_error *err)
 {
+    if (c->me.control != 0 && c->me.control_prior == CS_SMP_SM_STATE_MASTER &&
+        c->me.state == CS_SMP_SM_STATE_MASTER) {
+        /* HANDOVER (or ACKNOWLEDGE) to a master: look at the subnet again now, as OpenSM does */
+        c->me.control = 0;
+        c->trap_seen = true;
+    }
+    if (c->me.state != CS_SMP_SM_STATE_MASTER || c->me.control != 0)
+        return standby_turn(c, err);
     if (c->guid2lid_stale && cs_clock_ms() - c->last_vm_op_ms >= CS_SM_CORE_VM_SETTLE_MS &&
         cs_sm_core_vm_settle(c, err) < 0)
         return -1;
@@ -1046,8 +1180,11 @@ int cs_sm_core_poll(struct cs_sm_core *c, struct cs_error *err)
     c->light_requested = false;
     int ran = 0;
     int master = cs_sm_elect(c->pipe, &c->sweep, &c->me, &c->log, 0, NULL, err);
-    if (master <= 0)
+    if (master <= 0) {
+        if (master == 0)
+            enter_standby(c);
         return master;
+    }
     int changed = cs_sm_light_sweep(c->pipe, &c->sweep, &c->log, err);
     if (changed < 0)
         return -1;
@@ -1086,6 +1223,8 @@ void cs_sm_core_set_priority(struct cs_sm_core *c, uint8_t priority)
 
 int cs_sm_core_resweep(struct cs_sm_core *c, bool heavy, struct cs_error *err)
 {
+    if (c->me.state != CS_SMP_SM_STATE_MASTER)
+        return cs_fail(err, "not master (%s): the master sweeps", cs_sm_state_name(c->me.state));
     if (heavy)
         return cs_sm_core_sweep(c, false, err);
     c->light_requested = true;
@@ -1128,6 +1267,10 @@ int cs_sm_core_reconfigure(struct cs_sm_core *c, const struct cs_sm_config *next
     c->adapt_rules = NULL;
     if (cs_sm_config_changed(changes, n, "adapt_mode"))
         c->adapt_mode_override = -1;
+    if (c->me.state != CS_SMP_SM_STATE_MASTER) { /* a standby keeps the configuration only */
+        done->pkeys = done->rerouted = false;
+        return 0;
+    }
     if (done->pkeys) {
         int failures = program_pkeys(c, err);
         if (failures != 0)

@@ -1,5 +1,6 @@
-/* Master SM election (IBA 14.4.1, without STANDBY and handover): who may program the fabric.
- * The rule and why it needs the SMs that asked us are in include/cloudsm/sm.h. */
+/* The SM state machine (IBA 14.4.1): the election, STANDBY's polling, HANDOVER and the other
+ * SMInfo controls. The rules and why the election needs the SMs that asked us are in
+ * include/cloudsm/sm.h. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,9 +30,8 @@ struct cs_sm_decision cs_sm_decide(const struct cs_sm_identity *me, const struct
                                    unsigned num_peers)
 {
     bool discovering = me->state != CS_SMP_SM_STATE_MASTER;
-    int master = -1;    /* the other master of highest precedence */
-    int higher = -1;    /* the SM of highest precedence above ours that is not master */
-    int undecided = -1; /* MASTER: the discovering SM of highest precedence above ours */
+    int master = -1; /* the other master of highest precedence */
+    int higher = -1; /* the SM of highest precedence above ours that is not master */
     for (unsigned i = 0; i < num_peers; i++) {
         const struct cs_sm_peer *p = &peers[i];
         uint8_t state = p->info.sm_state;
@@ -45,9 +45,6 @@ struct cs_sm_decision cs_sm_decide(const struct cs_sm_identity *me, const struct
         } else if (above) {
             if (higher < 0 || peer_precedes(p, &peers[higher]))
                 higher = (int)i;
-            if (state == CS_SMP_SM_STATE_DISCOVERING &&
-                (undecided < 0 || peer_precedes(p, &peers[undecided])))
-                undecided = (int)i;
         }
     }
     if (discovering) {
@@ -62,14 +59,24 @@ struct cs_sm_decision cs_sm_decide(const struct cs_sm_identity *me, const struct
                                                : "same priority, lower port GUID"};
         return (struct cs_sm_decision){CS_SM_CLAIM, -1, "no other SM takes precedence"};
     }
-    if (master >= 0)
-        return (struct cs_sm_decision){CS_SM_YIELD, master,
-                                       peers[master].info.priority > me->priority
-                                           ? "two masters: higher priority"
-                                           : "two masters: same priority, lower port GUID"};
-    if (undecided >= 0)
-        return (struct cs_sm_decision){CS_SM_WAIT, undecided,
+    /* MASTER: the SM of highest precedence above ours gets mastership (OpenSM hands over to it
+     * whatever its state but NOT-ACTIVE); one still discovering decides first. */
+    int best = master;
+    if (higher >= 0 && (best < 0 || peer_precedes(&peers[higher], &peers[best])))
+        best = higher;
+    if (best >= 0 && peers[best].info.sm_state == CS_SMP_SM_STATE_DISCOVERING)
+        return (struct cs_sm_decision){CS_SM_WAIT, best,
                                        "an SM of higher precedence is still discovering"};
+    if (best >= 0) {
+        bool prio = peers[best].info.priority > me->priority;
+        if (best == master)
+            return (struct cs_sm_decision){CS_SM_HANDOVER, best,
+                                           prio ? "two masters: higher priority"
+                                                : "two masters: same priority, lower port GUID"};
+        return (struct cs_sm_decision){CS_SM_HANDOVER, best,
+                                       prio ? "a standby of higher priority"
+                                            : "a standby of the same priority, lower port GUID"};
+    }
     return (struct cs_sm_decision){CS_SM_CLAIM, -1, "no other master takes precedence"};
 }
 
@@ -78,27 +85,62 @@ static bool same_path(const struct cs_dr_path *a, const struct cs_dr_path *b)
     return a->hops == b->hops && memcmp(a->port + 1, b->port + 1, a->hops) == 0;
 }
 
+/* The route back to a directed-route requester: its request's return path reversed
+ * (ReturnPath[h] is the port the request entered hop h by, the last one ours). False when the
+ * transport did not fill it in (a 0 port), or for a LID-routed request. */
+static bool route_back(const struct cs_smp *mad, struct cs_dr_path *back)
+{
+    unsigned hops = mad->hop_count;
+    if (mad->mgmt_class != CS_SMP_CLASS_DIRECTED_ROUTE || hops == 0 || hops >= CS_SMP_PATH_SIZE)
+        return false;
+    *back = (struct cs_dr_path){.hops = (uint8_t)hops};
+    bool filled = true;
+    for (unsigned h = 1; h <= hops; h++) {
+        back->port[h] = mad->return_path[hops + 1 - h];
+        filled &= back->port[h] != 0;
+    }
+    return filled;
+}
+
+/* The state a control moves us to from `state`, or -1 when IBA's table (as OpenSM 3.3.23 applies
+ * it) has no such transition. HANDOVER to a master and ACKNOWLEDGE change nothing but are legal. */
+static int control_target(uint8_t state, uint8_t control)
+{
+    switch (control) {
+    case CS_SMP_SM_HANDOVER:
+        if (state == CS_SMP_SM_STATE_STANDBY || state == CS_SMP_SM_STATE_DISCOVERING ||
+            state == CS_SMP_SM_STATE_MASTER)
+            return CS_SMP_SM_STATE_MASTER;
+        return -1;
+    case CS_SMP_SM_ACKNOWLEDGE:
+        return state == CS_SMP_SM_STATE_STANDBY || state == CS_SMP_SM_STATE_MASTER ? state : -1;
+    case CS_SMP_SM_DISABLE:
+        return state == CS_SMP_SM_STATE_STANDBY ? CS_SMP_SM_STATE_NOT_ACTIVE : -1;
+    case CS_SMP_SM_STANDBY:
+        return state == CS_SMP_SM_STATE_NOT_ACTIVE ? CS_SMP_SM_STATE_STANDBY : -1;
+    case CS_SMP_SM_DISCOVER:
+        return state == CS_SMP_SM_STATE_STANDBY || state == CS_SMP_SM_STATE_MASTER
+                   ? CS_SMP_SM_STATE_DISCOVERING
+                   : -1;
+    default:
+        return -1;
+    }
+}
+
 int cs_sm_answer_sminfo(void *arg, const struct cs_smp *mad, struct cs_smp *answer)
 {
     struct cs_sm_identity *me = arg;
-    if (mad->attr_id != CS_SMP_ATTR_SM_INFO || mad->method != CS_SMP_METHOD_GET)
+    if (mad->attr_id != CS_SMP_ATTR_SM_INFO ||
+        (mad->method != CS_SMP_METHOD_GET && mad->method != CS_SMP_METHOD_SET))
         return 0;
-    /* Note a directed-route asker: the route back to it is its request's return path reversed
-     * (ReturnPath[h] is the port the request entered hop h by, the last one ours). A path the
-     * transport did not fill in (a 0 port) cannot be polled back. */
-    unsigned hops = mad->hop_count;
-    if (mad->mgmt_class == CS_SMP_CLASS_DIRECTED_ROUTE && hops > 0 && hops < CS_SMP_PATH_SIZE &&
-        me->num_askers < CS_SM_ASKERS_MAX) {
-        struct cs_dr_path back = {.hops = (uint8_t)hops};
-        bool filled = true;
-        for (unsigned h = 1; h <= hops; h++) {
-            back.port[h] = mad->return_path[hops + 1 - h];
-            filled &= back.port[h] != 0;
-        }
+    /* Note a directed-route asker: the route back to it can be polled. */
+    struct cs_dr_path back;
+    bool routed = route_back(mad, &back);
+    if (routed && mad->method == CS_SMP_METHOD_GET && me->num_askers < CS_SM_ASKERS_MAX) {
         bool known = false;
         for (unsigned i = 0; i < me->num_askers && !known; i++)
             known = same_path(&me->askers[i], &back);
-        if (filled && !known)
+        if (!known)
             me->askers[me->num_askers++] = back;
     }
     /* A response is the request turned around: same transaction id and paths, GetResp, and in a
@@ -117,6 +159,31 @@ int cs_sm_answer_sminfo(void *arg, const struct cs_smp *mad, struct cs_smp *answ
         .priority = me->priority,
         .sm_state = me->state,
     };
+    if (mad->method == CS_SMP_METHOD_SET) {
+        /* A control: legal from a master (ACKNOWLEDGE: from the standby that took over) and for
+         * our state; answered with our SMInfo as it was, then the state changes. */
+        struct cs_smp_sm_info from;
+        cs_smp_sm_info_decode(mad->data, &from);
+        uint8_t control = (uint8_t)mad->attr_mod;
+        uint8_t sender =
+            control == CS_SMP_SM_ACKNOWLEDGE ? CS_SMP_SM_STATE_STANDBY : CS_SMP_SM_STATE_MASTER;
+        int target = mad->attr_mod <= CS_SMP_SM_DISCOVER && from.sm_state == sender
+                         ? control_target(me->state, control)
+                         : -1;
+        if (target < 0) {
+            answer->status |= CS_SMP_STATUS_INVALID_FIELD;
+        } else {
+            me->control_prior = me->state;
+            me->state = (uint8_t)target;
+            me->control = control;
+            me->control_from = from.guid;
+            me->control_path = routed ? back : (struct cs_dr_path){0};
+            if (control == CS_SMP_SM_STANDBY && routed) {
+                me->master_guid = from.guid;
+                me->master_path = back;
+            }
+        }
+    }
     cs_smp_sm_info_encode(&info, answer->data);
     return 1;
 }
@@ -246,6 +313,171 @@ static void log_peer(const struct cs_log *log, enum cs_log_level level, const ch
             cs_dr_path_format(&p->path, path, sizeof path), why);
 }
 
+/* Go STANDBY polling peer. */
+static void stand_by(struct cs_sm_identity *me, const struct cs_sm_peer *peer)
+{
+    me->state = CS_SMP_SM_STATE_STANDBY;
+    me->master_guid = peer->info.guid;
+    me->master_path = peer->path;
+}
+
+/* A control's answer: status and SMInfo. */
+struct control_reply {
+    const struct cs_log *log;
+    const char *name;
+    struct cs_smp_sm_info info;
+    bool ok;
+};
+
+static const char *control_name(uint8_t control)
+{
+    static const char *const names[] = {"?",       "HANDOVER", "ACKNOWLEDGE",
+                                        "DISABLE", "STANDBY",  "DISCOVER"};
+    return control <= CS_SMP_SM_DISCOVER ? names[control] : "?";
+}
+
+static int control_done(void *arg, enum cs_smp_result result, const struct cs_smp *req,
+                        const struct cs_smp *reply, struct cs_error *err)
+{
+    (void)req;
+    (void)err;
+    struct control_reply *cr = arg;
+    if (result == CS_SMP_OK) {
+        cs_smp_sm_info_decode(reply->data, &cr->info);
+        cr->ok = true;
+    } else {
+        cs_logf(cr->log, CS_LOG_WARN, "SMInfo %s: %s", cr->name,
+                result == CS_SMP_TIMEOUT ? "no answer" : "refused");
+    }
+    return 0;
+}
+
+int cs_sm_send_control(struct cs_smp_pipe *pipe, const struct cs_sm_identity *me,
+                       const struct cs_dr_path *path, uint8_t target_state, uint8_t control,
+                       const struct cs_log *log, struct cs_smp_sm_info *answer,
+                       struct cs_error *err)
+{
+    struct cs_smp smp;
+    if (cs_smp_init_directed(&smp, CS_SMP_METHOD_SET, CS_SMP_ATTR_SM_INFO, control, path->port,
+                             path->hops, 0, err) < 0)
+        return -1;
+    /* Our SMInfo: the receiver checks our state (MASTER for a control, STANDBY for an
+     * acknowledgement); the SM_Key goes only to a master, as OpenSM sends it. */
+    struct cs_smp_sm_info info = {
+        .guid = me->guid,
+        .sm_key = target_state == CS_SMP_SM_STATE_MASTER ? me->sm_key : 0,
+        .act_count = me->pipe ? (uint32_t)cs_smp_pipe_stats(me->pipe).sent : 0,
+        .priority = me->priority,
+        .sm_state = control == CS_SMP_SM_ACKNOWLEDGE ? CS_SMP_SM_STATE_STANDBY : me->state,
+    };
+    cs_smp_sm_info_encode(&info, smp.data);
+    smp.m_key = me->m_key;
+    struct control_reply cr = {.log = log, .name = control_name(control)};
+    if (cs_smp_pipe_submit(pipe, &smp, CS_SMP_PERMISSIVE_LID, control_done, &cr, err) < 0 ||
+        cs_smp_pipe_run(pipe, err) < 0)
+        return -1;
+    if (cr.ok && answer != NULL)
+        *answer = cr.info;
+    return cr.ok ? 1 : 0;
+}
+
+/* The answer to one SMInfo Get of the standby's poll. */
+struct master_poll {
+    struct cs_smp_sm_info info;
+    bool answered;
+};
+
+static int master_poll_done(void *arg, enum cs_smp_result result, const struct cs_smp *req,
+                            const struct cs_smp *reply, struct cs_error *err)
+{
+    (void)req;
+    (void)err;
+    struct master_poll *mp = arg;
+    if (result == CS_SMP_OK) {
+        cs_smp_sm_info_decode(reply->data, &mp->info);
+        mp->answered = true;
+    }
+    return 0;
+}
+
+int cs_sm_poll_master(struct cs_smp_pipe *pipe, const struct cs_sm_identity *me,
+                      const struct cs_log *log, struct cs_smp_sm_info *seen, struct cs_error *err)
+{
+    struct cs_smp smp;
+    if (cs_smp_init_directed(&smp, CS_SMP_METHOD_GET, CS_SMP_ATTR_SM_INFO, 0, me->master_path.port,
+                             me->master_path.hops, 0, err) < 0)
+        return -1;
+    smp.m_key = me->m_key;
+    struct master_poll mp = {0};
+    if (cs_smp_pipe_submit(pipe, &smp, CS_SMP_PERMISSIVE_LID, master_poll_done, &mp, err) < 0 ||
+        cs_smp_pipe_run(pipe, err) < 0)
+        return -1;
+    if (seen != NULL)
+        *seen = mp.info;
+    char path[4 * CS_SMP_PATH_SIZE];
+    cs_dr_path_format(&me->master_path, path, sizeof path);
+    if (!mp.answered) {
+        cs_logf(log, CS_LOG_DEBUG, "standby: the master at DR path %s does not answer", path);
+        return 0;
+    }
+    bool alive = mp.info.guid == me->master_guid &&
+                 (mp.info.sm_state == CS_SMP_SM_STATE_MASTER ||
+                  (mp.info.sm_state == CS_SMP_SM_STATE_STANDBY &&
+                   cs_sm_precedes(mp.info.priority, mp.info.guid, me->priority, me->guid)));
+    cs_logf(log, CS_LOG_DEBUG, "standby: SM 0x%016llx at DR path %s: %s, priority %u%s",
+            (unsigned long long)mp.info.guid, path, cs_sm_state_name(mp.info.sm_state),
+            mp.info.priority, alive ? "" : " (not the master polled)");
+    return alive ? 1 : 0;
+}
+
+static int trap_done(void *arg, enum cs_smp_result result, const struct cs_smp *req,
+                     const struct cs_smp *reply, struct cs_error *err)
+{
+    (void)req;
+    (void)reply;
+    (void)err;
+    *(bool *)arg = result == CS_SMP_OK;
+    return 0;
+}
+
+/* Notice (IBA 14.2.5.1 / 13.4.8.2) data offsets of a generic trap 144. */
+#define NOTICE_TYPE_INFO 4
+#define TRAP_SM_LOCAL_CHANGES 144
+#define TRAP144_OTHER_LOCAL_CHANGES 0x01
+#define TRAP144_SM_PRIORITY_CHANGE 0x0008
+
+static void put16(uint8_t *p, uint16_t v)
+{
+    p[0] = (uint8_t)(v >> 8);
+    p[1] = (uint8_t)v;
+}
+
+int cs_sm_send_trap144(struct cs_smp_pipe *pipe, uint16_t our_lid, uint16_t master_lid,
+                       uint32_t capability_mask, const struct cs_log *log, struct cs_error *err)
+{
+    struct cs_smp smp;
+    cs_smp_init_lid_routed(&smp, CS_SMP_METHOD_TRAP, CS_SMP_ATTR_NOTICE, 0, 0);
+    uint8_t *d = smp.data;
+    d[0] = 0x80 | NOTICE_TYPE_INFO;           /* IsGeneric, Type */
+    d[3] = CS_SMP_NODE_TYPE_CA;               /* ProducerType (24 bits) */
+    put16(d + 4, TRAP_SM_LOCAL_CHANGES);      /* TrapNumber */
+    put16(d + 6, our_lid);                    /* IssuerLID */
+    put16(d + 12, our_lid);                   /* DataDetails: LIDADDR */
+    d[15] = TRAP144_OTHER_LOCAL_CHANGES;      /* OtherLocalChanges */
+    d[16] = (uint8_t)(capability_mask >> 24); /* CapabilityMask */
+    d[17] = (uint8_t)(capability_mask >> 16);
+    d[18] = (uint8_t)(capability_mask >> 8);
+    d[19] = (uint8_t)capability_mask;
+    put16(d + 22, TRAP144_SM_PRIORITY_CHANGE); /* ChangeFlags */
+    bool repressed = false;
+    if (cs_smp_pipe_submit(pipe, &smp, master_lid, trap_done, &repressed, err) < 0 ||
+        cs_smp_pipe_run(pipe, err) < 0)
+        return -1;
+    cs_logf(log, CS_LOG_DEBUG, "standby: trap 144 (SM priority) to LID %u: %s", master_lid,
+            repressed ? "repressed" : "no TrapRepress");
+    return repressed ? 1 : 0;
+}
+
 int cs_sm_elect(struct cs_smp_pipe *pipe, const struct cs_sm_sweep *s, struct cs_sm_identity *me,
                 const struct cs_log *log, int wait_ms, struct cs_sm_peer *winner,
                 struct cs_error *err)
@@ -260,10 +492,28 @@ int cs_sm_elect(struct cs_smp_pipe *pipe, const struct cs_sm_sweep *s, struct cs
         struct cs_sm_peer other = d.peer >= 0 ? peers[d.peer] : (struct cs_sm_peer){0};
         free(peers);
         if (d.verdict == CS_SM_YIELD) {
-            log_peer(log, CS_LOG_ERROR, "another SM wins", &other, d.why);
+            log_peer(log, CS_LOG_WARN, "another SM wins", &other, d.why);
             if (winner != NULL)
                 *winner = other;
-            me->state = CS_SMP_SM_STATE_NOT_ACTIVE;
+            stand_by(me, &other);
+            return 0;
+        }
+        if (d.verdict == CS_SM_HANDOVER) {
+            log_peer(log, CS_LOG_WARN, "handing mastership over", &other, d.why);
+            int sent = cs_sm_send_control(pipe, me, &other.path, other.info.sm_state,
+                                          CS_SMP_SM_HANDOVER, log, NULL, err);
+            if (sent < 0)
+                return -1;
+            if (sent == 0 || me->state != CS_SMP_SM_STATE_MASTER) {
+                /* Refused or lost (it asks again at our next sweep), or a control arrived
+                 * meanwhile and moved us: stay as we are. */
+                cs_logf(log, CS_LOG_WARN, "handover not taken: staying %s",
+                        cs_sm_state_name(me->state));
+                return me->state == CS_SMP_SM_STATE_MASTER;
+            }
+            if (winner != NULL)
+                *winner = other;
+            stand_by(me, &other);
             return 0;
         }
         if (d.verdict == CS_SM_CLAIM && me->state != CS_SMP_SM_STATE_MASTER) {

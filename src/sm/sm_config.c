@@ -101,6 +101,10 @@ static const struct key keys[] = {
      "VM create); a VM state with VMs keeps its own"},
     {"sm_priority", VALUE_UINT, FIELD(sm_priority), 0, 15, CS_SM_CONFIG_LIVE,
      "SM priority in SMInfo, 0 (lowest) .. 15 (highest)"},
+    {"sminfo_polling_timeout", VALUE_UINT, FIELD(sminfo_polling_timeout_ms), 1, 3600000,
+     CS_SM_CONFIG_LIVE, "Milliseconds between a standby SM's SMInfo polls of the master"},
+    {"polling_retry_number", VALUE_UINT, FIELD(polling_retry_number), 0, 1000, CS_SM_CONFIG_LIVE,
+     "Polls the master may leave unanswered in a row before the standby takes over"},
     {"subnet_prefix", VALUE_GUID, FIELD(subnet_prefix), 0, 0, CS_SM_CONFIG_RESTART,
      "Subnet prefix set in PortInfo"},
     {"m_key", VALUE_GUID, FIELD(m_key), 0, 0, CS_SM_CONFIG_RESTART, "M_Key set in PortInfo"},
@@ -430,6 +434,8 @@ void cs_sm_config_defaults(struct cs_sm_config *c)
     c->timeout_ms = CS_SMP_PIPE_DEFAULT_TIMEOUT_MS;
     c->retries = CS_SMP_PIPE_DEFAULT_RETRIES;
     c->sweep_interval = CS_SM_CONFIG_DEFAULT_SWEEP_INTERVAL;
+    c->sminfo_polling_timeout_ms = CS_SM_CONFIG_DEFAULT_SMINFO_POLLING_TIMEOUT;
+    c->polling_retry_number = CS_SM_CONFIG_DEFAULT_POLLING_RETRY_NUMBER;
     c->perfmgr_sweep_time_s = CS_SM_CONFIG_DEFAULT_PERFMGR_SWEEP_TIME;
     c->adapt_mode = CS_ADAPT_MODE_DRY_RUN;
     c->adapt_min_gain_percent = CS_SM_CONFIG_DEFAULT_ADAPT_MIN_GAIN;

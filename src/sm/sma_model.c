@@ -51,6 +51,7 @@ struct model_port {
     unsigned sm_gets_left; /* set_sm_next: Gets (answered or refused) before next takes over */
     bool sm_changes, sm_next_answers;
     struct cs_smp_sm_info sm_next;
+    uint8_t sm_control;          /* the AttributeModifier of the last SMInfo Set it took; 0: none */
     struct cs_sma_model_pma pma; /* its performance counters (external switch ports, CA ports) */
     unsigned client_reregisters; /* PortInfo Sets with ClientReregister the port supported */
 };
@@ -487,6 +488,19 @@ int cs_sma_model_set_sm(struct cs_sma_model *m, uint32_t port, const struct cs_s
     if (info != NULL)
         mp->sm = *info;
     mp->sm_changes = false;
+    mp->sm_control = 0;
+    return 0;
+}
+
+int cs_sma_model_get_sm(const struct cs_sma_model *m, uint32_t port, struct cs_smp_sm_info *info,
+                        uint8_t *last_control)
+{
+    if (port >= m->fabric.num_port_slots ||
+        !(m->ports[port].info.capability_mask & CS_SMP_PORT_CAP_IS_SM))
+        return -1;
+    *info = m->ports[port].sm;
+    if (last_control != NULL)
+        *last_control = m->ports[port].sm_control;
     return 0;
 }
 
@@ -639,14 +653,14 @@ static uint16_t do_switch_info(struct cs_sma_model *m, struct at at, uint8_t met
     return 0;
 }
 
-static uint16_t do_sm_info(struct cs_sma_model *m, struct at at, uint8_t method,
+static uint16_t do_sm_info(struct cs_sma_model *m, struct at at, uint8_t method, uint32_t attr_mod,
                            uint8_t data[CS_SMP_DATA_SIZE])
 {
     /* An SM on a CA listens on its own port; a switch's SM sits on port 0, whatever port the
      * SMP came in by. */
     uint32_t slot = is_switch(m, at.node) ? port_slot(m, at.node, 0) : at.port;
     struct model_port *p = &m->ports[slot];
-    if (p->sm_changes && method == CS_SMP_METHOD_GET) {
+    if (p->sm_changes) {
         if (p->sm_gets_left > 0) {
             p->sm_gets_left--;
         } else {
@@ -657,8 +671,22 @@ static uint16_t do_sm_info(struct cs_sma_model *m, struct at at, uint8_t method,
     }
     if (!p->sm_answers)
         return CS_SMP_STATUS_ATTR_UNSUPPORTED;
-    if (method != CS_SMP_METHOD_GET)
-        return CS_SMP_STATUS_METHOD_UNSUPPORTED; /* no handover: nobody tells the SMs to change */
+    if (method == CS_SMP_METHOD_SET) {
+        /* A control from another SM: answered with this SM's SMInfo as it was, then taken (a
+         * model SM takes whatever it is told: the tests check what was sent, not its legality). */
+        struct cs_smp_sm_info was = p->sm;
+        p->sm_control = (uint8_t)attr_mod;
+        static const int8_t to[] = {-1,
+                                    CS_SMP_SM_STATE_MASTER,
+                                    -1,
+                                    CS_SMP_SM_STATE_NOT_ACTIVE,
+                                    CS_SMP_SM_STATE_STANDBY,
+                                    CS_SMP_SM_STATE_DISCOVERING};
+        if (attr_mod < sizeof to && to[attr_mod] >= 0)
+            p->sm.sm_state = (uint8_t)to[attr_mod];
+        cs_smp_sm_info_encode(&was, data);
+        return 0;
+    }
     cs_smp_sm_info_encode(&p->sm, data);
     return 0;
 }
@@ -1035,7 +1063,7 @@ static uint16_t answer(struct cs_sma_model *m, struct at at, const struct cs_smp
     case CS_SMP_ATTR_GUID_INFO:
         return do_guid_info(m, at, req->method, req->attr_mod, data, err, failed);
     case CS_SMP_ATTR_SM_INFO:
-        return do_sm_info(m, at, req->method, data);
+        return do_sm_info(m, at, req->method, req->attr_mod, data);
     default:
         return CS_SMP_STATUS_ATTR_UNSUPPORTED;
     }

@@ -305,7 +305,9 @@ static int handle(struct cs_smp_pipe *pipe, const uint8_t wire[CS_SMP_SIZE], uin
 {
     struct cs_mad_header h;
     cs_mad_header_decode(wire, &h);
-    if (!(h.method & 0x80)) {
+    /* A request from another (Get, Set, Trap); TrapRepress has no response bit but answers our
+     * own Trap, as a GetResp answers a Get. */
+    if (!(h.method & 0x80) && h.method != CS_SMP_METHOD_TRAP_REPRESS) {
         struct cs_smp mad;
         cs_smp_decode(wire, &mad);
         return answer_unsolicited(pipe, &mad, slid, err);

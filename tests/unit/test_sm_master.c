@@ -1,6 +1,6 @@
-/* Master SM election (src/sm/master.c): the rule on its own (cs_sm_precedes, cs_sm_decide), the
- * poll of the other SMs and the whole election on the in-process SMA model, whose other SMs
- * answer SMInfo (cs_sma_model_set_sm) and change their state between our polls
+/* The SM state machine (src/sm/master.c): the election rule on its own (cs_sm_precedes,
+ * cs_sm_decide), the poll of the other SMs and the whole election on the in-process SMA model,
+ * whose other SMs answer SMInfo (cs_sma_model_set_sm) and change their state between our polls
  * (cs_sma_model_set_sm_next), as a competing SM started at the same instant does. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -80,14 +80,22 @@ static void test_decide(void **state)
          "higher priority"},
         /* MASTER */
         {MAST, {peer(0x600, 5, MAST)}, 1, CS_SM_CLAIM, -1, "no other master"},
-        {MAST, {peer(0x400, 5, MAST)}, 1, CS_SM_YIELD, 0, "two masters: same priority, lower"},
-        {MAST, {peer(0x900, 6, MAST)}, 1, CS_SM_YIELD, 0, "two masters: higher priority"},
+        {MAST, {peer(0x400, 5, MAST)}, 1, CS_SM_HANDOVER, 0, "two masters: same priority, lower"},
+        {MAST, {peer(0x900, 6, MAST)}, 1, CS_SM_HANDOVER, 0, "two masters: higher priority"},
         {MAST, {peer(0x100, 4, MAST)}, 1, CS_SM_CLAIM, -1, "no other master"},
         {MAST, {peer(0x400, 5, DISC)}, 1, CS_SM_WAIT, 0, "still discovering"},
         {MAST, {peer(0x600, 5, DISC)}, 1, CS_SM_CLAIM, -1, "no other master"},
-        {MAST, {peer(0x100, 9, STBY)}, 1, CS_SM_CLAIM, -1, "no other master"},
+        /* a standby of higher precedence gets mastership (IBA's HANDOVER); a lower one not */
+        {MAST, {peer(0x100, 9, STBY)}, 1, CS_SM_HANDOVER, 0, "a standby of higher priority"},
+        {MAST, {peer(0x400, 5, STBY)}, 1, CS_SM_HANDOVER, 0, "same priority, lower port GUID"},
+        {MAST, {peer(0x600, 5, STBY)}, 1, CS_SM_CLAIM, -1, "no other master"},
+        {MAST, {peer(0x100, 4, STBY)}, 1, CS_SM_CLAIM, -1, "no other master"},
         {MAST, {peer(0x100, 9, NOTA)}, 1, CS_SM_CLAIM, -1, "no other master"},
-        {MAST, {peer(0x100, 9, DISC), peer(0x400, 6, MAST)}, 2, CS_SM_YIELD, 1, "two masters"},
+        /* the SM of highest precedence decides: still discovering, or the standby above a
+         * master */
+        {MAST, {peer(0x100, 9, DISC), peer(0x400, 6, MAST)}, 2, CS_SM_WAIT, 0, "discovering"},
+        {MAST, {peer(0x100, 9, STBY), peer(0x400, 6, MAST)}, 2, CS_SM_HANDOVER, 0, "standby"},
+        {MAST, {peer(0x100, 6, STBY), peer(0x400, 9, MAST)}, 2, CS_SM_HANDOVER, 1, "two masters"},
         {MAST, {peer(0x200, 6, DISC), peer(0x100, 6, DISC)}, 2, CS_SM_WAIT, 1, "discovering"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -101,7 +109,7 @@ static void test_decide(void **state)
 }
 
 /* Two SMs that see each other decide the same way whatever they are: both discovering, exactly
- * one claims; both master (each claimed before seeing the other), exactly one yields; one
+ * one claims; both master (each claimed before seeing the other), exactly one hands over; one
  * master, the discovering one yields and the master stays or waits. */
 static void test_decide_pairs_agree(void **state)
 {
@@ -123,8 +131,8 @@ static void test_decide_pairs_agree(void **state)
                 pa_.info.sm_state = pb_.info.sm_state = MAST;
                 va = cs_sm_decide(&a, &pb_, 1).verdict;
                 vb = cs_sm_decide(&b, &pa_, 1).verdict;
-                assert_int_equal(va, a_first ? CS_SM_CLAIM : CS_SM_YIELD);
-                assert_int_equal(vb, a_first ? CS_SM_YIELD : CS_SM_CLAIM);
+                assert_int_equal(va, a_first ? CS_SM_CLAIM : CS_SM_HANDOVER);
+                assert_int_equal(vb, a_first ? CS_SM_HANDOVER : CS_SM_CLAIM);
                 /* a master, b discovering: b yields; a stays, or waits for b when b precedes */
                 b.state = DISC;
                 pb_.info.sm_state = DISC;
@@ -308,7 +316,9 @@ static void test_elect_yields_to_master(void **state)
     struct cs_error err;
     assert_int_equal(cs_sm_elect(r.pipe, &r.s, &r.me, &r.log, 1000, &winner, &err), 0);
     assert_int_equal(winner.info.guid, r.me.guid + 1);
-    assert_int_equal(r.me.state, NOTA);
+    assert_int_equal(r.me.state, STBY); /* polling it from now on */
+    assert_int_equal(r.me.master_guid, r.me.guid + 1);
+    assert_int_equal(r.me.master_path.hops, winner.path.hops);
     assert_int_equal(sminfo_gets(&r), 1);
     assert_int_equal(other_requests(&r), 0);
     char line[256];
@@ -371,10 +381,18 @@ static void test_elect_race_both_claim(void **state)
     rig_discover(&r);
     assert_int_equal(cs_sm_elect(r.pipe, &r.s, &r.me, &r.log, 1000, &winner, &err), 0);
     assert_int_equal(winner.info.guid, r.me.guid - 1);
-    assert_int_equal(r.me.state, NOTA);
+    assert_int_equal(r.me.state, STBY);
+    assert_int_equal(r.me.master_guid, r.me.guid - 1);
     assert_int_equal(sminfo_gets(&r), 2);
-    assert_int_equal(other_requests(&r), 0);
+    /* Two masters: the lower one hands over (OpenSM does the same), SubnSet(SMInfo) HANDOVER. */
+    assert_int_equal(other_requests(&r), 1);
+    assert_int_equal(cs_sma_model_count(r.m, CS_SMP_ATTR_SM_INFO, CS_SMP_METHOD_SET), 1);
+    struct cs_smp_sm_info its;
+    uint8_t control;
+    assert_int_equal(cs_sma_model_get_sm(r.m, host_port(&r, 10), &its, &control), 0);
+    assert_int_equal(control, CS_SMP_SM_HANDOVER);
     assert_int_equal(log_count(&r.lc, "master: no other SM takes precedence (0 other SMs"), 1);
+    assert_int_equal(log_count(&r.lc, "handing mastership over: port GUID"), 1);
     assert_int_equal(log_count(&r.lc, "two masters: same priority, lower port GUID"), 1);
     rig_close(&r);
     /* We take precedence: we stay (it sees us master and steps down on its side). */
@@ -476,6 +494,148 @@ static void test_elect_waits_for_undecided(void **state)
     rig_close(&r);
 }
 
+/* Master, a standby of higher precedence shows up: it gets mastership (HANDOVER, carrying our
+ * SMInfo as MASTER), and once it answered we stand by, polling it; its polls say it is alive.
+ * A standby of lower precedence is left alone; a HANDOVER it refuses keeps us master. */
+static void test_elect_hands_over_to_standby(void **state)
+{
+    (void)state;
+    struct rig r;
+    struct cs_error err;
+    struct cs_sm_peer winner;
+    rig_open(&r);
+    put_sm(&r, 9, r.me.guid + 1, 6, STBY);
+    rig_discover(&r);
+    r.me.state = MAST;
+    assert_int_equal(cs_sm_elect(r.pipe, &r.s, &r.me, &r.log, 0, &winner, &err), 0);
+    assert_int_equal(winner.info.guid, r.me.guid + 1);
+    assert_int_equal(r.me.state, STBY);
+    assert_int_equal(r.me.master_guid, r.me.guid + 1);
+    assert_int_equal(cs_sma_model_count(r.m, CS_SMP_ATTR_SM_INFO, CS_SMP_METHOD_SET), 1);
+    struct cs_smp_sm_info its;
+    uint8_t control;
+    assert_int_equal(cs_sma_model_get_sm(r.m, host_port(&r, 9), &its, &control), 0);
+    assert_int_equal(control, CS_SMP_SM_HANDOVER);
+    assert_int_equal(its.sm_state, MAST);
+    assert_int_equal(log_count(&r.lc, "a standby of higher priority"), 1);
+    struct cs_smp_sm_info seen;
+    assert_int_equal(cs_sm_poll_master(r.pipe, &r.me, &r.log, &seen, &err), 1);
+    assert_int_equal(seen.sm_state, MAST);
+    rig_close(&r);
+
+    /* Lower precedence: nothing but the poll. */
+    rig_open(&r);
+    put_sm(&r, 9, r.me.guid + 1, 4, STBY);
+    rig_discover(&r);
+    r.me.state = MAST;
+    assert_int_equal(cs_sm_elect(r.pipe, &r.s, &r.me, &r.log, 0, NULL, &err), 1);
+    assert_int_equal(other_requests(&r), 0);
+    rig_close(&r);
+
+    /* It does not take the HANDOVER (its SM answers no more): we stay master. */
+    rig_open(&r);
+    put_sm(&r, 9, r.me.guid + 1, 6, STBY);
+    assert_int_equal(cs_sma_model_set_sm_next(r.m, host_port(&r, 9), 1, NULL, &err), 0);
+    rig_discover(&r);
+    r.me.state = MAST;
+    assert_int_equal(cs_sm_elect(r.pipe, &r.s, &r.me, &r.log, 0, NULL, &err), 1);
+    assert_int_equal(r.me.state, MAST);
+    assert_int_equal(log_count(&r.lc, "handover not taken: staying master"), 1);
+    rig_close(&r);
+}
+
+/* STANDBY's poll: alive while the master answers as MASTER (or as a standby of higher precedence,
+ * where OpenSM polls after starting a handover); not when it stops answering, answers with another
+ * GUID, or is a standby below us. */
+static void test_poll_master(void **state)
+{
+    (void)state;
+    struct rig r;
+    struct cs_error err;
+    rig_open(&r);
+    put_sm(&r, 9, r.me.guid + 1, 0, MAST);
+    rig_discover(&r);
+    r.me.state = STBY;
+    r.me.master_guid = r.me.guid + 1;
+    r.me.master_path = path_to_host(&r, 9);
+    assert_int_equal(cs_sm_poll_master(r.pipe, &r.me, &r.log, NULL, &err), 1);
+    put_sm(&r, 9, r.me.guid + 1, 9, STBY); /* a standby above us */
+    assert_int_equal(cs_sm_poll_master(r.pipe, &r.me, &r.log, NULL, &err), 1);
+    put_sm(&r, 9, r.me.guid + 1, 1, STBY); /* below us */
+    assert_int_equal(cs_sm_poll_master(r.pipe, &r.me, &r.log, NULL, &err), 0);
+    put_sm(&r, 9, r.me.guid + 7, 9, MAST); /* another SM on that port */
+    assert_int_equal(cs_sm_poll_master(r.pipe, &r.me, &r.log, NULL, &err), 0);
+    assert_int_equal(cs_sma_model_set_sm(r.m, host_port(&r, 9), NULL, &err), 0); /* it died */
+    assert_int_equal(cs_sm_poll_master(r.pipe, &r.me, &r.log, NULL, &err), 0);
+    assert_int_equal(sminfo_gets(&r), 5);
+    assert_int_equal(other_requests(&r), 0);
+    rig_close(&r);
+}
+
+/* SubnSet(SMInfo) from another SM, by AttributeModifier and our state (sm.h's table): the answer
+ * carries our SMInfo as it was; a legal control changes the state and is noted for the loop; an
+ * illegal one (wrong state, a sender that is not master, an unknown modifier) is refused with
+ * status "invalid field" and changes nothing. */
+static void test_answer_controls(void **state)
+{
+    (void)state;
+    const uint8_t path[] = {0, 3, 7};
+    struct cs_smp req, ans;
+    struct cs_error err;
+    struct cs_smp_sm_info from = {.guid = 0x900, .priority = 9, .sm_state = MAST}, info;
+    const struct {
+        uint8_t state, control, sender, after;
+        bool ok;
+    } cases[] = {
+        {STBY, CS_SMP_SM_HANDOVER, MAST, MAST, true},
+        {DISC, CS_SMP_SM_HANDOVER, MAST, MAST, true},
+        {MAST, CS_SMP_SM_HANDOVER, MAST, MAST, true},
+        {NOTA, CS_SMP_SM_HANDOVER, MAST, NOTA, false},
+        {STBY, CS_SMP_SM_HANDOVER, STBY, STBY, false}, /* not from a master */
+        {STBY, CS_SMP_SM_ACKNOWLEDGE, STBY, STBY, true},
+        {MAST, CS_SMP_SM_ACKNOWLEDGE, STBY, MAST, true},
+        {STBY, CS_SMP_SM_ACKNOWLEDGE, MAST, STBY, false}, /* an acknowledgement from a standby */
+        {STBY, CS_SMP_SM_DISABLE, MAST, NOTA, true},
+        {MAST, CS_SMP_SM_DISABLE, MAST, MAST, false},
+        {NOTA, CS_SMP_SM_STANDBY, MAST, STBY, true},
+        {STBY, CS_SMP_SM_STANDBY, MAST, STBY, false},
+        {STBY, CS_SMP_SM_DISCOVER, MAST, DISC, true},
+        {MAST, CS_SMP_SM_DISCOVER, MAST, DISC, true},
+        {NOTA, CS_SMP_SM_DISCOVER, MAST, NOTA, false},
+        {STBY, 9, MAST, STBY, false},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct cs_sm_identity me = {.guid = 0x500, .priority = 5, .state = cases[i].state};
+        assert_int_equal(cs_smp_init_directed(&req, CS_SMP_METHOD_SET, CS_SMP_ATTR_SM_INFO,
+                                              cases[i].control, path, 2, 1, &err),
+                         0);
+        req.return_path[1] = 4;
+        req.return_path[2] = 2;
+        from.sm_state = cases[i].sender;
+        cs_smp_sm_info_encode(&from, req.data);
+        assert_int_equal(cs_sm_answer_sminfo(&me, &req, &ans), 1);
+        assert_int_equal(ans.method, CS_SMP_METHOD_GET_RESP);
+        assert_int_equal(ans.status & CS_SMP_STATUS_CODE_MASK,
+                         cases[i].ok ? 0 : CS_SMP_STATUS_INVALID_FIELD);
+        cs_smp_sm_info_decode(ans.data, &info);
+        assert_int_equal(info.guid, 0x500);
+        assert_int_equal(info.sm_state, cases[i].state); /* as it was */
+        if (me.state != cases[i].after)
+            fail_msg("case %zu: state %u, want %u", i, me.state, cases[i].after);
+        assert_int_equal(me.control, cases[i].ok ? cases[i].control : 0);
+        assert_int_equal(me.num_askers, 0); /* a Set is not a poll */
+        if (!cases[i].ok)
+            continue;
+        assert_int_equal(me.control_prior, cases[i].state);
+        assert_int_equal(me.control_from, 0x900);
+        assert_int_equal(me.control_path.hops, 2); /* the route back: 2, 4 */
+        assert_int_equal(me.control_path.port[1], 2);
+        assert_int_equal(me.control_path.port[2], 4);
+        if (cases[i].control == CS_SMP_SM_STANDBY) /* polling the master that said so */
+            assert_int_equal(me.master_guid, 0x900);
+    }
+}
+
 /* What we note of an asker: the reverse of its return path; nothing for a LID-routed request, a
  * return path the transport did not fill, or past CS_SM_ASKERS_MAX. */
 static void test_answer_notes_askers(void **state)
@@ -528,6 +688,9 @@ int main(void)
         cmocka_unit_test(test_elect_asker),
         cmocka_unit_test(test_elect_waits_for_undecided),
         cmocka_unit_test(test_answer_notes_askers),
+        cmocka_unit_test(test_elect_hands_over_to_standby),
+        cmocka_unit_test(test_poll_master),
+        cmocka_unit_test(test_answer_controls),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

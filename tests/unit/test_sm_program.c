@@ -1133,9 +1133,17 @@ static void test_model_sm_info(void **state)
     assert_int_equal(info.guid, 0x2626);
     assert_int_equal(info.sm_state, CS_SMP_SM_STATE_STANDBY);
     assert_int_equal(info.priority, 5);
+    /* A Set is a control (AttributeModifier): 0 names none, nothing changes; the answer is the
+     * SM's SMInfo as it was. */
     assert_int_equal(
         raw_dr(r.m, CS_SMP_METHOD_SET, CS_SMP_ATTR_SM_INFO, 0, &r.s.path[root], NULL, &reply), 1);
-    assert_int_equal(reply.status & CS_SMP_STATUS_CODE_MASK, CS_SMP_STATUS_METHOD_UNSUPPORTED);
+    assert_int_equal(reply.status & CS_SMP_STATUS_CODE_MASK, 0);
+    cs_smp_sm_info_decode(reply.data, &info);
+    assert_int_equal(info.sm_state, CS_SMP_SM_STATE_STANDBY);
+    assert_int_equal(
+        raw_dr(r.m, CS_SMP_METHOD_GET, CS_SMP_ATTR_SM_INFO, 0, &r.s.path[root], NULL, &reply), 1);
+    cs_smp_sm_info_decode(reply.data, &info);
+    assert_int_equal(info.sm_state, CS_SMP_SM_STATE_STANDBY);
     /* Another root, no SM: unsupported, as before. */
     uint32_t other = r.s.fabric.nodes[root - 1].type == CS_NODE_SWITCH ? root - 1 : root + 1;
     assert_int_equal(
@@ -1250,7 +1258,7 @@ static void test_answer_sminfo(void **state)
     assert_int_equal(info.sm_key, me.sm_key);
     assert_int_equal(ans.m_key, 0x1111);
 
-    /* No pipe: ActCount 0. Not SMInfo, or not a Get: not ours to answer. */
+    /* No pipe: ActCount 0. Not SMInfo, or neither Get nor Set: not ours to answer. */
     me.pipe = NULL;
     assert_int_equal(cs_sm_answer_sminfo(&me, &req, &ans), 1);
     cs_smp_sm_info_decode(ans.data, &info);
@@ -1259,7 +1267,7 @@ static void test_answer_sminfo(void **state)
     other.attr_id = CS_SMP_ATTR_NODE_INFO;
     assert_int_equal(cs_sm_answer_sminfo(&me, &other, &ans), 0);
     other = req;
-    other.method = CS_SMP_METHOD_SET;
+    other.method = CS_SMP_METHOD_TRAP;
     assert_int_equal(cs_sm_answer_sminfo(&me, &other, &ans), 0);
     rig_close(&r);
     cs_fabric_free(&src);

@@ -7,6 +7,7 @@
 
 #include <cmocka.h>
 
+#include "cloudsm/sm.h"
 #include "cloudsm/smp_pipe.h"
 
 /* The fake fabric: remembers what was sent; answers each request when asked, or drops the
@@ -72,8 +73,12 @@ static int fake_recv(void *ctx, uint8_t mad[CS_SMP_SIZE], uint16_t *slid, int ti
         if (fk->never_answer || fk->attempts[id]++ < fk->drop_first)
             continue;
         struct cs_smp reply = req;
-        reply.method = CS_SMP_METHOD_GET_RESP;
-        reply.status = CS_SMP_STATUS_DIRECTION | (req.attr_mod >= 200 ? 0x1c : 0);
+        /* A Trap is answered by TrapRepress, which has no response bit; the rest by GetResp. */
+        reply.method =
+            req.method == CS_SMP_METHOD_TRAP ? CS_SMP_METHOD_TRAP_REPRESS : CS_SMP_METHOD_GET_RESP;
+        reply.status =
+            (req.mgmt_class == CS_SMP_CLASS_DIRECTED_ROUTE ? CS_SMP_STATUS_DIRECTION : 0) |
+            (req.attr_mod >= 200 ? 0x1c : 0);
         reply.data[0] = (uint8_t)(req.attr_mod + 1);
         cs_smp_encode(&reply, mad);
         if (fk->reply_twice) {
@@ -341,6 +346,42 @@ static void test_unsolicited(void **state)
     cs_smp_pipe_destroy(pipe);
 }
 
+/* Our Trap (a standby's Trap 144 to the master, src/sm/master.c) is completed by the TrapRepress
+ * that answers it, not taken for a request from another: it is sent once, as IBA's Notice. */
+static void test_trap_repressed(void **state)
+{
+    (void)state;
+    static struct fake fk;
+    memset(&fk, 0, sizeof(fk));
+    struct cs_smp_pipe *pipe = make_pipe(&fk, 4, 50, 2);
+    unsigned seen = 0;
+    cs_smp_pipe_set_unsolicited(pipe, answer_all, &seen);
+    struct cs_error err;
+    struct cs_log quiet = {0};
+    assert_int_equal(cs_sm_send_trap144(pipe, 0x12, 0x34, 0x0251084a, &quiet, &err), 1);
+    assert_int_equal(seen, 0); /* the TrapRepress went to our Trap, not to the handler */
+    assert_int_equal(fk.num_sent, 1);
+    assert_int_equal(fk.sent_dlid[0], 0x34);
+    struct cs_smp trap;
+    cs_smp_decode(fk.sent[0], &trap);
+    assert_int_equal(trap.mgmt_class, CS_SMP_CLASS_LID_ROUTED);
+    assert_int_equal(trap.method, CS_SMP_METHOD_TRAP);
+    assert_int_equal(trap.attr_id, CS_SMP_ATTR_NOTICE);
+    const uint8_t want[24] = {
+        0x84, 0,    0,    1,    /* generic, type info; producer type CA */
+        0,    144,              /* trap number */
+        0,    0x12,             /* issuer LID */
+        0,    0,    0,    0,    /* notice toggle and count; reserved */
+        0,    0x12,             /* LIDADDR */
+        0,    0x01,             /* OtherLocalChanges */
+        0x02, 0x51, 0x08, 0x4a, /* the capability mask */
+        0,    0,    0,    0x08, /* reserved; change flags: SM priority */
+    };
+    assert_memory_equal(trap.data, want, sizeof want);
+    assert_int_equal(cs_smp_pipe_stats(pipe).timeouts, 0);
+    cs_smp_pipe_destroy(pipe);
+}
+
 static void test_bad_window(void **state)
 {
     (void)state;
@@ -362,6 +403,7 @@ int main(void)
         cmocka_unit_test(test_callbacks_submit_more),
         cmocka_unit_test(test_callback_error_stops_run),
         cmocka_unit_test(test_unsolicited),
+        cmocka_unit_test(test_trap_repressed),
         cmocka_unit_test(test_bad_window),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -114,12 +114,11 @@ static const uint8_t *answer_sa(void *arg, const uint8_t *mad, size_t len,
     return cs_sm_core_answer_sa(&r->core, from->lid, mad, len, reply_len);
 }
 
-/* Another SM won the election: stop, and leave the fabric to it. */
-static int stepped_down(struct run *r, bool first)
+/* -o and another SM won the election: there is no standby to stay in. */
+static int stepped_down(struct run *r)
 {
-    cloudsmd_logf(&r->log, CS_LOG_ERROR, "not master: %s (standby mode comes later)",
-                  first ? "exiting without programming the fabric"
-                        : "stopping; the fabric is left to the winner");
+    cloudsmd_logf(&r->log, CS_LOG_ERROR,
+                  "not master: exiting without programming the fabric (-o runs no standby)");
     return EXIT_FAILED;
 }
 
@@ -137,6 +136,9 @@ static void reply_status(struct run *r, bool as_json, FILE *out)
         cs_json_init(&j, out);
         cs_json_object_begin(&j, NULL);
         cs_json_str(&j, "state", cs_sm_state_name(r->core.me.state));
+        if (r->core.me.state != CS_SMP_SM_STATE_MASTER && r->core.me.master_guid != 0)
+            cs_json_guid(&j, "master_guid", r->core.me.master_guid);
+        cs_json_u64(&j, "takeovers", r->core.takeovers);
         cs_json_guid(&j, "port_guid", r->port.port_guid);
         cs_json_u64(&j, "lid", lid);
         cs_json_double(&j, "uptime_s", (now - r->core.started_ms) / 1000.0);
@@ -169,6 +171,9 @@ static void reply_status(struct run *r, bool as_json, FILE *out)
     }
     fprintf(out, "state           %s on port 0x%016llx, LID %u\n",
             cs_sm_state_name(r->core.me.state), (unsigned long long)r->port.port_guid, lid);
+    if (r->core.me.state != CS_SMP_SM_STATE_MASTER && r->core.me.master_guid != 0)
+        fprintf(out, "master          0x%016llx (polled every %u ms)\n",
+                (unsigned long long)r->core.me.master_guid, r->core.cfg.sminfo_polling_timeout_ms);
     fprintf(out, "uptime          %.0f s, %u heavy sweep%s\n", (now - r->core.started_ms) / 1000.0,
             r->core.sweeps, r->core.sweeps == 1 ? "" : "s");
     fprintf(out, "last sweep      %.1f s ago, took %.1f ms, %llu SMPs, %d failure%s\n",
@@ -355,6 +360,9 @@ static int on_control(void *arg, const struct cs_sm_request *req, FILE *out, str
         return 0;
     }
     case CS_SM_CMD_SWEEP: {
+        if (r->core.me.state != CS_SMP_SM_STATE_MASTER)
+            return cs_fail(err, "not master (%s): the master sweeps",
+                           cs_sm_state_name(r->core.me.state));
         int failures = cs_sm_core_sweep(&r->core, false, err);
         if (failures < 0 && r->core.sweep.fabric.num_nodes == 0)
             return -1;
@@ -473,10 +481,11 @@ static int save_tables(struct run *r)
  * in the set; so a control request waits at most this long for its turn. */
 #define IDLE_SLICE_MS 1
 
-/* Stay master until a signal: every sweep_interval seconds (and at once after a trap) a light
- * sweep asks the switches whether a port changed; if one did, a heavy sweep re-routes and
- * programs what changed (cs_sm_core_poll). Between sweeps other SMs, SA clients and the control
- * socket are answered. */
+/* Serve until a signal. As master: every sweep_interval seconds (and at once after a trap) a
+ * light sweep asks the switches whether a port changed; if one did, a heavy sweep re-routes and
+ * programs what changed. As standby: poll the master, and take over when it is gone or hands
+ * over (both cs_sm_core_poll). Between turns other SMs, SA clients and the control socket are
+ * answered. */
 static int serve(struct run *r)
 {
     char path[CS_SM_CONTROL_PATH_MAX];
@@ -491,14 +500,15 @@ static int serve(struct run *r)
         return fail_run(r, &err);
     unsigned interval = r->core.cfg.sweep_interval;
     cloudsmd_logf(&r->log, CS_LOG_INFO,
-                  "master SM on port 0x%016llx; light sweep every %u s%s; waiting for SIGTERM",
-                  (unsigned long long)r->port.port_guid, interval,
-                  interval ? "" : " (off: traps only)");
+                  "%s SM on port 0x%016llx; light sweep every %u s%s; waiting for SIGTERM",
+                  cs_sm_state_name(r->core.me.state), (unsigned long long)r->port.port_guid,
+                  interval, interval ? "" : " (off: traps only)");
     char status[128];
-    snprintf(status, sizeof status, "master SM, %u nodes, routing %s",
-             r->core.sweep.fabric.num_nodes, r->core.route.engine);
+    snprintf(status, sizeof status, "%s SM, %u nodes, routing %s",
+             cs_sm_state_name(r->core.me.state), r->core.sweep.fabric.num_nodes,
+             r->core.route.engine);
     cloudsmd_service_ready(&r->service, status);
-    while (!stop_requested && r->core.me.state == CS_SMP_SM_STATE_MASTER) {
+    while (!stop_requested) {
         if (reopen_requested) { /* logrotate: the file moved away; a new one in its place */
             reopen_requested = 0;
             struct cs_error log_err;
@@ -520,8 +530,6 @@ static int serve(struct run *r)
         if (cs_sm_core_poll(&r->core, &err) < 0)
             return fail_run(r, &err);
     }
-    if (r->core.me.state != CS_SMP_SM_STATE_MASTER) /* another SM won a sweep's election */
-        return stepped_down(r, false);
     cloudsmd_logf(&r->log, CS_LOG_INFO, "signal %d: stopping", (int)stop_requested);
     cloudsmd_notify("STOPPING=1\nSTATUS=stopping (signal %d)", (int)stop_requested);
     return save_tables(r);
@@ -600,8 +608,8 @@ int main(int argc, char **argv)
     int failures = cs_sm_core_sweep(&r.core, true, &err);
     if (failures < 0)
         rc = fail_run(&r, &err);
-    else if (r.core.me.state != CS_SMP_SM_STATE_MASTER)
-        rc = stepped_down(&r, true);
+    else if (opt.once && r.core.me.state != CS_SMP_SM_STATE_MASTER)
+        rc = stepped_down(&r);
     else
         rc = failures ? EXIT_FAILED : EXIT_OK;
     if (stop_requested && rc == EXIT_OK) /* SIGTERM during the first sweep */
