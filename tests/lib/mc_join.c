@@ -21,9 +21,8 @@
 #include <string.h>
 
 #include "cloudsm/sa.h"
-#include "umad_client.h"
+#include "sa_call.h"
 
-#define TIMEOUT_MS 1000
 #define TID 0x3c10a
 
 static int usage(void)
@@ -53,12 +52,9 @@ int main(int argc, char **argv)
         if (state == 0)
             return usage();
     }
-    struct cs_error err;
     struct umad_client c;
-    if (umad_client_open(&c, NULL, 0, 0, TIMEOUT_MS, &err) < 0) {
-        fprintf(stderr, "mc_join: %s\n", err.msg);
+    if (sa_call_open("mc_join", &c))
         return 1;
-    }
     uint64_t prefix = c.subnet_prefix ? c.subnet_prefix : UINT64_C(0xfe80000000000000);
     for (int i = 0; i < 8; i++) {
         rec.port_gid[i] = (uint8_t)(prefix >> (56 - 8 * i));
@@ -72,30 +68,14 @@ int main(int argc, char **argv)
         mask |= CS_SA_MCR_QKEY | CS_SA_MCR_PKEY | CS_SA_MCR_TCLASS | CS_SA_MCR_SL |
                 CS_SA_MCR_FLOW_LABEL;
     }
-    uint8_t request[CS_SA_MAD_SIZE] = {0};
-    struct cs_sa_header h = {.base_version = CS_SA_BASE_VERSION,
-                             .mgmt_class = CS_SA_CLASS,
-                             .class_version = CS_SA_CLASS_VERSION,
-                             .method = method,
-                             .transaction_id = TID,
-                             .attr_id = CS_SA_ATTR_MCMEMBER_RECORD,
-                             .component_mask = mask};
-    cs_sa_header_encode(&h, request);
-    cs_sa_mcmember_record_encode(&rec, request + CS_SA_HEADER_SIZE);
-    const uint8_t *reply;
-    size_t len;
-    int got = umad_client_ask_sa(&c, request, TIMEOUT_MS, &reply, &len, &err);
-    if (got <= 0) {
-        if (got < 0)
-            fprintf(stderr, "mc_join: %s\n", err.msg);
-        printf("no reply\n");
-        umad_client_close(&c);
-        return 1;
-    }
+    uint8_t record[CS_SA_MCMEMBER_RECORD_SIZE], answer[CS_SA_MCMEMBER_RECORD_SIZE];
+    cs_sa_mcmember_record_encode(&rec, record);
     struct cs_sa_header rh;
-    cs_sa_header_decode(reply, &rh);
+    if (sa_call("mc_join", &c, TID, method, CS_SA_ATTR_MCMEMBER_RECORD, mask, 0, record,
+                sizeof record, &rh, answer))
+        return 1;
     struct cs_mcmember_record r;
-    cs_sa_mcmember_record_decode(reply + CS_SA_HEADER_SIZE, &r);
+    cs_sa_mcmember_record_decode(answer, &r);
     printf("status 0x%04x method 0x%02x mgid", rh.status, rh.method);
     for (int i = 0; i < 16; i += 2)
         printf("%c%02x%02x", i ? ':' : ' ', r.mgid[i], r.mgid[i + 1]);
@@ -103,6 +83,5 @@ int main(int argc, char **argv)
            "tclass %u flow %u hop %u scope_state 0x%02x\n",
            r.mlid, r.qkey, r.pkey, r.mtu, r.rate, r.packet_life, r.sl, r.tclass, r.flow_label,
            r.hop_limit, r.scope_state);
-    umad_client_close(&c);
     return 0;
 }

@@ -23,12 +23,11 @@
 #include <string.h>
 
 #include "cloudsm/sa.h"
-#include "umad_client.h"
+#include "sa_call.h"
 
 #define MASK_LID (1u << 0)
 #define MASK_BLOCK (1u << 1)
 #define MASK_GUID(i) (1u << (4 + (i)))
-#define TIMEOUT_MS 1000
 #define TID 0x5a1a5u
 
 static int usage(void)
@@ -39,20 +38,13 @@ static int usage(void)
     return 2;
 }
 
-static int parse_u64(const char *text, unsigned long long max, unsigned long long *out)
-{
-    char *end;
-    *out = strtoull(text, &end, 0);
-    return *text != '\0' && *end == '\0' && *out <= max ? 0 : -1;
-}
-
 int main(int argc, char **argv)
 {
     int arg = 1;
     unsigned long long mask_override = 0;
     int have_mask = 0;
     if (arg + 1 < argc && strcmp(argv[arg], "--mask") == 0) {
-        if (parse_u64(argv[arg + 1], UINT64_MAX, &mask_override) < 0)
+        if (sa_call_parse_u64(argv[arg + 1], UINT64_MAX, &mask_override) < 0)
             return usage();
         have_mask = 1;
         arg += 2;
@@ -65,8 +57,8 @@ int main(int argc, char **argv)
                      : strcmp(verb, "get") == 0    ? CS_SA_METHOD_GET
                                                    : 0;
     unsigned long long lid, block;
-    if (method == 0 || parse_u64(argv[arg + 1], 0xffff, &lid) < 0 ||
-        parse_u64(argv[arg + 2], 0xff, &block) < 0)
+    if (method == 0 || sa_call_parse_u64(argv[arg + 1], 0xffff, &lid) < 0 ||
+        sa_call_parse_u64(argv[arg + 2], 0xff, &block) < 0)
         return usage();
     struct cs_sa_guid_info_record rec = {.lid = (uint16_t)lid, .block = (uint8_t)block};
     uint64_t mask = MASK_LID | MASK_BLOCK;
@@ -75,9 +67,9 @@ int main(int argc, char **argv)
         char *eq = strchr(argv[i], '=');
         if (eq != NULL)
             *eq = '\0';
-        if (method == CS_SA_METHOD_GET || parse_u64(argv[i], 7, &index) < 0 ||
+        if (method == CS_SA_METHOD_GET || sa_call_parse_u64(argv[i], 7, &index) < 0 ||
             (method == CS_SA_METHOD_SET) != (eq != NULL) ||
-            (eq != NULL && parse_u64(eq + 1, UINT64_MAX, &guid) < 0))
+            (eq != NULL && sa_call_parse_u64(eq + 1, UINT64_MAX, &guid) < 0))
             return usage();
         rec.guids.guid[index] = guid;
         mask |= MASK_GUID(index);
@@ -85,41 +77,20 @@ int main(int argc, char **argv)
     if (have_mask)
         mask = mask_override;
 
-    struct cs_error err;
     struct umad_client c;
-    if (umad_client_open(&c, NULL, 0, 0, TIMEOUT_MS, &err) < 0) {
-        fprintf(stderr, "sa_alias: %s\n", err.msg);
-        return 1;
-    }
-    uint8_t request[CS_SA_MAD_SIZE] = {0};
-    struct cs_sa_header h = {.base_version = CS_SA_BASE_VERSION,
-                             .mgmt_class = CS_SA_CLASS,
-                             .class_version = CS_SA_CLASS_VERSION,
-                             .method = method,
-                             .transaction_id = TID,
-                             .attr_id = CS_SA_ATTR_GUID_INFO_RECORD,
-                             .component_mask = mask};
-    cs_sa_header_encode(&h, request);
-    cs_sa_guid_info_record_encode(&rec, request + CS_SA_HEADER_SIZE);
-    const uint8_t *reply;
-    size_t reply_len;
-    int got = umad_client_ask_sa(&c, request, TIMEOUT_MS, &reply, &reply_len, &err);
-    if (got <= 0) {
-        if (got < 0)
-            fprintf(stderr, "sa_alias: %s\n", err.msg);
-        printf("no reply\n");
-        umad_client_close(&c);
-        return 1;
-    }
+    uint8_t record[CS_SA_GUID_INFO_RECORD_SIZE], answer[CS_SA_GUID_INFO_RECORD_SIZE];
+    cs_sa_guid_info_record_encode(&rec, record);
     struct cs_sa_header rh;
-    cs_sa_header_decode(reply, &rh);
+    if (sa_call_open("sa_alias", &c) ||
+        sa_call("sa_alias", &c, TID, method, CS_SA_ATTR_GUID_INFO_RECORD, mask, 0, record,
+                sizeof record, &rh, answer))
+        return 1;
     struct cs_sa_guid_info_record r;
-    cs_sa_guid_info_record_decode(reply + CS_SA_HEADER_SIZE, &r);
+    cs_sa_guid_info_record_decode(answer, &r);
     printf("status 0x%04x method 0x%02x lid %u block %u guids", rh.status, rh.method, r.lid,
            r.block);
     for (int i = 0; i < 8; i++)
         printf(" 0x%llx", (unsigned long long)r.guids.guid[i]);
     printf("\n");
-    umad_client_close(&c);
     return 0;
 }

@@ -25,9 +25,8 @@
 
 #include "cloudsm/sa.h"
 #include "cloudsm/sa_client.h"
-#include "umad_client.h"
+#include "sa_call.h"
 
-#define TIMEOUT_MS 1000
 #define TID 0x5e41cu
 
 static int usage(void)
@@ -35,13 +34,6 @@ static int usage(void)
     fprintf(stderr, "usage: sa_service [--mask MASK] [--smkey KEY] set|delete|get ID GID "
                     "[name=N] [lease=S] [pkey=P] [key=K] [data8=B]\n");
     return 2;
-}
-
-static int parse_u64(const char *text, unsigned long long max, unsigned long long *out)
-{
-    char *end;
-    *out = strtoull(text, &end, 0);
-    return *text != '\0' && *end == '\0' && *out <= max ? 0 : -1;
 }
 
 /* One FIELD=VALUE into the record and the mask; -1 if it is not one. */
@@ -56,16 +48,17 @@ static int field(const char *arg, struct cs_sa_service_record *r, uint64_t *mask
     if (n == 4 && strncmp(arg, "name", n) == 0 && strlen(v) <= sizeof r->name) {
         memcpy(r->name, v, strlen(v));
         *mask |= CS_SA_SR_NAME;
-    } else if (n == 5 && strncmp(arg, "lease", n) == 0 && parse_u64(v, UINT32_MAX, &x) == 0) {
+    } else if (n == 5 && strncmp(arg, "lease", n) == 0 &&
+               sa_call_parse_u64(v, UINT32_MAX, &x) == 0) {
         r->lease = (uint32_t)x;
         *mask |= CS_SA_SR_LEASE;
-    } else if (n == 4 && strncmp(arg, "pkey", n) == 0 && parse_u64(v, 0xffff, &x) == 0) {
+    } else if (n == 4 && strncmp(arg, "pkey", n) == 0 && sa_call_parse_u64(v, 0xffff, &x) == 0) {
         r->pkey = (uint16_t)x;
         *mask |= CS_SA_SR_PKEY;
-    } else if (n == 3 && strncmp(arg, "key", n) == 0 && parse_u64(v, UINT64_MAX, &x) == 0) {
+    } else if (n == 3 && strncmp(arg, "key", n) == 0 && sa_call_parse_u64(v, UINT64_MAX, &x) == 0) {
         cs_bits_set(r->key, 64, 64, x);
         *mask |= CS_SA_SR_KEY;
-    } else if (n == 5 && strncmp(arg, "data8", n) == 0 && parse_u64(v, 0xff, &x) == 0) {
+    } else if (n == 5 && strncmp(arg, "data8", n) == 0 && sa_call_parse_u64(v, 0xff, &x) == 0) {
         r->data8[0] = (uint8_t)x;
         *mask |= CS_SA_SR_DATA8(0);
     } else {
@@ -81,10 +74,10 @@ int main(int argc, char **argv)
     int have_mask = 0;
     while (arg + 1 < argc && argv[arg][0] == '-') {
         if (strcmp(argv[arg], "--mask") == 0 &&
-            parse_u64(argv[arg + 1], UINT64_MAX, &mask_override) == 0)
+            sa_call_parse_u64(argv[arg + 1], UINT64_MAX, &mask_override) == 0)
             have_mask = 1;
         else if (strcmp(argv[arg], "--smkey") != 0 ||
-                 parse_u64(argv[arg + 1], UINT64_MAX, &sm_key) < 0)
+                 sa_call_parse_u64(argv[arg + 1], UINT64_MAX, &sm_key) < 0)
             return usage();
         arg += 2;
     }
@@ -97,7 +90,7 @@ int main(int argc, char **argv)
     struct cs_sa_service_record rec = {0};
     unsigned long long id;
     struct cs_error err;
-    if (method == 0 || parse_u64(argv[arg + 1], UINT64_MAX, &id) < 0 ||
+    if (method == 0 || sa_call_parse_u64(argv[arg + 1], UINT64_MAX, &id) < 0 ||
         cs_gid_parse(argv[arg + 2], rec.gid, &err) < 0)
         return usage();
     rec.id = id;
@@ -109,44 +102,20 @@ int main(int argc, char **argv)
         mask = mask_override;
 
     struct umad_client c;
-    if (umad_client_open(&c, NULL, 0, 0, TIMEOUT_MS, &err) < 0) {
-        fprintf(stderr, "sa_service: %s\n", err.msg);
-        return 1;
-    }
-    uint8_t request[CS_SA_MAD_SIZE] = {0};
-    struct cs_sa_header h = {.base_version = CS_SA_BASE_VERSION,
-                             .mgmt_class = CS_SA_CLASS,
-                             .class_version = CS_SA_CLASS_VERSION,
-                             .method = method,
-                             .transaction_id = TID,
-                             .attr_id = CS_SA_ATTR_SERVICE_RECORD,
-                             .sm_key = sm_key,
-                             .component_mask = mask};
-    cs_sa_header_encode(&h, request);
-    cs_sa_service_record_encode(&rec, request + CS_SA_HEADER_SIZE);
-    const uint8_t *reply;
-    size_t len;
-    int got = umad_client_ask_sa(&c, request, TIMEOUT_MS, &reply, &len, &err);
-    if (got <= 0) {
-        if (got < 0)
-            fprintf(stderr, "sa_service: %s\n", err.msg);
-        printf("no reply\n");
-        umad_client_close(&c);
-        return 1;
-    }
+    uint8_t record[CS_SA_SERVICE_RECORD_SIZE], answer[CS_SA_SERVICE_RECORD_SIZE];
+    cs_sa_service_record_encode(&rec, record);
     struct cs_sa_header rh;
-    cs_sa_header_decode(reply, &rh);
+    if (sa_call_open("sa_service", &c) ||
+        sa_call("sa_service", &c, TID, method, CS_SA_ATTR_SERVICE_RECORD, mask, sm_key, record,
+                sizeof record, &rh, answer))
+        return 1;
     struct cs_sa_service_record r;
-    uint8_t body[CS_SA_SERVICE_RECORD_SIZE] = {0};
-    memcpy(body, reply + CS_SA_HEADER_SIZE,
-           len - CS_SA_HEADER_SIZE < sizeof body ? len - CS_SA_HEADER_SIZE : sizeof body);
-    cs_sa_service_record_decode(body, &r);
+    cs_sa_service_record_decode(answer, &r);
     char gid[64], name[CS_SA_SERVICE_NAME_SIZE + 1] = {0};
     memcpy(name, r.name, sizeof r.name);
     printf("status 0x%04x method 0x%02x id 0x%llx gid %s pkey 0x%04x lease %u key 0x%llx name "
            "\"%s\"\n",
            rh.status, rh.method, (unsigned long long)r.id, cs_gid_format(r.gid, gid), r.pkey,
            r.lease, (unsigned long long)cs_bits_get(r.key, 64, 64), name);
-    umad_client_close(&c);
     return 0;
 }
