@@ -3,6 +3,7 @@
 #ifndef CLOUDSM_TEST_SM_FIXTURES_H
 #define CLOUDSM_TEST_SM_FIXTURES_H
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -97,6 +98,41 @@ static inline unsigned log_count(const struct log_capture *c, const char *needle
     for (const char *at = c->text; at != NULL && (at = strstr(at, needle)) != NULL; at++)
         n++;
     return n;
+}
+
+/* What the SM-core tests run on (test_perfmgr, test_sm_core_adapt, test_sm_core_standby): a
+ * k-ary-n-tree with the SMA model and the SM on host 0 (port 1), a pipe with this window (5 ms
+ * timeouts, one retry), the log kept in lc, and a fresh /tmp/cloudsm-test-NAME.XXXXXX state
+ * directory in dir. Each test's rig starts with one of these. */
+struct core_model {
+    struct cs_fabric f;
+    struct cs_sma_model *m;
+    struct cs_smp_pipe *pipe;
+    char dir[64];
+    struct log_capture lc;
+    struct cs_log log;
+};
+
+static inline void core_model_open(struct core_model *cm, unsigned k, unsigned n, unsigned window,
+                                   const char *name)
+{
+    struct cs_error err = {""};
+    gen_kary(&cm->f, k, n);
+    cm->m = cs_sma_model_create(&cm->f, 0, 1, &err);
+    assert_non_null(cm->m);
+    struct cs_smp_transport t = cs_sma_model_transport(cm->m);
+    struct cs_smp_pipe_options po = {.window = window, .timeout_ms = 5, .retries = 1};
+    cm->pipe = cs_smp_pipe_create(&t, &po, &err);
+    assert_non_null(cm->pipe);
+    cm->log = (struct cs_log){.fn = capture_log, .arg = &cm->lc};
+    snprintf(cm->dir, sizeof cm->dir, "/tmp/cloudsm-test-%s.XXXXXX", name);
+    assert_non_null(mkdtemp(cm->dir));
+}
+
+/* The port GUID of the SM's port (host 0, port 1). */
+static inline uint64_t core_model_sm_guid(const struct core_model *cm)
+{
+    return cm->f.ports[cm->f.nodes[0].first_port + 1].guid;
 }
 
 #endif

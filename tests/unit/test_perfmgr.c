@@ -19,14 +19,9 @@
 #include "sm_fixtures.h"
 
 struct rig {
-    struct cs_fabric f;
-    struct cs_sma_model *m;
-    struct cs_smp_pipe *pipe;
+    struct core_model cm; /* fabric, model, pipe, state directory, log */
     struct cs_sm_core core;
     struct cs_sm_config cfg;
-    char dir[64];
-    struct log_capture lc;
-    struct cs_log log;
     struct cs_perfmgr pm;
 };
 
@@ -41,25 +36,15 @@ static int rig_setup(void **state)
     struct rig *r = calloc(1, sizeof *r);
     assert_non_null(r);
     struct cs_error err = {""};
-    gen_kary(&r->f, 2, 3);
-    r->m = cs_sma_model_create(&r->f, 0, 1, &err); /* the SM on host 0 */
-    assert_non_null(r->m);
-    struct cs_smp_transport t = cs_sma_model_transport(r->m);
-    struct cs_smp_pipe_options po = {.window = 8, .timeout_ms = 5, .retries = 1};
-    r->pipe = cs_smp_pipe_create(&t, &po, &err);
-    assert_non_null(r->pipe);
-    r->log = (struct cs_log){.fn = capture_log, .arg = &r->lc};
-    snprintf(r->dir, sizeof r->dir, "/tmp/cloudsm-test-perfmgr.XXXXXX");
-    assert_non_null(mkdtemp(r->dir));
+    core_model_open(&r->cm, 2, 3, 8, "perfmgr");
     cs_sm_config_defaults(&r->cfg);
-    assert_int_equal(cs_sm_config_set(&r->cfg, "state_dir", r->dir, NULL, &err), 0);
+    assert_int_equal(cs_sm_config_set(&r->cfg, "state_dir", r->cm.dir, NULL, &err), 0);
     assert_int_equal(cs_sm_config_set(&r->cfg, "sweep_interval", "0", NULL, &err), 0);
     struct cs_sm_files files;
-    assert_int_equal(cs_sm_core_load_files(&r->cfg, &files, &r->log, &err), 0);
-    cs_sm_core_init(&r->core, &r->cfg, &files, r->pipe,
-                    r->f.ports[r->f.nodes[0].first_port + 1].guid, &r->log);
+    assert_int_equal(cs_sm_core_load_files(&r->cfg, &files, &r->cm.log, &err), 0);
+    cs_sm_core_init(&r->core, &r->cfg, &files, r->cm.pipe, core_model_sm_guid(&r->cm), &r->cm.log);
     if (cs_sm_core_sweep(&r->core, true, &err) != 0)
-        fail_msg("bring-up: %s\n%s", err.msg, r->lc.text ? r->lc.text : "");
+        fail_msg("bring-up: %s\n%s", err.msg, r->cm.lc.text ? r->cm.lc.text : "");
     cs_perfmgr_init(&r->pm, 60);
     assert_int_equal(cs_perfmgr_set_fabric(&r->pm, &r->core.sweep.fabric, NULL, &err), 0);
     wall_now = 1000;
@@ -72,14 +57,14 @@ static int rig_teardown(void **state)
     struct rig *r = *state;
     cs_perfmgr_free(&r->pm);
     cs_sm_core_free(&r->core);
-    cs_smp_pipe_destroy(r->pipe);
-    cs_sma_model_destroy(r->m);
-    cs_fabric_free(&r->f);
+    cs_smp_pipe_destroy(r->cm.pipe);
+    cs_sma_model_destroy(r->cm.m);
+    cs_fabric_free(&r->cm.f);
     char path[128];
-    snprintf(path, sizeof path, "%s/guid2lid", r->dir);
+    snprintf(path, sizeof path, "%s/guid2lid", r->cm.dir);
     unlink(path);
-    rmdir(r->dir);
-    free(r->lc.text);
+    rmdir(r->cm.dir);
+    free(r->cm.lc.text);
     free(r);
     return 0;
 }
@@ -87,11 +72,11 @@ static int rig_teardown(void **state)
 /* Let seconds pass and poll; the poll must not fail. */
 static struct cs_perfmgr_poll poll_after(struct rig *r, double seconds)
 {
-    cs_sma_model_advance_clock(r->m, (uint64_t)(seconds * 1e6));
+    cs_sma_model_advance_clock(r->cm.m, (uint64_t)(seconds * 1e6));
     wall_now += seconds;
     struct cs_error err = {""};
     struct cs_perfmgr_poll res;
-    if (cs_perfmgr_poll(&r->pm, r->pipe, test_wall, &res, &err) != 0)
+    if (cs_perfmgr_poll(&r->pm, r->cm.pipe, test_wall, &res, &err) != 0)
         fail_msg("poll: %s", err.msg);
     return res;
 }
@@ -99,7 +84,7 @@ static struct cs_perfmgr_poll poll_after(struct rig *r, double seconds)
 /* The model's counters of port num of the node with guid. */
 static struct cs_sma_model_pma *counters(struct rig *r, uint64_t guid, unsigned num)
 {
-    return cs_sma_model_pma(r->m, fx_port(r->m, guid, num));
+    return cs_sma_model_pma(r->cm.m, fx_port(r->cm.m, guid, num));
 }
 
 /* This poll's sample of port num of the node with guid, or NULL. */
@@ -121,13 +106,13 @@ static void test_first_poll_reads_every_port(void **state)
 {
     struct rig *r = *state;
     uint32_t ends = 0;
-    for (uint32_t p = 0; p < r->f.num_port_slots; p++)
-        ends += r->f.ports[p].peer != CS_NONE;
+    for (uint32_t p = 0; p < r->cm.f.num_port_slots; p++)
+        ends += r->cm.f.ports[p].peer != CS_NONE;
     assert_int_equal(ends, 48);
     assert_int_equal(r->pm.metrics.num_ports, ends);
-    struct cs_sma_model_stats before = cs_sma_model_stats(r->m);
+    struct cs_sma_model_stats before = cs_sma_model_stats(r->cm.m);
     struct cs_perfmgr_poll res = poll_after(r, 1);
-    struct cs_sma_model_stats after = cs_sma_model_stats(r->m);
+    struct cs_sma_model_stats after = cs_sma_model_stats(r->cm.m);
     assert_int_equal(res.ports, ends);
     assert_int_equal(res.read, ends);
     assert_int_equal(res.failed, 0);
@@ -141,9 +126,10 @@ static void test_first_poll_reads_every_port(void **state)
 static void test_rates(void **state)
 {
     struct rig *r = *state;
-    uint64_t host = r->f.nodes[5].guid;
-    uint64_t leaf = r->f.nodes[r->f.ports[r->f.ports[r->f.nodes[5].first_port + 1].peer].node].guid;
-    uint8_t leaf_port = r->f.ports[r->f.ports[r->f.nodes[5].first_port + 1].peer].num;
+    uint64_t host = r->cm.f.nodes[5].guid;
+    uint64_t leaf =
+        r->cm.f.nodes[r->cm.f.ports[r->cm.f.ports[r->cm.f.nodes[5].first_port + 1].peer].node].guid;
+    uint8_t leaf_port = r->cm.f.ports[r->cm.f.ports[r->cm.f.nodes[5].first_port + 1].peer].num;
     poll_after(r, 1);
     struct cs_sma_model_pma *h = counters(r, host, 1), *l = counters(r, leaf, leaf_port);
     h->extended.rcv_data += 1000000; /* 4 MB */
@@ -182,7 +168,7 @@ static void test_reset_saturation_and_no_extended(void **state)
 {
     struct rig *r = *state;
     struct cs_error err = {""};
-    uint64_t host = r->f.nodes[3].guid;
+    uint64_t host = r->cm.f.nodes[3].guid;
     struct cs_sma_model_pma *h = counters(r, host, 1);
     h->extended.rcv_data = 5000;
     poll_after(r, 1);
@@ -194,14 +180,14 @@ static void test_reset_saturation_and_no_extended(void **state)
     assert_true(s->value[CS_METRIC_RCV_BYTES] == 40);
     assert_int_equal(res.flagged, 1);
 
-    assert_int_equal(cs_sma_model_set_pma_extended(r->m, 3, false, &err), 0);
+    assert_int_equal(cs_sma_model_set_pma_extended(r->cm.m, 3, false, &err), 0);
     res = poll_after(r, 1);
     assert_null(sample_of(r, &res, host, 1)); /* 64-bit before, 32-bit now */
     assert_int_equal(res.read, r->pm.metrics.num_ports);
-    struct cs_sma_model_stats before = cs_sma_model_stats(r->m);
+    struct cs_sma_model_stats before = cs_sma_model_stats(r->cm.m);
     h->counters.rcv_data = 100;
     res = poll_after(r, 2);
-    struct cs_sma_model_stats after = cs_sma_model_stats(r->m);
+    struct cs_sma_model_stats after = cs_sma_model_stats(r->cm.m);
     assert_int_equal(after.pma_requests - before.pma_requests, 2 * r->pm.metrics.num_ports - 1);
     s = sample_of(r, &res, host, 1);
     assert_non_null(s);
@@ -218,15 +204,15 @@ static void test_reset_saturation_and_no_extended(void **state)
 static void test_silent_node(void **state)
 {
     struct rig *r = *state;
-    uint64_t host = r->f.nodes[6].guid;
+    uint64_t host = r->cm.f.nodes[6].guid;
     poll_after(r, 1);
-    cs_sma_model_set_unresponsive(r->m, 6, true);
+    cs_sma_model_set_unresponsive(r->cm.m, 6, true);
     struct cs_perfmgr_poll res = poll_after(r, 1);
     assert_int_equal(res.failed, 1);
     assert_int_equal(res.sampled, r->pm.metrics.num_ports - 1);
     assert_true(res.timeouts >= 2);
     assert_null(sample_of(r, &res, host, 1));
-    cs_sma_model_set_unresponsive(r->m, 6, false);
+    cs_sma_model_set_unresponsive(r->cm.m, 6, false);
     counters(r, host, 1)->extended.xmit_data += 300;
     res = poll_after(r, 2);
     const struct cs_metric_sample *s = sample_of(r, &res, host, 1);

@@ -32,15 +32,10 @@ static double test_wall(void)
 }
 
 struct rig {
-    struct cs_fabric f;
-    struct cs_sma_model *m;
-    struct cs_smp_pipe *pipe;
+    struct core_model cm; /* fabric, model, pipe, state directory, log */
     struct cs_sm_core core;
     struct cs_sm_config cfg;
-    char dir[64];
     char rules[128];
-    struct log_capture lc;
-    struct cs_log log;
 };
 
 static const char rules_text[] =
@@ -60,17 +55,8 @@ static int rig_up(void **state, const char *rules, const char *partitions,
     struct rig *r = calloc(1, sizeof *r);
     assert_non_null(r);
     struct cs_error err = {""};
-    gen_kary(&r->f, 4, 2);
-    r->m = cs_sma_model_create(&r->f, 0, 1, &err);
-    assert_non_null(r->m);
-    struct cs_smp_transport t = cs_sma_model_transport(r->m);
-    struct cs_smp_pipe_options po = {.window = 16, .timeout_ms = 5, .retries = 1};
-    r->pipe = cs_smp_pipe_create(&t, &po, &err);
-    assert_non_null(r->pipe);
-    r->log = (struct cs_log){.fn = capture_log, .arg = &r->lc};
-    snprintf(r->dir, sizeof r->dir, "/tmp/cloudsm-test-adapt.XXXXXX");
-    assert_non_null(mkdtemp(r->dir));
-    snprintf(r->rules, sizeof r->rules, "%s/hot.rules", r->dir);
+    core_model_open(&r->cm, 4, 2, 16, "adapt");
+    snprintf(r->rules, sizeof r->rules, "%s/hot.rules", r->cm.dir);
     FILE *out = fopen(r->rules, "w");
     assert_non_null(out);
     fputs(rules, out);
@@ -78,7 +64,7 @@ static int rig_up(void **state, const char *rules, const char *partitions,
     cs_sm_config_defaults(&r->cfg);
     if (partitions != NULL) {
         char path[160];
-        snprintf(path, sizeof path, "%s/partitions.conf", r->dir);
+        snprintf(path, sizeof path, "%s/partitions.conf", r->cm.dir);
         out = fopen(path, "w");
         assert_non_null(out);
         fputs(partitions, out);
@@ -90,18 +76,17 @@ static int rig_up(void **state, const char *rules, const char *partitions,
     for (size_t i = 0; i < num_extra; i++)
         assert_int_equal(cs_sm_config_set(&r->cfg, extra[i][0], extra[i][1], NULL, &err), 0);
     const char *keys[][2] = {
-        {"state_dir", r->dir},         {"sweep_interval", "0"},        {"perfmgr", "TRUE"},
+        {"state_dir", r->cm.dir},      {"sweep_interval", "0"},        {"perfmgr", "TRUE"},
         {"perfmgr_sweep_time_s", "2"}, {"adapt_rules_file", r->rules}, {"adapt_mode", "on"}};
     for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
         assert_int_equal(cs_sm_config_set(&r->cfg, keys[i][0], keys[i][1], NULL, &err), 0);
     struct cs_sm_files files;
-    assert_int_equal(cs_sm_core_load_files(&r->cfg, &files, &r->log, &err), 0);
-    cs_sm_core_init(&r->core, &r->cfg, &files, r->pipe,
-                    r->f.ports[r->f.nodes[0].first_port + 1].guid, &r->log);
+    assert_int_equal(cs_sm_core_load_files(&r->cfg, &files, &r->cm.log, &err), 0);
+    cs_sm_core_init(&r->core, &r->cfg, &files, r->cm.pipe, core_model_sm_guid(&r->cm), &r->cm.log);
     r->core.wall_clock = test_wall;
     wall = 1800000000;
     if (cs_sm_core_sweep(&r->core, true, &err) != 0)
-        fail_msg("bring-up: %s\n%s", err.msg, r->lc.text ? r->lc.text : "");
+        fail_msg("bring-up: %s\n%s", err.msg, r->cm.lc.text ? r->cm.lc.text : "");
     *state = r;
     return 0;
 }
@@ -137,19 +122,19 @@ static int rig_teardown(void **state)
 {
     struct rig *r = *state;
     cs_sm_core_free(&r->core);
-    cs_smp_pipe_destroy(r->pipe);
-    cs_sma_model_destroy(r->m);
-    cs_fabric_free(&r->f);
+    cs_smp_pipe_destroy(r->cm.pipe);
+    cs_sma_model_destroy(r->cm.m);
+    cs_fabric_free(&r->cm.f);
     const char *names[] = {"guid2lid",           "hot.rules",          "monitor.sqlite",
                            "monitor.sqlite-wal", "monitor.sqlite-shm", "metabase.sqlite",
                            "partitions.conf"};
     char path[160];
     for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
-        snprintf(path, sizeof path, "%s/%s", r->dir, names[i]);
+        snprintf(path, sizeof path, "%s/%s", r->cm.dir, names[i]);
         unlink(path);
     }
-    assert_int_equal(rmdir(r->dir), 0);
-    free(r->lc.text);
+    assert_int_equal(rmdir(r->cm.dir), 0);
+    free(r->cm.lc.text);
     free(r);
     return 0;
 }
@@ -159,13 +144,14 @@ static int rig_teardown(void **state)
 static void turn(struct rig *r, bool hot)
 {
     for (unsigned i = 0; hot && i < HOSTS; i++) {
-        struct cs_sma_model_pma *c = cs_sma_model_pma(r->m, fx_port(r->m, r->f.nodes[i].guid, 1));
+        struct cs_sma_model_pma *c =
+            cs_sma_model_pma(r->cm.m, fx_port(r->cm.m, r->cm.f.nodes[i].guid, 1));
         if (i % 4 == 0)
             c->extended.rcv_data += 2 * 2250000000ull; /* 9 GB/s in units of 4 bytes */
         else
             c->extended.xmit_data += 2 * 750000000ull; /* 3 GB/s */
     }
-    cs_sma_model_advance_clock(r->m, 2000000);
+    cs_sma_model_advance_clock(r->cm.m, 2000000);
     wall += 2;
     r->core.next_perf_ms = 0; /* due now (the poll's own schedule is the wall clock) */
     struct cs_error err = {""};
@@ -175,7 +161,7 @@ static void turn(struct rig *r, bool hot)
 
 static uint64_t lft_sets(const struct rig *r)
 {
-    return cs_sma_model_count(r->m, CS_SMP_ATTR_LINEAR_FT, CS_SMP_METHOD_SET);
+    return cs_sma_model_count(r->cm.m, CS_SMP_ATTR_LINEAR_FT, CS_SMP_METHOD_SET);
 }
 
 /* Whether an audit detail says "key": "value" (the store keeps a detail as written, or compact
@@ -208,7 +194,7 @@ static struct details audits(const struct rig *r)
 {
     struct details d = {.text = ""};
     char path[160];
-    snprintf(path, sizeof path, "%s/monitor.sqlite", r->dir);
+    snprintf(path, sizeof path, "%s/monitor.sqlite", r->cm.dir);
     struct cs_monitor *mon;
     struct cs_error err = {""};
     if (cs_monitor_open(path, CS_MONITOR_READ_ONLY, &mon, &err) < 0)
@@ -222,13 +208,13 @@ static struct details audits(const struct rig *r)
 static void assert_model_holds(const struct rig *r)
 {
     const struct cs_lfts *t = &r->core.lfts;
-    for (uint32_t n = 0; n < r->f.num_nodes; n++) {
-        if (r->f.nodes[n].type != CS_NODE_SWITCH)
+    for (uint32_t n = 0; n < r->cm.f.num_nodes; n++) {
+        if (r->cm.f.nodes[n].type != CS_NODE_SWITCH)
             continue;
-        uint32_t sw = cs_lfts_find(t, r->f.nodes[n].guid);
+        uint32_t sw = cs_lfts_find(t, r->cm.f.nodes[n].guid);
         assert_true(sw != CS_NONE);
         for (uint32_t lid = 1; lid <= t->max_lid; lid++)
-            assert_int_equal(cs_sma_model_lft_entry(r->m, n, lid), cs_lfts_get(t, sw, lid));
+            assert_int_equal(cs_sma_model_lft_entry(r->cm.m, n, lid), cs_lfts_get(t, sw, lid));
     }
 }
 
@@ -239,7 +225,8 @@ static void assert_wftree_tables(const struct rig *r)
     cs_node_weights_init(&w);
     struct cs_error err = {""};
     for (unsigned i = 0; i < HOSTS; i++)
-        assert_int_equal(cs_node_weights_add(&w, r->f.ports[r->f.nodes[i].first_port + 1].guid,
+        assert_int_equal(cs_node_weights_add(&w,
+                                             r->cm.f.ports[r->cm.f.nodes[i].first_port + 1].guid,
                                              i % 4 == 0 ? 100 : 1, &err),
                          0);
     assert_int_equal(cs_node_weights_sort(&w, "test", &err), 0);
@@ -462,7 +449,7 @@ static void test_replay_matches_live(void **state)
     assert_non_null(strstr(live, ", no-change 0"));
 
     char path[160];
-    snprintf(path, sizeof path, "%s/monitor.sqlite", r->dir);
+    snprintf(path, sizeof path, "%s/monitor.sqlite", r->cm.dir);
     struct cs_monitor *mon;
     assert_int_equal(cs_monitor_open(path, CS_MONITOR_READ_ONLY, &mon, &err), 0);
     struct cs_metrics recorded;

@@ -24,24 +24,14 @@
 #define OTHER_GUID 0x77
 
 struct rig {
-    struct cs_fabric f;
-    struct cs_sma_model *m;
-    struct cs_smp_pipe *pipe;
+    struct core_model cm; /* fabric, model, pipe, state directory, log */
     struct cs_sm_core core;
     struct cs_sm_config cfg;
-    char dir[64];
-    struct log_capture lc;
-    struct cs_log log;
 };
-
-static uint64_t sm_port_guid(const struct rig *r)
-{
-    return r->f.ports[r->f.nodes[0].first_port + 1].guid;
-}
 
 static uint32_t other_port(const struct rig *r)
 {
-    return cs_fabric_port(&r->f, OTHER_HOST, 1);
+    return cs_fabric_port(&r->cm.f, OTHER_HOST, 1);
 }
 
 /* A core on host 0 with this state directory (fresh, or the one of the bring-up). */
@@ -55,8 +45,8 @@ static void core_start(struct rig *r, const char *dir)
     assert_int_equal(cs_sm_config_set(&r->cfg, "polling_retry_number", "2", NULL, &err), 0);
     assert_int_equal(cs_sm_config_set(&r->cfg, "sm_priority", "5", NULL, &err), 0);
     struct cs_sm_files files;
-    assert_int_equal(cs_sm_core_load_files(&r->cfg, &files, &r->log, &err), 0);
-    cs_sm_core_init(&r->core, &r->cfg, &files, r->pipe, sm_port_guid(r), &r->log);
+    assert_int_equal(cs_sm_core_load_files(&r->cfg, &files, &r->cm.log, &err), 0);
+    cs_sm_core_init(&r->core, &r->cfg, &files, r->cm.pipe, core_model_sm_guid(&r->cm), &r->cm.log);
 }
 
 /* The fabric brought up by a first core (LIDs, P_Keys, LFTs), which then stops; a second core
@@ -67,21 +57,12 @@ static int rig_setup(void **state)
     struct rig *r = calloc(1, sizeof *r);
     assert_non_null(r);
     struct cs_error err = {""};
-    gen_kary(&r->f, 2, 3);
-    r->m = cs_sma_model_create(&r->f, 0, 1, &err);
-    assert_non_null(r->m);
-    struct cs_smp_transport t = cs_sma_model_transport(r->m);
-    struct cs_smp_pipe_options po = {.window = 8, .timeout_ms = 5, .retries = 1};
-    r->pipe = cs_smp_pipe_create(&t, &po, &err);
-    assert_non_null(r->pipe);
-    r->log = (struct cs_log){.fn = capture_log, .arg = &r->lc};
-    snprintf(r->dir, sizeof r->dir, "/tmp/cloudsm-test-standby.XXXXXX");
-    assert_non_null(mkdtemp(r->dir));
+    core_model_open(&r->cm, 2, 3, 8, "standby");
     char first[96];
-    snprintf(first, sizeof first, "%s/first", r->dir);
+    snprintf(first, sizeof first, "%s/first", r->cm.dir);
     core_start(r, first);
     if (cs_sm_core_sweep(&r->core, true, &err) != 0)
-        fail_msg("bring-up: %s\n%s", err.msg, r->lc.text ? r->lc.text : "");
+        fail_msg("bring-up: %s\n%s", err.msg, r->cm.lc.text ? r->cm.lc.text : "");
     assert_int_equal(r->core.me.state, CS_SMP_SM_STATE_MASTER);
     cs_sm_core_free(&r->core);
     *state = r;
@@ -92,13 +73,13 @@ static int rig_teardown(void **state)
 {
     struct rig *r = *state;
     cs_sm_core_free(&r->core);
-    cs_smp_pipe_destroy(r->pipe);
-    cs_sma_model_destroy(r->m);
-    cs_fabric_free(&r->f);
+    cs_smp_pipe_destroy(r->cm.pipe);
+    cs_sma_model_destroy(r->cm.m);
+    cs_fabric_free(&r->cm.f);
     char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", r->dir);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", r->cm.dir);
     assert_int_equal(system(cmd), 0);
-    free(r->lc.text);
+    free(r->cm.lc.text);
     free(r);
     return 0;
 }
@@ -106,11 +87,11 @@ static int rig_teardown(void **state)
 /* Every port's LID as the model holds it. */
 static uint16_t *model_lids(const struct rig *r)
 {
-    uint16_t *lids = calloc(r->f.num_port_slots, sizeof *lids);
+    uint16_t *lids = calloc(r->cm.f.num_port_slots, sizeof *lids);
     assert_non_null(lids);
-    for (uint32_t p = 0; p < r->f.num_port_slots; p++) {
+    for (uint32_t p = 0; p < r->cm.f.num_port_slots; p++) {
         struct cs_smp_port_info pi;
-        cs_sma_model_port_info(r->m, p, &pi);
+        cs_sma_model_port_info(r->cm.m, p, &pi);
         lids[p] = pi.lid;
     }
     return lids;
@@ -118,7 +99,7 @@ static uint16_t *model_lids(const struct rig *r)
 
 static uint64_t sets(const struct rig *r, uint16_t attr)
 {
-    return cs_sma_model_count(r->m, attr, CS_SMP_METHOD_SET);
+    return cs_sma_model_count(r->cm.m, attr, CS_SMP_METHOD_SET);
 }
 
 /* The second core next to the other SM: it stands by. */
@@ -126,18 +107,18 @@ static void stand_by(struct rig *r, uint8_t prio)
 {
     struct cs_error err = {""};
     struct cs_smp_sm_info other = {.guid = OTHER_GUID, .priority = prio, .sm_state = 3};
-    assert_int_equal(cs_sma_model_set_sm(r->m, other_port(r), &other, &err), 0);
+    assert_int_equal(cs_sma_model_set_sm(r->cm.m, other_port(r), &other, &err), 0);
     char second[96];
-    snprintf(second, sizeof second, "%s/second", r->dir);
+    snprintf(second, sizeof second, "%s/second", r->cm.dir);
     core_start(r, second);
-    cs_sma_model_reset_counts(r->m);
+    cs_sma_model_reset_counts(r->cm.m);
     assert_int_equal(cs_sm_core_sweep(&r->core, true, &err), 0);
     assert_int_equal(r->core.me.state, CS_SMP_SM_STATE_STANDBY);
     assert_int_equal(r->core.me.master_guid, OTHER_GUID);
     assert_int_equal(sets(r, CS_SMP_ATTR_PORT_INFO) + sets(r, CS_SMP_ATTR_LINEAR_FT) +
                          sets(r, CS_SMP_ATTR_PKEY_TABLE) + sets(r, CS_SMP_ATTR_SWITCH_INFO),
                      0);
-    assert_int_equal(log_count(&r->lc, "standby: polling the master 0x0000000000000077"), 1);
+    assert_int_equal(log_count(&r->cm.lc, "standby: polling the master 0x0000000000000077"), 1);
     /* serve_begin: a standby touches nothing */
     assert_int_equal(cs_sm_core_serve_begin(&r->core, &err), 0);
     assert_int_equal(sets(r, CS_SMP_ATTR_SWITCH_INFO), 0);
@@ -175,18 +156,18 @@ static void test_standby_takes_over(void **state)
     assert_int_equal(cs_sm_core_reroute(&r->core, NULL, &rc, &err), -1);
     assert_non_null(strstr(err.msg, "not master"));
     /* It dies (its port keeps IsSM): three polls unanswered, then the takeover. */
-    assert_int_equal(cs_sma_model_set_sm(r->m, other_port(r), NULL, &err), 0);
+    assert_int_equal(cs_sma_model_set_sm(r->cm.m, other_port(r), NULL, &err), 0);
     unsigned turns = turn_until_master(r, 50);
     assert_int_equal(r->core.me.state, CS_SMP_SM_STATE_MASTER);
     assert_int_equal(r->core.takeovers, 1);
-    assert_int_equal(log_count(&r->lc, "is gone (3 of 3 polls)"), 1);
+    assert_int_equal(log_count(&r->cm.lc, "is gone (3 of 3 polls)"), 1);
     assert_in_range(turns, 3, 4);
     /* Every LID kept, no LFT block sent: the switches held the tables. */
     uint16_t *after = model_lids(r);
-    assert_memory_equal(before, after, r->f.num_port_slots * sizeof *before);
+    assert_memory_equal(before, after, r->cm.f.num_port_slots * sizeof *before);
     assert_int_equal(sets(r, CS_SMP_ATTR_LINEAR_FT), 0);
-    assert_int_equal(log_count(&r->lc, "lfts: "), 2); /* the bring-up's, the takeover's */
-    assert_int_equal(log_count(&r->lc, " 0 blocks sent, 0 LinearFDBTop sets"), 1);
+    assert_int_equal(log_count(&r->cm.lc, "lfts: "), 2); /* the bring-up's, the takeover's */
+    assert_int_equal(log_count(&r->cm.lc, " 0 blocks sent, 0 LinearFDBTop sets"), 1);
     free(before);
     free(after);
 }
@@ -201,7 +182,8 @@ static void test_handover_to_standby(void **state)
     uint16_t *before = model_lids(r);
     stand_by(r, 3); /* a master of lower priority than ours (5): it hands over */
     struct cs_dr_path to_other;
-    uint32_t other = cs_sm_sweep_end_port_by_guid(&r->core.sweep, r->f.ports[other_port(r)].guid);
+    uint32_t other =
+        cs_sm_sweep_end_port_by_guid(&r->core.sweep, r->cm.f.ports[other_port(r)].guid);
     assert_int_not_equal(other, CS_NONE);
     assert_true(cs_sm_port_path(&r->core.sweep, other, &to_other));
     struct cs_smp req, ans;
@@ -221,17 +203,17 @@ static void test_handover_to_standby(void **state)
     assert_int_equal(r->core.me.state, CS_SMP_SM_STATE_MASTER);
     /* The other SM moved to STANDBY when it sent it (OpenSM does). */
     struct cs_smp_sm_info now_standby = {.guid = OTHER_GUID, .priority = 3, .sm_state = 2};
-    assert_int_equal(cs_sma_model_set_sm(r->m, other_port(r), &now_standby, &err), 0);
+    assert_int_equal(cs_sma_model_set_sm(r->cm.m, other_port(r), &now_standby, &err), 0);
     assert_int_equal(cs_sm_core_poll(&r->core, &err), 1);
     assert_int_equal(r->core.me.state, CS_SMP_SM_STATE_MASTER);
     assert_int_equal(r->core.takeovers, 1);
-    assert_int_equal(log_count(&r->lc, "HANDOVER received"), 1);
+    assert_int_equal(log_count(&r->cm.lc, "HANDOVER received"), 1);
     struct cs_smp_sm_info its;
     uint8_t control;
-    assert_int_equal(cs_sma_model_get_sm(r->m, other_port(r), &its, &control), 0);
+    assert_int_equal(cs_sma_model_get_sm(r->cm.m, other_port(r), &its, &control), 0);
     assert_int_equal(control, CS_SMP_SM_ACKNOWLEDGE);
     uint16_t *after = model_lids(r);
-    assert_memory_equal(before, after, r->f.num_port_slots * sizeof *before);
+    assert_memory_equal(before, after, r->cm.f.num_port_slots * sizeof *before);
     assert_int_equal(sets(r, CS_SMP_ATTR_LINEAR_FT), 0);
     free(before);
     free(after);
@@ -242,7 +224,8 @@ static void control(struct rig *r, uint8_t what)
 {
     struct cs_error err = {""};
     struct cs_dr_path to_other;
-    uint32_t other = cs_sm_sweep_end_port_by_guid(&r->core.sweep, r->f.ports[other_port(r)].guid);
+    uint32_t other =
+        cs_sm_sweep_end_port_by_guid(&r->core.sweep, r->cm.f.ports[other_port(r)].guid);
     assert_true(cs_sm_port_path(&r->core.sweep, other, &to_other));
     struct cs_smp req, ans;
     assert_int_equal(cs_smp_init_directed(&req, CS_SMP_METHOD_SET, CS_SMP_ATTR_SM_INFO, what,
@@ -266,22 +249,22 @@ static void test_disable_standby_discover(void **state)
     stand_by(r, 9);
     control(r, CS_SMP_SM_DISABLE);
     assert_int_equal(r->core.me.state, CS_SMP_SM_STATE_NOT_ACTIVE);
-    assert_int_equal(cs_sma_model_set_sm(r->m, other_port(r), NULL, &err), 0); /* it dies */
-    cs_sma_model_reset_counts(r->m);
+    assert_int_equal(cs_sma_model_set_sm(r->cm.m, other_port(r), NULL, &err), 0); /* it dies */
+    cs_sma_model_reset_counts(r->cm.m);
     for (unsigned i = 0; i < 6; i++) {
         assert_int_equal(cs_sm_core_poll(&r->core, &err), 0);
         usleep(1500);
     }
     assert_int_equal(r->core.me.state, CS_SMP_SM_STATE_NOT_ACTIVE);
-    assert_int_equal(cs_sma_model_stats(r->m).requests, 0);
+    assert_int_equal(cs_sma_model_stats(r->cm.m).requests, 0);
     /* Back: STANDBY from it. */
     struct cs_smp_sm_info other = {.guid = OTHER_GUID, .priority = 9, .sm_state = 3};
-    assert_int_equal(cs_sma_model_set_sm(r->m, other_port(r), &other, &err), 0);
+    assert_int_equal(cs_sma_model_set_sm(r->cm.m, other_port(r), &other, &err), 0);
     control(r, CS_SMP_SM_STANDBY);
     assert_int_equal(r->core.me.state, CS_SMP_SM_STATE_STANDBY);
     assert_int_equal(r->core.me.master_guid, OTHER_GUID);
     assert_int_equal(cs_sm_core_poll(&r->core, &err), 0);
-    assert_int_equal(cs_sma_model_count(r->m, CS_SMP_ATTR_SM_INFO, CS_SMP_METHOD_GET), 1);
+    assert_int_equal(cs_sma_model_count(r->cm.m, CS_SMP_ATTR_SM_INFO, CS_SMP_METHOD_GET), 1);
     assert_int_equal(r->core.poll_misses, 0);
     /* DISCOVER: it sweeps, finds the master and stands by again. */
     control(r, CS_SMP_SM_DISCOVER);
@@ -290,7 +273,7 @@ static void test_disable_standby_discover(void **state)
     assert_int_equal(r->core.me.state, CS_SMP_SM_STATE_STANDBY);
     assert_int_equal(r->core.takeovers, 0);
     assert_int_equal(sets(r, CS_SMP_ATTR_PORT_INFO) + sets(r, CS_SMP_ATTR_LINEAR_FT), 0);
-    assert_int_equal(log_count(&r->lc, "DISCOVER received: discovering and sweeping"), 1);
+    assert_int_equal(log_count(&r->cm.lc, "DISCOVER received: discovering and sweeping"), 1);
 }
 
 int main(void)
