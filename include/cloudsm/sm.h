@@ -142,7 +142,7 @@ struct cs_sm_port_settings {
     /* Set ClientReregister on every port that supports it (CapabilityMask bit 25), whatever it
      * holds: its clients register again with the SA (multicast joins, services, event
      * subscriptions), which a new master does not know. OpenSM does it on its first sweep as
-     * master unless no_clients_rereg. */
+     * master (also after a takeover) unless no_clients_rereg. */
     bool client_reregister;
 };
 

@@ -182,6 +182,10 @@ struct cs_sm_core {
      * the subnet brought up); in STANDBY, the polls of the master that found it gone in a row
      * and when the next one is due; takeovers: times we became master after the first. */
     bool was_master;
+    /* ClientReregister is due: the next sweep that assigns LIDs is our first as master since
+     * the start or since we stood by (OpenSM's first_time_master_sweep): the hosts' clients
+     * join their groups again, which a new master does not know. */
+    bool rereg_due;
     unsigned poll_misses;
     double next_master_poll_ms;
     unsigned takeovers;

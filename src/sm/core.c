@@ -155,6 +155,7 @@ void cs_sm_core_init(struct cs_sm_core *c, const struct cs_sm_config *cfg,
     cs_perfmgr_init(&c->perf, CS_SM_CORE_MONITOR_KEEP_S);
     c->wall_clock = cs_perfmgr_wall_clock;
     c->adapt_mode_override = -1;
+    c->rereg_due = true;
     c->me = (struct cs_sm_identity){.guid = port_guid,
                                     .sm_key = cfg->sm_key,
                                     .m_key = cfg->m_key,
@@ -765,11 +766,12 @@ static int assign_lids(struct cs_sm_core *c, bool first, bool reassign, struct c
         .subnet_prefix = c->cfg.subnet_prefix,
         .m_key = c->cfg.m_key,
         .m_key_lease_period = (uint16_t)c->cfg.m_key_lease_period,
-        .client_reregister = first && !c->cfg.no_clients_rereg,
+        .client_reregister = c->rereg_due && !c->cfg.no_clients_rereg,
     };
     int failures = cs_sm_set_lids(c->pipe, &c->sweep, &settings, &c->log, err);
     if (failures < 0)
         return -1;
+    c->rereg_due = false;
     phase_end(&c->log, &ph);
     return failures;
 }
@@ -820,6 +822,7 @@ static void enter_standby(struct cs_sm_core *c)
     cs_sa_db_free(c->sa);
     c->sa = NULL;
     cs_lfts_free(&c->held);
+    c->rereg_due = true; /* whoever is master now has its own view of the groups */
     c->poll_misses = 0;
     c->next_master_poll_ms = cs_clock_ms() + c->cfg.sminfo_polling_timeout_ms;
     c->trap_seen = false;

@@ -155,6 +155,13 @@ static void test_standby_takes_over(void **state)
     struct cs_sm_reconfig rc;
     assert_int_equal(cs_sm_core_reroute(&r->core, NULL, &rc, &err), -1);
     assert_non_null(strstr(err.msg, "not master"));
+    /* A host whose port supports ClientReregister: the new master asks it to register again. */
+    uint32_t host1 = cs_fabric_port(&r->cm.f, 1, 1);
+    struct cs_smp_port_info pi;
+    cs_sma_model_port_info(r->cm.m, host1, &pi);
+    assert_int_equal(cs_sma_model_set_capability_mask(
+                         r->cm.m, host1, pi.capability_mask | CS_SMP_PORT_CAP_CLIENT_REREG, &err),
+                     0);
     /* It dies (its port keeps IsSM): three polls unanswered, then the takeover. */
     assert_int_equal(cs_sma_model_set_sm(r->cm.m, other_port(r), NULL, &err), 0);
     unsigned turns = turn_until_master(r, 50);
@@ -168,6 +175,7 @@ static void test_standby_takes_over(void **state)
     assert_int_equal(sets(r, CS_SMP_ATTR_LINEAR_FT), 0);
     assert_int_equal(log_count(&r->cm.lc, "lfts: "), 2); /* the bring-up's, the takeover's */
     assert_int_equal(log_count(&r->cm.lc, " 0 blocks sent, 0 LinearFDBTop sets"), 1);
+    assert_int_equal(cs_sma_model_client_reregisters(r->cm.m, host1), 1);
     free(before);
     free(after);
 }
