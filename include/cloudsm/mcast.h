@@ -143,7 +143,8 @@ bool cs_mcast_group_cleanup(struct cs_mcast_groups *g, struct cs_mcast_group *gr
  * `ipoib` flag, its IPv4 broadcast group ff1S:401b:PPPP::ffff:ffff (P_Key PPPP with the full
  * bit, Q_Key 0x0b1b unless the partition's Q_Key flag says otherwise, the partition's mtu, rate
  * (defaults 4 and 3), TClass and FlowLabel, link-local scope whatever the partition's scope flags
- * say, HopLimit 0, PacketLifeTime subnet_timeout, SL 0 as without QoS); for every `mgid=` line,
+ * say, HopLimit 0, PacketLifeTime subnet_timeout, the partition's `sl` with QoS (qos), else 0, as
+ * OpenSM); for every `mgid=` line,
  * that group with its flags on top of the partition's (but TClass), one per `scope=` flag
  * (HopLimit 0 at link-local scope, 0xff beyond). Without a file (or one
  * with no definition): the Default partition's broadcast group with the defaults. Groups made for
@@ -153,8 +154,9 @@ bool cs_mcast_group_cleanup(struct cs_mcast_groups *g, struct cs_mcast_group *gr
  * warnings OpenSM would log (invalid IP group parameters) go to log. Returns the number of
  * groups created. */
 int cs_mcast_groups_sync_partitions(struct cs_mcast_groups *g, const struct cs_partitions *parts,
-                                    const struct cs_partition_set *present, uint8_t subnet_timeout,
-                                    const struct cs_log *log, struct cs_error *err);
+                                    const struct cs_partition_set *present, bool qos,
+                                    uint8_t subnet_timeout, const struct cs_log *log,
+                                    struct cs_error *err);
 
 /* The SL a partition's header gives with OpenSM's `sl=` flag (its last valid one, as OpenSM
  * reads group flags), or -1 if it gives none. */

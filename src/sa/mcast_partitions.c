@@ -213,7 +213,7 @@ static int by_line(const void *a, const void *b, void *arg)
     return la < lb ? -1 : la > lb;
 }
 
-static int wanted_groups(const struct cs_partitions *parts, struct wanted_list *l,
+static int wanted_groups(const struct cs_partitions *parts, bool qos, struct wanted_list *l,
                          const struct cs_log *log, struct cs_error *err)
 {
     struct group_flags defaults = {.mtu = CS_MCAST_DEFAULT_MTU, .rate = CS_MCAST_DEFAULT_RATE};
@@ -232,7 +232,8 @@ static int wanted_groups(const struct cs_partitions *parts, struct wanted_list *
         const struct cs_partition *part = &parts->partitions[order[k]];
         struct group_flags f = defaults;
         group_flags(&f, part->group_flags);
-        f.sl = 0; /* OpenSM: a partition's SL is the default one without QoS */
+        if (!qos)
+            f.sl = 0; /* OpenSM: a partition's SL is the default one without QoS */
         if (part->ipoib) {
             struct group_flags bf = f;
             bf.scope_mask = 0; /* OpenSM: the broadcast group takes no scope flag */
@@ -278,11 +279,12 @@ static bool realizable(const struct cs_mcmember_record *r)
 }
 
 int cs_mcast_groups_sync_partitions(struct cs_mcast_groups *g, const struct cs_partitions *parts,
-                                    const struct cs_partition_set *present, uint8_t subnet_timeout,
-                                    const struct cs_log *log, struct cs_error *err)
+                                    const struct cs_partition_set *present, bool qos,
+                                    uint8_t subnet_timeout, const struct cs_log *log,
+                                    struct cs_error *err)
 {
     struct wanted_list l = {0};
-    if (wanted_groups(parts, &l, log, err) < 0) {
+    if (wanted_groups(parts, qos, &l, log, err) < 0) {
         free(l.items);
         return -1;
     }

@@ -407,7 +407,7 @@ static int sync_mcast(struct cs_sm_core *c, struct cs_error *err)
     cs_key_index_free(&ports);
     if (dropped)
         cs_logf(&c->log, CS_LOG_INFO, "multicast: %u memberships of ports gone dropped", dropped);
-    return cs_mcast_groups_sync_partitions(c->mcast, &c->files.partitions, &c->pset,
+    return cs_mcast_groups_sync_partitions(c->mcast, &c->files.partitions, &c->pset, c->cfg.qos,
                                            (uint8_t)c->cfg.subnet_timeout, &c->log, err) < 0
                ? -1
                : 0;

@@ -140,7 +140,7 @@ static void fresh_store(void)
     subnet.now_ms = 0;
     struct cs_log log = {0};
     if (!subnet.opt.aliases || !subnet.opt.mcast || !subnet.opt.services ||
-        cs_mcast_groups_sync_partitions(subnet.opt.mcast, &subnet.parts, &subnet.set,
+        cs_mcast_groups_sync_partitions(subnet.opt.mcast, &subnet.parts, &subnet.set, false,
                                         CS_SA_DEFAULT_SUBNET_TIMEOUT, &log, &err) != 1 ||
         cs_sa_db_build(&subnet.sweep, &subnet.lfts, &subnet.set, &subnet.opt, &subnet.db, &err) !=
             0 ||

@@ -59,7 +59,7 @@ static void mrig_open(struct mrig *m, const char *partitions)
     struct cs_partitions none;
     assert_int_equal(cs_partitions_init(&none, &err), 0);
     int made = cs_mcast_groups_sync_partitions(m->g, partitions ? &m->r.parts : &none,
-                                               partitions ? &m->r.set : NULL,
+                                               partitions ? &m->r.set : NULL, false,
                                                CS_SA_DEFAULT_SUBNET_TIMEOUT, &log, &err);
     assert_true(made >= 1);
     cs_partitions_free(&none);
@@ -146,8 +146,29 @@ static void test_partition_groups(void **state)
     /* Reading the same set again makes nothing new. */
     struct cs_error err;
     struct cs_log log = {0};
-    assert_int_equal(cs_mcast_groups_sync_partitions(m.g, &m.r.parts, &m.r.set, 18, &log, &err), 0);
+    assert_int_equal(
+        cs_mcast_groups_sync_partitions(m.g, &m.r.parts, &m.r.set, false, 18, &log, &err), 0);
     assert_int_equal(cs_mcast_groups_count(m.g), 4);
+    mrig_close(&m);
+}
+
+/* With QoS a partition's sl= flag is its groups' SL too (OpenSM uses it only then). */
+static void test_partition_sl_with_qos(void **state)
+{
+    (void)state;
+    struct mrig m;
+    mrig_open(&m, "Default=0x7fff, ipoib : ALL=full ;\n"
+                  "Blue=0x0001, ipoib, sl=3 : 0x0010000000000101=full ;\n");
+    assert_int_equal(cs_mcast_groups_by_mlid(m.g, 0xc001)->rec.sl, 0); /* made without QoS */
+    struct cs_mcast_groups *with_qos;
+    struct cs_error err;
+    struct cs_log log = {0};
+    assert_non_null(with_qos = cs_mcast_groups_create(&err));
+    assert_int_equal(
+        cs_mcast_groups_sync_partitions(with_qos, &m.r.parts, &m.r.set, true, 18, &log, &err), 2);
+    assert_int_equal(cs_mcast_groups_by_mlid(with_qos, 0xc001)->rec.sl, 3);
+    assert_int_equal(cs_mcast_groups_by_mlid(with_qos, 0xc000)->rec.sl, 0);
+    cs_mcast_groups_destroy(with_qos);
     mrig_close(&m);
 }
 
@@ -374,7 +395,8 @@ static void test_partitions_change_and_ports_gone(void **state)
     rig_partition(&m.r, ONLY_DEFAULT);
     struct cs_error err;
     struct cs_log log = {0};
-    assert_int_equal(cs_mcast_groups_sync_partitions(m.g, &m.r.parts, &m.r.set, 18, &log, &err), 0);
+    assert_int_equal(
+        cs_mcast_groups_sync_partitions(m.g, &m.r.parts, &m.r.set, false, 18, &log, &err), 0);
     /* Red's groups had no member: gone. Blue's is held by its members, no longer well known. */
     assert_int_equal(cs_mcast_groups_count(m.g), 2);
     const struct cs_mcast_group *b = cs_mcast_groups_by_mlid(m.g, 0xc001);
@@ -428,6 +450,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_partition_groups),
         cmocka_unit_test(test_default_group_without_file),
+        cmocka_unit_test(test_partition_sl_with_qos),
         cmocka_unit_test(test_join_and_query),
         cmocka_unit_test(test_join_refusals),
         cmocka_unit_test(test_create_and_delete),
