@@ -1,8 +1,10 @@
-/* Our answer to SMInfo Gets from the wire (cs_sm_answer_sminfo), on arbitrary bytes: the input is
- * cut into 256-byte MADs, each decoded as an SMP and handed to one identity in turn, as the pipe
- * hands other SMs' requests. Aborts when an SMInfo Get is not answered with our SMInfo, anything
- * else is answered, or the askers noted break their rules (at most CS_SM_ASKERS_MAX, distinct,
- * every route within an SMP and without a port 0). */
+/* Our answer to SMInfo Gets and Sets from the wire (cs_sm_answer_sminfo), on arbitrary bytes: the
+ * input is cut into 256-byte MADs, each decoded as an SMP and handed to one identity in turn, as
+ * the pipe hands other SMs' requests. Aborts when an SMInfo Get or Set is not answered with our
+ * SMInfo as it was, anything else is answered, a Set moves the state where sm.h's table of
+ * controls does not (or a refused one moves it at all), or the askers noted break their rules (at
+ * most CS_SM_ASKERS_MAX, distinct, every route within an SMP and without a port 0; Sets add
+ * none). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +12,30 @@
 #include "cloudsm/sm.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* The state a control accepted in state `from` leads to (sm.h), or -1 if it is refused. */
+static int controlled(uint32_t control, uint8_t from)
+{
+    switch (control) {
+    case CS_SMP_SM_HANDOVER:
+        return from == CS_SMP_SM_STATE_STANDBY || from == CS_SMP_SM_STATE_DISCOVERING ||
+                       from == CS_SMP_SM_STATE_MASTER
+                   ? CS_SMP_SM_STATE_MASTER
+                   : -1;
+    case CS_SMP_SM_ACKNOWLEDGE:
+        return from == CS_SMP_SM_STATE_STANDBY || from == CS_SMP_SM_STATE_MASTER ? from : -1;
+    case CS_SMP_SM_DISABLE:
+        return from == CS_SMP_SM_STATE_STANDBY ? CS_SMP_SM_STATE_NOT_ACTIVE : -1;
+    case CS_SMP_SM_STANDBY:
+        return from == CS_SMP_SM_STATE_NOT_ACTIVE ? CS_SMP_SM_STATE_STANDBY : -1;
+    case CS_SMP_SM_DISCOVER:
+        return from == CS_SMP_SM_STATE_STANDBY || from == CS_SMP_SM_STATE_MASTER
+                   ? CS_SMP_SM_STATE_DISCOVERING
+                   : -1;
+    default:
+        return -1;
+    }
+}
 
 static void check_askers(const struct cs_sm_identity *me)
 {
@@ -45,12 +71,32 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         struct cs_smp mad, answer;
         cs_smp_decode(wire, &mad);
         unsigned before = me.num_askers;
+        uint8_t state_before = me.state;
         int answered = cs_sm_answer_sminfo(&me, &mad, &answer);
-        bool get = mad.attr_id == CS_SMP_ATTR_SM_INFO && mad.method == CS_SMP_METHOD_GET;
-        if (answered != (get ? 1 : 0))
+        bool sminfo = mad.attr_id == CS_SMP_ATTR_SM_INFO;
+        bool get = sminfo && mad.method == CS_SMP_METHOD_GET;
+        bool set = sminfo && mad.method == CS_SMP_METHOD_SET;
+        if (answered != (get || set ? 1 : 0))
             abort();
-        if (!get) {
-            if (me.num_askers != before)
+        if (!get && !set) {
+            if (me.num_askers != before || me.state != state_before)
+                abort();
+            continue;
+        }
+        if (set) {
+            /* The status without the direction bit a directed-route answer carries. */
+            bool refused = (answer.status & ~CS_SMP_STATUS_DIRECTION) != 0;
+            int want = controlled(mad.attr_mod, state_before);
+            if (me.num_askers != before || me.state > CS_SMP_SM_STATE_MASTER ||
+                (refused && me.state != state_before) ||
+                (!refused && (want < 0 || me.state != want)))
+                abort();
+            /* Accepted or refused: the answer is our SMInfo as it was. */
+            struct cs_smp_sm_info was;
+            cs_smp_sm_info_decode(answer.data, &was);
+            if (answer.method != CS_SMP_METHOD_GET_RESP ||
+                answer.transaction_id != mad.transaction_id || was.guid != me.guid ||
+                was.sm_state != state_before)
                 abort();
             continue;
         }
