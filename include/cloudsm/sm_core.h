@@ -37,6 +37,7 @@
 #include "cloudsm/adapt.h"
 #include "cloudsm/adapt_decision.h"
 #include "cloudsm/error.h"
+#include "cloudsm/key_index.h"
 #include "cloudsm/lft.h"
 #include "cloudsm/lid.h"
 #include "cloudsm/log.h"
@@ -123,6 +124,7 @@ struct cs_sm_core {
     struct cs_mfts mfts;                  /* what the switches' MFTs hold, for the current sweep */
     struct cs_mfts mfts_want;             /* what the groups' trees ask them to hold */
     struct cs_mcast_router *mcast_router; /* the trees' graph and distances, for the sweep */
+    struct cs_key_index end_ports; /* the sweep's end ports by GUID (multicast members' ports) */
     char guid2lid_path[CS_SM_CONFIG_PATH_MAX + 16];
     /* Counters and times (cs_clock_ms), for status reports. */
     unsigned sweeps; /* heavy sweeps */

@@ -53,11 +53,10 @@ static int block_done(void *arg, enum cs_smp_result result, const struct cs_smp 
 
 /* The tables the trees ask for: every group's (dirty NULL), or those of the MLIDs listed, whose
  * entries are built afresh while the others stay as want has them. */
-static int want_tables(const struct cs_sm_sweep *s, const struct cs_mcast_groups *g,
+static int want_tables(const struct cs_mcast_groups *g, const struct cs_key_index *end_ports,
                        struct cs_mcast_router *router, const uint16_t *dirty, uint32_t num_dirty,
                        struct cs_mfts *want, struct cs_sm_mft_counts *counts, struct cs_error *err)
 {
-    const struct cs_fabric *f = &s->fabric;
     uint32_t top = 0;
     for (uint32_t i = 0; i < cs_mcast_groups_count(g); i++) {
         uint32_t index = cs_mcast_groups_at(g, i)->rec.mlid - CS_MCAST_MLID_FIRST;
@@ -71,13 +70,7 @@ static int want_tables(const struct cs_sm_sweep *s, const struct cs_mcast_groups
         for (uint32_t sw = 0; index < want->mlid_count && sw < want->num_switches; sw++)
             memset(cs_mfts_entry(want, sw, index), 0, CS_MFT_POSITIONS_MAX * sizeof(uint16_t));
     }
-    struct cs_key_index by_guid;
-    cs_key_index_init(&by_guid);
     int rc = 0;
-    for (uint32_t p = 0; p < f->num_port_slots && rc == 0; p++)
-        if (cs_sm_end_port(s, p))
-            rc = cs_key_index_add(&by_guid, f->ports[p].guid, p, err);
-    cs_key_index_sort(&by_guid);
     uint32_t *ports = NULL;
     uint32_t capacity = 0;
     for (uint32_t i = 0; i < count && rc == 0; i++) {
@@ -95,7 +88,7 @@ static int want_tables(const struct cs_sm_sweep *s, const struct cs_mcast_groups
         }
         uint32_t members = 0;
         for (uint32_t k = 0; k < group->num_members; k++) {
-            uint32_t p = cs_key_index_find(&by_guid, group->members[k].guid);
+            uint32_t p = cs_key_index_find(end_ports, group->members[k].guid);
             if (p != CS_NONE)
                 ports[members++] = p;
         }
@@ -108,7 +101,6 @@ static int want_tables(const struct cs_sm_sweep *s, const struct cs_mcast_groups
             counts->trees++;
     }
     free(ports);
-    cs_key_index_free(&by_guid);
     return rc;
 }
 
@@ -137,13 +129,13 @@ bool *cs_sm_multicast_capable(const struct cs_sm_sweep *s, struct cs_error *err)
 }
 
 int cs_sm_program_mfts(struct cs_smp_pipe *pipe, const struct cs_sm_sweep *s,
-                       const struct cs_mcast_groups *g, struct cs_mcast_router *router,
-                       const uint16_t *dirty, uint32_t num_dirty, struct cs_mfts *want,
-                       struct cs_mfts *held, const struct cs_log *log,
+                       const struct cs_mcast_groups *g, const struct cs_key_index *end_ports,
+                       struct cs_mcast_router *router, const uint16_t *dirty, uint32_t num_dirty,
+                       struct cs_mfts *want, struct cs_mfts *held, const struct cs_log *log,
                        struct cs_sm_mft_counts *counts, struct cs_error *err)
 {
     *counts = (struct cs_sm_mft_counts){0};
-    if (want_tables(s, g, router, dirty, num_dirty, want, counts, err) < 0 ||
+    if (want_tables(g, end_ports, router, dirty, num_dirty, want, counts, err) < 0 ||
         cs_mfts_reserve(held, want->mlid_count, err) < 0)
         return -1;
     struct mft_phase ph = {.s = s, .log = log, .held = held};
@@ -190,4 +182,18 @@ int cs_sm_program_mfts(struct cs_smp_pipe *pipe, const struct cs_sm_sweep *s,
     free(jobs);
     counts->failures = ph.failures;
     return rc;
+}
+
+int cs_sm_end_port_index(const struct cs_sm_sweep *s, struct cs_key_index *out,
+                         struct cs_error *err)
+{
+    const struct cs_fabric *f = &s->fabric;
+    cs_key_index_init(out);
+    for (uint32_t p = 0; p < f->num_port_slots; p++)
+        if (cs_sm_end_port(s, p) && cs_key_index_add(out, f->ports[p].guid, p, err) < 0) {
+            cs_key_index_free(out);
+            return -1;
+        }
+    cs_key_index_sort(out);
+    return 0;
 }
