@@ -99,6 +99,15 @@
 #define CS_RMPP_FLAG_FIRST 0x02
 #define CS_RMPP_FLAG_LAST 0x04
 
+/* Where a MAD came from (a request) or goes to (a Report): the LID, QP, SL and P_Key index of
+ * the other end (IBA 13.5.1: a response goes back there, with the QP1 Q_Key). */
+struct cs_sa_address {
+    uint16_t lid;
+    uint32_t qpn;
+    uint8_t sl;
+    uint16_t pkey_index;
+};
+
 /* The first 56 bytes of every SA MAD. */
 struct cs_sa_header {
     uint8_t base_version;
@@ -466,6 +475,14 @@ struct cs_sa_options {
      * what MFTRecords show. Referenced and read as it changes. NULL: MFTRecord requests get
      * 0x000c. */
     const struct cs_mfts *mfts;
+    /* Event subscriptions (informs.h): the SM's store, which SubnAdmSet of an InformInfo
+     * changes, InformInfoRecords read and notices queue Reports in. Referenced like aliases.
+     * NULL: InformInfo and InformInfoRecord requests get 0x000c like an unknown attribute. */
+    struct cs_informs *informs;
+    /* The SM's port, the issuer of the notices the SA makes (traps 66 and 67 of groups getting
+     * their first full member or losing their last). */
+    uint16_t sm_lid;
+    uint64_t sm_guid;
     /* The largest reply in bytes (0: CS_SA_DEFAULT_MAX_REPLY; at least CS_SA_MAD_SIZE). */
     size_t max_reply;
 };
@@ -518,5 +535,23 @@ size_t cs_sa_response_bound(const struct cs_sa_db *db);
  * without the SM_Key is refused with REQ_INVALID. req and resp may be the same buffer. */
 int cs_sa_answer(const struct cs_sa_db *db, uint16_t requester_lid, const uint8_t *req,
                  size_t req_len, uint8_t *resp, size_t resp_cap, size_t *resp_len);
+/* cs_sa_answer for a request that came from `from` (NULL or LID 0: a local caller): what a
+ * Set(InformInfo) keeps as the subscription's report address. cs_sa_answer is this with QP1. */
+int cs_sa_answer_from(const struct cs_sa_db *db, const struct cs_sa_address *from,
+                      const uint8_t *req, size_t req_len, uint8_t *resp, size_t resp_cap,
+                      size_t *resp_len);
+
+struct cs_notice;
+/* Match a notice against opt.informs's subscriptions (OpenSM 3.3.23's rules, src/sa/sa_inform.c)
+ * and queue a Report in the store's outbox for every subscriber it passes the filters of and
+ * that may see the port (or group) it is about; subscriptions by LID range whose subscriber may
+ * not are removed (IBA o13-17.1.2). Returns the Reports queued, or -1 with err when out of
+ * memory. */
+int cs_sa_report_notice(const struct cs_sa_db *db, const struct cs_notice *n, struct cs_error *err);
+/* A trap a port sent the SM (the Notice its SMP carried, IssuerGID unset), forwarded as OpenSM
+ * forwards traps: IssuerGID becomes the GID of the port that owns IssuerLID (none: not
+ * reported), traps 129 to 131 (a port's error counters) are not reported, and the rest goes to
+ * cs_sa_report_notice. */
+int cs_sa_report_trap(const struct cs_sa_db *db, struct cs_notice *n, struct cs_error *err);
 
 #endif

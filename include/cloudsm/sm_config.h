@@ -99,7 +99,8 @@ struct cs_sm_config {
     char state_dir[CS_SM_CONFIG_PATH_MAX]; /* state_dir (cloudsm's): holds guid2lid */
     bool reassign_lids;    /* reassign_lids (OpenSM -r): ignore guid2lid and held LIDs at start */
     bool no_clients_rereg; /* no_clients_rereg: no ClientReregister on the first sweep */
-    enum cs_log_level log_level; /* log_level (cloudsm's): error|warn|info|debug */
+    bool drop_event_subscriptions; /* drop_event_subscriptions: a port that leaves loses them */
+    enum cs_log_level log_level;   /* log_level (cloudsm's): error|warn|info|debug */
     /* QoS (include/cloudsm/qos.h): qos; qos_max_vls, qos_high_limit, qos_vlarb_high,
      * qos_vlarb_low, qos_sl2vl; the same five with qos_ca_, qos_rtr_, qos_sw0_, qos_swe_. */
     bool qos;

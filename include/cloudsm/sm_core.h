@@ -114,11 +114,21 @@ struct cs_sm_core {
                             they change (SA requests then go unanswered) */
     uint8_t *sa_reply;   /* room for the largest reply the db can give */
     size_t sa_reply_cap;
-    struct cs_alias_guids *aliases;       /* alias GUIDs hosts registered with the SA (SubnAdmSet of
-                                             a GUIDInfoRecord): kept across sweeps, made by the first
-                                             SA rebuild */
-    struct cs_services *services;         /* ServiceRecords hosts registered with the SA: kept
-                                             across sweeps, made by the first SA rebuild */
+    struct cs_alias_guids *aliases; /* alias GUIDs hosts registered with the SA (SubnAdmSet of
+                                       a GUIDInfoRecord): kept across sweeps, made by the first
+                                       SA rebuild */
+    struct cs_services *services;   /* ServiceRecords hosts registered with the SA: kept
+                                       across sweeps, made by the first SA rebuild */
+    struct cs_informs *informs;     /* event subscriptions (SubnAdmSet of InformInfo) and
+                                       the Reports waiting to go: kept across sweeps */
+    uint64_t *arrived;              /* ports the sweep found new (trap 64 once the SA knows
+                                       them) */
+    uint32_t num_arrived;
+    struct cs_notice *traps; /* traps received, to forward to subscribers (core_reports.c) */
+    uint32_t num_traps, traps_cap, traps_dropped;
+    struct cs_sm_report_slot *report_slots; /* Reports in flight (core_reports.c) */
+    uint32_t reports_in_flight;
+    uint64_t reports_sent, reports_acknowledged, reports_lost;
     struct cs_mcast_groups *mcast;        /* multicast groups (joins through the SA, partitions'
                                              IPoIB groups): kept across sweeps like aliases */
     struct cs_mfts mfts;                  /* what the switches' MFTs hold, for the current sweep */
@@ -284,10 +294,11 @@ int cs_sm_core_reconfigure(struct cs_sm_core *c, const struct cs_sm_config *next
  * still leads where it should: a restart on an unchanged fabric sends no LFT block. */
 int cs_sm_core_save_tables(struct cs_sm_core *c, struct cs_error *err);
 
-/* One SA request from lid: the reply (in the core's buffer, valid until the next call) and its
- * length, or NULL to send nothing (no view yet, or nothing to answer). */
-const uint8_t *cs_sm_core_answer_sa(struct cs_sm_core *c, uint16_t lid, const uint8_t *mad,
-                                    size_t len, size_t *reply_len);
+/* One SA request from `from` (its LID, QP, SL, P_Key index): the reply (in the core's buffer, valid
+ * until the next call) and its length, or NULL to send nothing (no view yet, or nothing to answer).
+ */
+const uint8_t *cs_sm_core_answer_sa(struct cs_sm_core *c, const struct cs_sa_address *from,
+                                    const uint8_t *mad, size_t len, size_t *reply_len);
 
 /* The pipe's unsolicited handler (arg: the core): other SMs' SMInfo Gets are answered; a trap
  * asks for a sweep now and is answered with TrapRepress. */

@@ -110,8 +110,10 @@ int cs_smp_pipe_submit_mad(struct cs_smp_pipe *pipe, const uint8_t mad[CS_SMP_SI
  * when a callback returned -1; requests still queued are then dropped without their callback. */
 int cs_smp_pipe_run(struct cs_smp_pipe *pipe, struct cs_error *err);
 
-/* Wait up to timeout_ms for MADs from others while nothing of ours is in flight (a running SM
- * between sweeps). Returns 0, or -1 on a transport failure. */
+/* Wait up to timeout_ms for MADs from others (a running SM between sweeps). Requests submitted
+ * and not run (an SM's Reports to subscribers, which nothing waits for) go on meanwhile: sent,
+ * completed by their replies, retried and timed out, their callbacks called from here. Returns
+ * 0, or -1 on a transport failure. */
 int cs_smp_pipe_idle(struct cs_smp_pipe *pipe, int timeout_ms, struct cs_error *err);
 
 struct cs_smp_pipe_stats cs_smp_pipe_stats(const struct cs_smp_pipe *pipe);

@@ -1,12 +1,12 @@
 /* SA requests to responses (include/cloudsm/sa.h): the MAD checks, the response framing, the
  * dispatch by attribute, and the NodeRecord, PortInfoRecord, LinkRecord, GUIDInfoRecord and
  * ClassPortInfo answers (PathRecord: sa_path.c; the switches' and ports' tables: sa_tables.c;
- * ServiceRecord: sa_service.c; MCMemberRecord: sa_mcast.c). A new record is a case in record_size
- * and one in the dispatch.
- * Records are encoded into a scratch buffer, compared with the request under its component mask,
- * and copied into the response in place. */
+ * ServiceRecord: sa_service.c; MCMemberRecord: sa_mcast.c; InformInfo: sa_inform.c). A new record
+ * is a case in record_size and one in the dispatch. Records are encoded into a scratch buffer,
+ * compared with the request under its component mask, and copied into the response in place. */
 #include <string.h>
 
+#include "cloudsm/informs.h"
 #include "sa/sa_internal.h"
 
 /* ---- Emitting and matching ---- */
@@ -387,19 +387,22 @@ static void guid_info_records(struct sa_query *q)
 
 /* ---- ClassPortInfo (IBA 13.4.8.1) ---- */
 
-/* What OpenSM 3.3.23 answers, less the capabilities cloudsm lacks (no traps, multicast or
- * multipath): of the optional capabilities only IsAdditionalGUIDsSupported, when the SA has an
- * alias GUID store; RespTimeValue 16; the redirect and trap fields name QP1 with its well-known
- * Q_Key. */
+/* What OpenSM 3.3.23 answers, less the capabilities cloudsm lacks (multipath, PortInfo
+ * CapabilityMask matching as OpenSM defines it, and the CapabilityMask2 bits): of the optional
+ * capabilities IsSubnGetSetNoticeSupported when the SA has a subscription store (Set(InformInfo),
+ * Reports) and IsAdditionalGUIDsSupported when it has an alias GUID store; RespTimeValue 16; the
+ * redirect and trap fields name QP1 with its well-known Q_Key. */
 #define CLASS_PORT_INFO_SIZE 72
 #define SA_RESP_TIME_VALUE 16
 #define QP1_QKEY 0x80010000u
 #define CAP2_ADDITIONAL_GUIDS (1u << 5) /* IsAdditionalGUIDsSupported (IBA RefID 4705) */
+#define CAP_GET_SET_NOTICE (1u << 1)    /* IsSubnGetSetNoticeSupported */
 static void class_port_info(const struct cs_sa_db *db, uint8_t data[CLASS_PORT_INFO_SIZE])
 {
     memset(data, 0, CLASS_PORT_INFO_SIZE);
     data[0] = CS_SA_BASE_VERSION;
     data[1] = CS_SA_CLASS_VERSION;
+    cs_bits_set(data, 16, 16, db->opt.informs ? CAP_GET_SET_NOTICE : 0);
     /* CapabilityMask2 (27 bits), then RespTimeValue (5 bits). */
     uint32_t cap2 = db->opt.aliases ? CAP2_ADDITIONAL_GUIDS : 0;
     cs_bits_set(data, 32, 27, cap2);
@@ -433,7 +436,8 @@ static size_t record_size(uint16_t attr_id);
 
 /* SubnAdmSet / SubnAdmDelete of a GUIDInfoRecord, an MCMemberRecord or a ServiceRecord: one
  * record back, as a GetResp (a Set) or a DeleteResp, or an error. */
-static int change_reply(const struct cs_sa_db *db, uint32_t requester, const struct cs_sa_header *h,
+static int change_reply(const struct cs_sa_db *db, uint32_t requester,
+                        const struct cs_sa_address *from, const struct cs_sa_header *h,
                         uint8_t request[CS_SA_MAD_SIZE], uint8_t *resp, size_t *resp_len)
 {
     bool silent = false;
@@ -445,6 +449,9 @@ static int change_reply(const struct cs_sa_db *db, uint32_t requester, const str
         break;
     case CS_SA_ATTR_SERVICE_RECORD:
         status = sa_service_change(db, requester, h, record);
+        break;
+    case CS_SA_ATTR_INFORM_INFO:
+        status = sa_inform_info_set(db, requester, from, record);
         break;
     default:
         status = sa_guid_info_change(db, requester, h, record, &silent);
@@ -506,6 +513,10 @@ static size_t record_size(uint16_t attr_id)
         return CS_SA_MCMEMBER_RECORD_SIZE;
     case CS_SA_ATTR_MFT_RECORD:
         return CS_SA_MFT_RECORD_SIZE;
+    case CS_SA_ATTR_INFORM_INFO:
+        return CS_INFORM_INFO_SIZE;
+    case CS_SA_ATTR_INFORM_INFO_RECORD:
+        return CS_SA_INFORM_INFO_RECORD_SIZE;
     default:
         return 0;
     }
@@ -514,6 +525,18 @@ static size_t record_size(uint16_t attr_id)
 int cs_sa_answer(const struct cs_sa_db *db, uint16_t requester_lid, const uint8_t *req,
                  size_t req_len, uint8_t *resp, size_t resp_cap, size_t *resp_len)
 {
+    struct cs_sa_address from = {.lid = requester_lid, .qpn = 1};
+    return cs_sa_answer_from(db, &from, req, req_len, resp, resp_cap, resp_len);
+}
+
+int cs_sa_answer_from(const struct cs_sa_db *db, const struct cs_sa_address *from,
+                      const uint8_t *req, size_t req_len, uint8_t *resp, size_t resp_cap,
+                      size_t *resp_len)
+{
+    static const struct cs_sa_address local;
+    if (from == NULL)
+        from = &local;
+    uint16_t requester_lid = from->lid;
     *resp_len = 0;
     if (!db || !req || !resp || req_len < 24 || resp_cap < CS_SA_MAD_SIZE)
         return 0;
@@ -539,6 +562,14 @@ int cs_sa_answer(const struct cs_sa_db *db, uint16_t requester_lid, const uint8_
                          (db->opt.services && h.attr_id == CS_SA_ATTR_SERVICE_RECORD);
     bool change =
         changes_store && (h.method == CS_SA_METHOD_SET || h.method == CS_SA_METHOD_DELETE);
+    /* InformInfo is only ever Set; OpenSM answers any other method as an unknown attribute. */
+    if (h.attr_id == CS_SA_ATTR_INFORM_INFO) {
+        if (db->opt.informs == NULL || h.method != CS_SA_METHOD_SET) {
+            *resp_len = error_reply(request, CS_SMP_STATUS_ATTR_UNSUPPORTED, resp);
+            return 1;
+        }
+        change = true;
+    }
     if (h.method != CS_SA_METHOD_GET && h.method != CS_SA_METHOD_GET_TABLE && !change) {
         *resp_len = error_reply(request, CS_SMP_STATUS_METHOD_UNSUPPORTED, resp);
         return 1;
@@ -554,7 +585,8 @@ int cs_sa_answer(const struct cs_sa_db *db, uint16_t requester_lid, const uint8_
     bool get = h.method == CS_SA_METHOD_GET;
     size_t size = record_size(h.attr_id);
     if ((h.attr_id == CS_SA_ATTR_MCMEMBER_RECORD && db->opt.mcast == NULL) ||
-        (h.attr_id == CS_SA_ATTR_MFT_RECORD && db->opt.mfts == NULL))
+        (h.attr_id == CS_SA_ATTR_MFT_RECORD && db->opt.mfts == NULL) ||
+        (h.attr_id == CS_SA_ATTR_INFORM_INFO_RECORD && db->opt.informs == NULL))
         size = 0;
     if (size == 0 && !(h.attr_id == CS_SA_ATTR_CLASS_PORT_INFO && get)) {
         *resp_len = error_reply(request, CS_SMP_STATUS_ATTR_UNSUPPORTED, resp);
@@ -584,7 +616,7 @@ int cs_sa_answer(const struct cs_sa_db *db, uint16_t requester_lid, const uint8_
     }
 
     if (change)
-        return change_reply(db, requester, &h, request, resp, resp_len);
+        return change_reply(db, requester, from, &h, request, resp, resp_len);
 
     struct sa_emit emit = {
         .base = resp + CS_SA_HEADER_SIZE,
@@ -639,6 +671,9 @@ int cs_sa_answer(const struct cs_sa_db *db, uint16_t requester_lid, const uint8_
         break;
     case CS_SA_ATTR_MFT_RECORD:
         sa_mft_records(db, requester, q.mask, q.record, &emit);
+        break;
+    case CS_SA_ATTR_INFORM_INFO_RECORD:
+        sa_inform_info_records(&q);
         break;
     case CS_SA_ATTR_PATH_RECORD:
         status = sa_path_records(db, requester, get, &h, q.record, &emit);

@@ -5,6 +5,7 @@
  */
 #include <string.h>
 
+#include "cloudsm/informs.h"
 #include "cloudsm/mft.h"
 #include "sa/sa_internal.h"
 
@@ -263,6 +264,19 @@ static bool may_modify(const struct cs_sa_db *db, uint32_t requester,
                     : requester_is(db, requester, m->port_gid);
 }
 
+/* Traps 66 and 67 (OpenSM's mgrp_send_notice): a group got its first full member, or lost its
+ * last. Out of memory the Report is lost; the join or leave stands. */
+static void report_group(const struct cs_sa_db *db, uint16_t trap, const uint8_t mgid[16],
+                         uint16_t pkey)
+{
+    if (db->opt.informs == NULL)
+        return;
+    struct cs_notice n;
+    cs_notice_from_sm(trap, db->opt.sm_lid, db->opt.subnet_prefix, db->opt.sm_guid, mgid, &n);
+    struct cs_error err;
+    (void)sa_report_notice_with_pkey(db, &n, pkey, &err);
+}
+
 static uint16_t leave(const struct cs_sa_db *db, uint32_t requester, struct cs_mcmember_record *r)
 {
     struct cs_mcast_groups *g = db->opt.mcast;
@@ -277,7 +291,13 @@ static uint16_t leave(const struct cs_sa_db *db, uint32_t requester, struct cs_m
         !may_modify(db, requester, group, m))
         return CS_SA_STATUS_REQ_INVALID;
     bool deleted;
+    uint32_t full_before = group->full_members;
+    uint8_t mgid[16];
+    memcpy(mgid, group->rec.mgid, 16);
+    uint16_t pkey = group->rec.pkey;
     r->scope_state = cs_mcast_group_leave(g, group, m, asked, &deleted);
+    if (full_before > 0 && (deleted || group->full_members == 0))
+        report_group(db, CS_TRAP_MGID_DESTROYED, mgid, pkey);
     exactly(r);
     return 0;
 }
@@ -345,11 +365,14 @@ static uint16_t join(const struct cs_sa_db *db, uint32_t requester, uint64_t mas
     r->mtu = gr->mtu;
     r->rate = gr->rate;
     r->packet_life = gr->packet_life;
+    uint32_t full_before = group->full_members;
     int state = cs_mcast_group_join(g, group, guid, r->port_gid, r->scope_state, proxy);
     if (state < 0) {
         cs_mcast_group_cleanup(g, group);
         return CS_SA_STATUS_NO_RESOURCES;
     }
+    if (full_before == 0 && group->full_members > 0)
+        report_group(db, CS_TRAP_MGID_CREATED, group->rec.mgid, group->rec.pkey);
     r->scope_state = (uint8_t)state;
     exactly(r);
     return 0;

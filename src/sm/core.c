@@ -12,6 +12,7 @@
 #include "cloudsm/analyze.h"
 #include "cloudsm/atomic_file.h"
 #include "cloudsm/clock.h"
+#include "cloudsm/informs.h"
 #include "cloudsm/key_index.h"
 #include "cloudsm/lft_diff.h"
 #include "cloudsm/services.h"
@@ -176,6 +177,10 @@ void cs_sm_core_free(struct cs_sm_core *c)
     free(c->sa_reply);
     cs_alias_guids_destroy(c->aliases);
     cs_services_destroy(c->services);
+    cs_informs_destroy(c->informs);
+    free(c->arrived);
+    free(c->traps);
+    free(c->report_slots);
     cs_mcast_groups_destroy(c->mcast);
     cs_mfts_free(&c->mfts);
     cs_mfts_free(&c->mfts_want);
@@ -459,6 +464,8 @@ int cs_sm_core_rebuild_sa(struct cs_sm_core *c, struct cs_error *err)
         return -1;
     if (c->services == NULL && (c->services = cs_services_create(err)) == NULL)
         return -1;
+    if (c->informs == NULL && (c->informs = cs_informs_create(err)) == NULL)
+        return -1;
     if (sync_mcast(c, err) < 0)
         return -1;
     cs_alias_guids_set_assigned_byte(c->aliases, (uint8_t)c->cfg.sm_assigned_guid);
@@ -483,6 +490,9 @@ int cs_sm_core_rebuild_sa(struct cs_sm_core *c, struct cs_error *err)
         .services = c->services,
         .mcast = c->mcast,
         .mfts = &c->mfts_want,
+        .informs = c->informs,
+        .sm_lid = c->sweep.sm_port != CS_NONE ? c->sweep.fabric.ports[c->sweep.sm_port].lid : 0,
+        .sm_guid = c->me.guid,
     };
     if (cs_sa_db_build(&c->sweep, &c->lfts, &c->pset, &opt, &c->sa, err) < 0)
         return -1;
@@ -502,11 +512,11 @@ int cs_sm_core_rebuild_sa(struct cs_sm_core *c, struct cs_error *err)
     return 0;
 }
 
-const uint8_t *cs_sm_core_answer_sa(struct cs_sm_core *c, uint16_t lid, const uint8_t *mad,
-                                    size_t len, size_t *reply_len)
+const uint8_t *cs_sm_core_answer_sa(struct cs_sm_core *c, const struct cs_sa_address *from,
+                                    const uint8_t *mad, size_t len, size_t *reply_len)
 {
     if (c->sa == NULL ||
-        cs_sa_answer(c->sa, lid, mad, len, c->sa_reply, c->sa_reply_cap, reply_len) != 1)
+        cs_sa_answer_from(c->sa, from, mad, len, c->sa_reply, c->sa_reply_cap, reply_len) != 1)
         return NULL;
     return c->sa_reply;
 }
@@ -698,6 +708,10 @@ static int discover(struct cs_sm_core *c, bool first, struct cs_error *err)
     c->sweeps++;
     if (keep_last_view(c, &fresh))
         return 1;
+    if (cs_sm_core_note_departures(c, &fresh, err) < 0) {
+        cs_sm_sweep_free(&fresh);
+        return -1;
+    }
     /* The SA db points into the sweep and tables this sweep replaces: SA requests that arrive
      * from here on (the transport answers them between SMPs) go unanswered, and clients retry. */
     cs_sa_db_free(c->sa);
@@ -827,6 +841,9 @@ int cs_sm_core_sweep(struct cs_sm_core *c, bool first, struct cs_error *err)
 {
     struct phase all, ph;
     phase_begin(&all, first ? "subnet up" : "sweep", c->pipe);
+    /* The traps that brought this sweep are reported before what it finds. */
+    if (cs_sm_core_report_traps(c, err) < 0)
+        return -1;
     int kept = discover(c, first, err);
     if (kept != 0)
         return kept < 0 ? -1 : 1;
@@ -906,6 +923,8 @@ int cs_sm_core_sweep(struct cs_sm_core *c, bool first, struct cs_error *err)
         return -1;
     failures += mf;
     phase_end(&c->log, &ph);
+    if (cs_sm_core_note_arrivals(c, err) < 0)
+        return -1;
     struct cs_smp_pipe_stats total = phase_smps(&all);
     c->last_sweep_took_ms = phase_end(&c->log, &all);
     c->last_sweep_ms = cs_clock_ms();
@@ -1005,6 +1024,7 @@ int cs_sm_core_on_request(void *arg, const struct cs_smp *mad, struct cs_smp *an
     struct cs_sm_core *c = arg;
     if (mad->method == CS_SMP_METHOD_TRAP) {
         c->trap_seen = true;
+        cs_sm_core_note_trap(c, mad);
         *answer = *mad;
         answer->method = CS_SMP_METHOD_TRAP_REPRESS;
         answer->status =
@@ -1163,6 +1183,11 @@ int cs_sm_core_poll(struct cs_sm_core *c, struct cs_error *err)
     if (c->mcast != NULL && cs_mcast_groups_dirty(c->mcast) && c->sa != NULL &&
         cs_sm_core_program_mcast(c, false, err) < 0)
         return -1;
+    /* The traps received since the last turn, matched now: their Reports, the sweep's and
+     * those of the groups joins made or emptied go out at the end of the turn, so that no
+     * sweep of this turn waits for a subscriber. */
+    if (cs_sm_core_report_traps(c, err) < 0)
+        return -1;
     int port_back = sm_port_back(c, err);
     if (port_back < 0)
         return -1;
@@ -1172,7 +1197,7 @@ int cs_sm_core_poll(struct cs_sm_core *c, struct cs_error *err)
     bool due = c->light_requested ||
                (!c->sweeping_off && interval > 0 && cs_clock_ms() >= c->next_light_ms);
     if (!due && !c->trap_seen && !port_back)
-        return 0;
+        return cs_sm_core_send_reports(c, err);
     bool trapped = c->trap_seen;
     c->trap_seen = false;
     c->light_requested = false;
@@ -1210,7 +1235,7 @@ int cs_sm_core_poll(struct cs_sm_core *c, struct cs_error *err)
             return -1;
     }
     c->next_light_ms = cs_clock_ms() + interval * 1000.0;
-    return ran;
+    return cs_sm_core_send_reports(c, err) < 0 ? -1 : ran;
 }
 
 void cs_sm_core_set_priority(struct cs_sm_core *c, uint8_t priority)

@@ -55,6 +55,26 @@ int cs_sm_core_rebuild_sa(struct cs_sm_core *c, struct cs_error *err);
  * blocks that differ (src/sm/core.c). Returns the failures, or -1. */
 int cs_sm_core_program_mcast(struct cs_sm_core *c, bool all, struct cs_error *err);
 
+/* Reports in flight at most (the rest wait in the store's outbox). */
+#define CS_SM_CORE_REPORTS_IN_FLIGHT 256
+
+/* Event reporting (core_reports.c). Before a heavy sweep's fabric (fresh) replaces the current
+ * one, with the current SA still built: the end ports that went lose their subscriptions and
+ * are reported out of service (trap 65), and those that came are noted. After the SA is rebuilt:
+ * the noted ones are reported in service (trap 64). Sending: the Reports the SA queued are
+ * submitted to the pipe (not run: they complete while the SM idles or runs), each retried until
+ * its ReportResp (lost ones are logged). -1 only when out of memory or on a transport failure. */
+int cs_sm_core_note_departures(struct cs_sm_core *c, const struct cs_sm_sweep *fresh,
+                               struct cs_error *err);
+int cs_sm_core_note_arrivals(struct cs_sm_core *c, struct cs_error *err);
+int cs_sm_core_send_reports(struct cs_sm_core *c, struct cs_error *err);
+/* Traps ports sent (from the pipe's unsolicited handler: nothing is sent there) wait in c->traps
+ * until the SA forwards them to subscribers (cs_sa_report_trap) with report_traps; beyond
+ * CS_SM_CORE_TRAPS_MAX waiting, more are counted and dropped. */
+#define CS_SM_CORE_TRAPS_MAX 1024
+void cs_sm_core_note_trap(struct cs_sm_core *c, const struct cs_smp *trap);
+int cs_sm_core_report_traps(struct cs_sm_core *c, struct cs_error *err);
+
 /* QoS (core_qos.c), in place of the SL2VL rule when cfg.qos is TRUE: SL2VL tables from the
  * templates, VLArbitration tables, VLHighLimit. Returns the failures, or -1. */
 int cs_sm_core_program_qos(struct cs_sm_core *c, struct cs_error *err);

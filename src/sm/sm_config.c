@@ -121,6 +121,10 @@ static const struct key keys[] = {
     {"no_clients_rereg", VALUE_BOOL, FIELD(no_clients_rereg), 0, 0, CS_SM_CONFIG_LIVE,
      "Do not ask the hosts' ports to register again with the SA (ClientReregister) on the "
      "first sweep as master"},
+    {"drop_event_subscriptions", VALUE_BOOL, FIELD(drop_event_subscriptions), 0, 0,
+     CS_SM_CONFIG_LIVE,
+     "Drop the event subscriptions (InformInfo) of a port that leaves the fabric; FALSE keeps "
+     "them for when it comes back, as OpenSM does by default"},
     {"allow_both_pkeys", VALUE_BOOL, FIELD(allow_both_pkeys), 0, 0, CS_SM_CONFIG_PKEYS,
      "A port may be a full and a limited member of one partition (OpenSM -W)"},
     {"subnet_timeout", VALUE_UINT, FIELD(subnet_timeout), 0, 31, CS_SM_CONFIG_LIVE,
@@ -271,7 +275,6 @@ static const char *const opensm_keys[] = {
     "daemon",
     "disable_multicast",
     "do_mesh_analysis",
-    "drop_event_subscriptions",
     "dump_files_dir",
     "enable_quirks",
     "event_db_dump_file",

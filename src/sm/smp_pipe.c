@@ -384,13 +384,21 @@ int cs_smp_pipe_idle(struct cs_smp_pipe *pipe, int timeout_ms, struct cs_error *
 {
     uint64_t deadline = now_us(pipe) + (uint64_t)(timeout_ms > 0 ? timeout_ms : 0) * 1000u;
     for (;;) {
+        /* Requests left in flight (sent without a run) go on: started, retried, timed out. */
+        if (start_queued(pipe, err) < 0)
+            return -1;
+        uint64_t wake = deadline;
+        if (pipe->oldest != NO_SLOT && pipe->slots[pipe->oldest].deadline_us < wake)
+            wake = pipe->slots[pipe->oldest].deadline_us;
         uint8_t wire[CS_SMP_SIZE];
         uint16_t slid = 0;
-        int got = pipe->transport.recv(pipe->transport.ctx, wire, &slid,
-                                       wait_ms_until(pipe, deadline), err);
+        int got =
+            pipe->transport.recv(pipe->transport.ctx, wire, &slid, wait_ms_until(pipe, wake), err);
         if (got < 0)
             return -1;
         if (got == 1 && handle(pipe, wire, slid, err) < 0)
+            return -1;
+        if (expire(pipe, err) < 0)
             return -1;
         if (now_us(pipe) >= deadline)
             return 0;

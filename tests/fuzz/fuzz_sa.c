@@ -8,7 +8,10 @@
  * OpenSM's order, and no alias is a port's own GUID; and so is the multicast group store (joins
  * and leaves of MCMemberRecords): groups in MGID order with distinct MLIDs, members in OpenSM's
  * order, the full members counted right, no group without a full member unless it is well
- * known; and no two services share ServiceID, ServiceGID and ServiceP_Key.
+ * known; and no two services share ServiceID, ServiceGID and ServiceP_Key; and so is the event
+ * subscription store (Sets of InformInfo): no subscription twice, each a Subscribe of a port
+ * the subnet has, its QPN the requester's, and the Reports queued (traps 66 and 67 of joins and
+ * leaves, and a trap 64 made up at the end) go to subscribers' LIDs.
  *
  * Input: requests of 257 bytes each (the last may be shorter), so that Sets and Deletes change
  * the store the requests after them read: byte 0 picks the requester LID (mod 32: the subnet's
@@ -21,6 +24,7 @@
 
 #include "../unit/sa_fixtures.h"
 #include "cloudsm/alias_guids.h"
+#include "cloudsm/informs.h"
 #include "cloudsm/lid.h"
 #include "cloudsm/mcast.h"
 #include "cloudsm/partitions.h"
@@ -119,6 +123,8 @@ static void build_subnet(void)
         .path_caching = true,
         .subnet_timeout = CS_SA_DEFAULT_SUBNET_TIMEOUT,
         .max_reply = ROOM,
+        .sm_lid = 1,
+        .sm_guid = UINT64_C(0x0010000000000001),
     };
     subnet.resp = malloc(ROOM);
     if (!subnet.resp)
@@ -133,13 +139,15 @@ static void fresh_store(void)
     cs_alias_guids_destroy(subnet.opt.aliases);
     cs_mcast_groups_destroy(subnet.opt.mcast);
     cs_services_destroy(subnet.opt.services);
+    cs_informs_destroy(subnet.opt.informs);
+    subnet.opt.informs = cs_informs_create(&err);
     subnet.opt.aliases = cs_alias_guids_create(&err);
     subnet.opt.mcast = cs_mcast_groups_create(&err);
     subnet.opt.services = cs_services_create(&err);
     subnet.opt.clock_ms = fuzz_clock;
     subnet.now_ms = 0;
     struct cs_log log = {0};
-    if (!subnet.opt.aliases || !subnet.opt.mcast || !subnet.opt.services ||
+    if (!subnet.opt.aliases || !subnet.opt.mcast || !subnet.opt.services || !subnet.opt.informs ||
         cs_mcast_groups_sync_partitions(subnet.opt.mcast, &subnet.parts, &subnet.set, false,
                                         CS_SA_DEFAULT_SUBNET_TIMEOUT, &log, &err) != 1 ||
         cs_sa_db_build(&subnet.sweep, &subnet.lfts, &subnet.set, &subnet.opt, &subnet.db, &err) !=
@@ -207,6 +215,45 @@ static void check_groups(void)
     }
 }
 
+/* The port slot that owns lid, or UINT32_MAX. */
+static uint32_t port_of_lid(uint16_t lid)
+{
+    const struct cs_fabric *f = &subnet.sweep.fabric;
+    for (uint32_t p = 0; p < f->num_port_slots; p++)
+        if (f->ports[p].lid == lid && lid != 0)
+            return p;
+    return UINT32_MAX;
+}
+
+/* Every Report waiting goes to a subscriber's LID; the outbox is left empty. */
+static void drain_reports(uint16_t trap_low, uint16_t trap_high)
+{
+    struct cs_informs *s = subnet.opt.informs;
+    struct cs_report r;
+    while (cs_informs_take_reports(s, &r, 1) == 1) {
+        bool subscriber = false;
+        for (uint32_t i = 0; i < cs_informs_count(s); i++)
+            subscriber |= cs_informs_at(s, i)->to.lid == r.to.lid;
+        if (!subscriber || r.notice.trap_number < trap_low || r.notice.trap_number > trap_high)
+            abort();
+    }
+}
+
+/* No subscription twice (each is the first of its kind), each a Subscribe from a port of the
+ * subnet, kept with the requester's QPN (1: cs_sa_answer's). */
+static void check_informs(void)
+{
+    const struct cs_informs *s = subnet.opt.informs;
+    const struct cs_fabric *f = &subnet.sweep.fabric;
+    for (uint32_t i = 0; i < cs_informs_count(s); i++) {
+        const struct cs_subscription *sub = cs_informs_at(s, i);
+        uint32_t port = port_of_lid(sub->to.lid);
+        if (cs_informs_find(s, sub) != i || sub->info.subscribe != 1 || sub->info.qpn != 1 ||
+            sub->to.qpn != 1 || port == UINT32_MAX || f->ports[port].guid != sub->subscriber_guid)
+            abort();
+    }
+}
+
 static size_t stride_of(uint16_t attr_id)
 {
     switch (attr_id) {
@@ -236,6 +283,8 @@ static size_t stride_of(uint16_t attr_id)
         return cs_sa_record_stride(CS_SA_SERVICE_RECORD_SIZE);
     case CS_SA_ATTR_MFT_RECORD:
         return cs_sa_record_stride(CS_SA_MFT_RECORD_SIZE);
+    case CS_SA_ATTR_INFORM_INFO_RECORD:
+        return cs_sa_record_stride(CS_SA_INFORM_INFO_RECORD_SIZE);
     default:
         return 0;
     }
@@ -286,13 +335,28 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         size_t len = 12345;
         int rc = cs_sa_answer(subnet.db, requester, req, req_len, subnet.resp, ROOM, &len);
         check_reply(req, req_len, rc, subnet.resp, len, ROOM);
+        drain_reports(CS_TRAP_MGID_CREATED, CS_TRAP_MGID_DESTROYED);
         /* With only one MAD of room, a table that does not fit is refused, never cut (a Set or
          * Delete asked again finds what the first one left: the same reply or a refusal). */
         rc = cs_sa_answer(subnet.db, requester, req, req_len, subnet.resp, CS_SA_MAD_SIZE, &len);
         check_reply(req, req_len, rc, subnet.resp, len, CS_SA_MAD_SIZE);
+        drain_reports(CS_TRAP_MGID_CREATED, CS_TRAP_MGID_DESTROYED);
     }
     check_store();
     check_services();
     check_groups();
+    check_informs();
+    /* Host 3 comes into service: Reports only to subscribers, never more than there are. */
+    struct cs_notice n;
+    uint8_t gid[16] = {0xfe, 0x80, 0, 0, 0, 0, 0, 0, 0, 0x10, 0, 0, 0, 0, 0x03, 0x01};
+    cs_notice_from_sm(CS_TRAP_GID_IN_SERVICE, 1, subnet.opt.subnet_prefix, subnet.opt.sm_guid, gid,
+                      &n);
+    struct cs_error err;
+    uint32_t before = cs_informs_count(subnet.opt.informs);
+    int queued = cs_sa_report_notice(subnet.db, &n, &err);
+    if (queued < 0 || (uint32_t)queued > before)
+        abort();
+    drain_reports(CS_TRAP_GID_IN_SERVICE, CS_TRAP_GID_IN_SERVICE);
+    check_informs();
     return 0;
 }

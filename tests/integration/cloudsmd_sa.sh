@@ -106,7 +106,7 @@ check "cloudsmd still running" kill -0 "$daemon"
 # What README.md claims, and what it lists as not built: the queries it names as working
 # answer; the ones it lists as missing get an error status (saquery exits non-zero), never
 # a hang or a made-up answer.
-for q in -c -s -x -p -S NR PIR LR GIR -g -m MCMR MFTR SWIR LFTR SL2VL VLAR "--smkey 1 PKTR"; do
+for q in -c -s -x -p -S -I NR PIR LR GIR -g -m MCMR MFTR SWIR LFTR SL2VL VLAR "--smkey 1 PKTR"; do
   CHECKS=$((CHECKS + 1))
   if SIM_HOST=$ASK timeout 20 env LD_PRELOAD=$UMAD2SIM saquery $q >"sa.claim" 2>&1; then
     echo "ok: saquery $q answered"
@@ -114,7 +114,7 @@ for q in -c -s -x -p -S NR PIR LR GIR -g -m MCMR MFTR SWIR LFTR SL2VL VLAR "--sm
     fail "saquery $q (README says it works): $(head -c 200 sa.claim)"
   fi
 done
-for q in -I; do
+for q in SMIR; do
   SIM_HOST=$ASK timeout 20 env LD_PRELOAD=$UMAD2SIM saquery $q >"sa.missing" 2>&1
   rc=$?
   CHECKS=$((CHECKS + 1))

@@ -1,6 +1,6 @@
-/* What the SA test clients (sa_alias, sa_service, mc_join) share: their number arguments, and one
- * request from this host's first port with its reply, printed the same way by all of them when
- * none comes. Header-only; each client is one program. */
+/* What the SA test clients (sa_alias, sa_service, mc_join, sa_inform) share: their number
+ * arguments, and one request from this host's first port with its reply, printed the same way by
+ * all of them when none comes. Header-only; each client is one program. */
 #ifndef CLOUDSM_TEST_SA_CALL_H
 #define CLOUDSM_TEST_SA_CALL_H
 
@@ -33,13 +33,14 @@ static inline int sa_call_open(const char *who, struct umad_client *c)
     return 0;
 }
 
-/* Send method/attr/mask with SM_Key sm_key and record[0..size) through c (then closed), and wait
- * up to SA_CALL_TIMEOUT_MS: 0 with the reply's header in *reply and its first record in
- * out[0..size) (zero where the reply is shorter); 1 after printing "no reply" (nothing came, or
- * the port failed: the error on stderr). */
-static inline int sa_call(const char *who, struct umad_client *c, uint32_t tid, uint8_t method,
-                          uint16_t attr, uint64_t mask, uint64_t sm_key, const uint8_t *record,
-                          size_t size, struct cs_sa_header *reply, uint8_t *out)
+/* Send method/attr/mask with SM_Key sm_key and record[0..size) through c, and wait up to
+ * SA_CALL_TIMEOUT_MS: 0 with the reply's header in *reply and its first record in out[0..size)
+ * (zero where the reply is shorter); 1 after printing "no reply" (nothing came, or the port
+ * failed: the error on stderr). sa_call_open_port keeps c open, sa_call closes it. */
+static inline int sa_call_open_port(const char *who, struct umad_client *c, uint32_t tid,
+                                    uint8_t method, uint16_t attr, uint64_t mask, uint64_t sm_key,
+                                    const uint8_t *record, size_t size, struct cs_sa_header *reply,
+                                    uint8_t *out)
 {
     uint8_t request[CS_SA_MAD_SIZE] = {0};
     struct cs_sa_header h = {.base_version = CS_SA_BASE_VERSION,
@@ -60,15 +61,22 @@ static inline int sa_call(const char *who, struct umad_client *c, uint32_t tid, 
         if (rc < 0)
             fprintf(stderr, "%s: %s\n", who, err.msg);
         printf("no reply\n");
-        umad_client_close(c);
         return 1;
     }
     cs_sa_header_decode(got, reply);
     size_t body = len > CS_SA_HEADER_SIZE ? len - CS_SA_HEADER_SIZE : 0;
     memset(out, 0, size);
     memcpy(out, got + CS_SA_HEADER_SIZE, body < size ? body : size);
-    umad_client_close(c);
     return 0;
+}
+
+static inline int sa_call(const char *who, struct umad_client *c, uint32_t tid, uint8_t method,
+                          uint16_t attr, uint64_t mask, uint64_t sm_key, const uint8_t *record,
+                          size_t size, struct cs_sa_header *reply, uint8_t *out)
+{
+    int rc = sa_call_open_port(who, c, tid, method, attr, mask, sm_key, record, size, reply, out);
+    umad_client_close(c);
+    return rc;
 }
 
 #endif

@@ -62,8 +62,13 @@ int umad_client_open(struct umad_client *c, const char *ca_name, int port_num, u
         umad_client_close(c);
         return -1;
     }
-    /* No method mask: we take no requests, replies to ours arrive regardless. */
-    c->agent_sa = umad_register(c->portid, CS_SA_CLASS, CS_SA_CLASS_VERSION, RMPP_VERSION, NULL);
+    /* Replies to ours arrive regardless of the method mask; the only requests a client takes
+     * are the Reports of its event subscriptions (SubnAdmReport, method 0x06). */
+    long reports[16 / sizeof(long)] = {0};
+    reports[CS_SA_METHOD_REPORT / (8 * sizeof(long))] |=
+        1L << (CS_SA_METHOD_REPORT % (8 * sizeof(long)));
+    c->agent_sa = umad_register(c->portid, CS_SA_CLASS, CS_SA_CLASS_VERSION, RMPP_VERSION,
+                                (flags & UMAD_CLIENT_REPORTS) ? reports : NULL);
     if (c->agent_sa < 0) {
         cs_fail(err, "cannot register a SubnAdm agent on %s port %d", c->ca_name, c->port_num);
         umad_client_close(c);

@@ -26,8 +26,9 @@
 #include "cloudsm/error.h"
 #include "cloudsm/sa_client.h"
 
-#define UMAD_CLIENT_SMP 1u /* also register SMP agents (probes, the local PortInfo) */
-#define UMAD_CLIENT_PMA 2u /* also register a PerfMgt agent (port counters) */
+#define UMAD_CLIENT_SMP 1u     /* also register SMP agents (probes, the local PortInfo) */
+#define UMAD_CLIENT_PMA 2u     /* also register a PerfMgt agent (port counters) */
+#define UMAD_CLIENT_REPORTS 4u /* take the SA's Reports (event subscriptions) */
 
 struct umad_client {
     int portid;

@@ -108,10 +108,10 @@ static int fail_run(struct run *r, const struct cs_error *err)
 
 /* One SA request from the umad transport (umad_port.h): the reply, or NULL to send nothing. */
 static const uint8_t *answer_sa(void *arg, const uint8_t *mad, size_t len,
-                                const struct umad_gmp_from *from, size_t *reply_len)
+                                const struct cs_sa_address *from, size_t *reply_len)
 {
     struct run *r = arg;
-    return cs_sm_core_answer_sa(&r->core, from->lid, mad, len, reply_len);
+    return cs_sm_core_answer_sa(&r->core, from, mad, len, reply_len);
 }
 
 /* -o and another SM won the election: there is no standby to stay in. */

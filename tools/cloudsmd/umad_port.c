@@ -156,7 +156,7 @@ int umad_sm_port_serve_sa(struct umad_sm_port *p, umad_gmp_handler handler, void
 static void answer_sa(struct umad_sm_port *p, const uint8_t *mad, size_t len)
 {
     const ib_user_mad_t *hdr = p->buf;
-    struct umad_gmp_from from = {
+    struct cs_sa_address from = {
         .lid = be16toh(hdr->addr.lid),
         .qpn = be32toh(hdr->addr.qpn),
         .sl = hdr->addr.sl,
@@ -189,9 +189,15 @@ static int umad_transport_send(void *ctx, const uint8_t mad[CS_SMP_SIZE], uint16
     struct umad_sm_port *p = ctx;
     memcpy(umad_get_mad(p->buf), mad, CS_SMP_SIZE);
     int agent;
-    if (mad[1] == CS_PMA_CLASS) { /* a GMP: QP1 of the node's agent, with the QP1 Q_Key */
+    if (mad[1] == CS_PMA_CLASS || mad[1] == SA_CLASS) {
+        /* A GMP (a PerfMgt Get, an SA Report to a subscriber): QP1 of the node, with the QP1
+         * Q_Key. Reports go to QP1 whatever QP the subscription came from: every libibumad
+         * client sends from QP1, and the kernel hands the Report to its SA agent there. */
         umad_set_addr(p->buf, dlid, 1, 0, QP1_QKEY);
-        agent = p->agent_pma;
+        agent = mad[1] == CS_PMA_CLASS ? p->agent_pma : p->agent_sa;
+        if (agent < 0)
+            return cs_fail(err, "no SA agent on %s port %d to send a Report with", p->ca_name,
+                           p->port_num);
     } else {
         umad_set_addr(p->buf, dlid, QP0, 0, 0);
         agent = mad[1] == CS_SMP_CLASS_DIRECTED_ROUTE ? p->agent_dr : p->agent_lid;
@@ -225,7 +231,8 @@ static int umad_transport_recv(void *ctx, uint8_t mad[CS_SMP_SIZE], uint16_t *sl
             continue;
         }
         const uint8_t *got = umad_get_mad(p->buf);
-        if (got[1] == SA_CLASS) {
+        /* SA requests are answered here; a response (a subscriber's ReportResp) is the pipe's. */
+        if (got[1] == SA_CLASS && !(got[3] & 0x80)) {
             if (p->sa_answer != NULL && len > 0)
                 answer_sa(p, got, (size_t)len);
             return 0; /* nothing for the SMP pipe; it calls again with what is left of its wait */

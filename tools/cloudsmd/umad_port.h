@@ -1,5 +1,5 @@
 /* cloudsmd's transport: the SMP pipe (include/cloudsm/smp_pipe.h) over libibumad: SMPs on QP0,
- * the performance manager's PerfMgt GMPs on QP1.
+ * the performance manager's PerfMgt GMPs and the SA's Reports to subscribers on QP1.
  *
  * The same code talks to a real HCA and, under LD_PRELOAD of ibsim's libumad2sim.so, to ibsim.
  * Only cloudsmd links libibumad; the library stays free of rdma-core.
@@ -11,21 +11,14 @@
 #include <stdint.h>
 
 #include "cloudsm/error.h"
+#include "cloudsm/sa.h"
 #include "cloudsm/smp_pipe.h"
 
-/* Where a GMP came from, so that the answer goes back there (IBA 13.5.1: to the requester's LID
- * and QP, with the QP1 Q_Key). */
-struct umad_gmp_from {
-    uint16_t lid;
-    uint32_t qpn;
-    uint8_t sl;
-    uint16_t pkey_index;
-};
-
-/* Answers one GMP (an SA request): returns the response (owned by the handler, valid until the
- * next call) and its length, or NULL to send nothing. */
+/* Answers one GMP (an SA request) from `from` (the answer goes back there, IBA 13.5.1: to the
+ * requester's LID and QP, with the QP1 Q_Key): returns the response (owned by the handler, valid
+ * until the next call) and its length, or NULL to send nothing. */
 typedef const uint8_t *(*umad_gmp_handler)(void *arg, const uint8_t *mad, size_t len,
-                                           const struct umad_gmp_from *from, size_t *reply_len);
+                                           const struct cs_sa_address *from, size_t *reply_len);
 
 struct umad_sm_port {
     int portid;    /* libibumad port id */

@@ -1,0 +1,214 @@
+/* The SM's side of event reporting (include/cloudsm/informs.h): the traps it issues when end
+ * ports come into service (64) or go out of it (65) between heavy sweeps, matched against the
+ * subscriptions by the SA (cs_sa_report_notice), and the Reports the SA queued sent to their
+ * subscribers through the SMP pipe, with its timeouts and retries (OpenSM's
+ * transaction_timeout and transaction_retries), each acknowledged by a ReportResp. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cloudsm/informs.h"
+#include "core/grow.h"
+#include "sm/core_internal.h"
+#include "sm/phase.h"
+
+static bool subscriptions(const struct cs_sm_core *c)
+{
+    return c->informs != NULL && cs_informs_count(c->informs) > 0;
+}
+
+static void port_gid(const struct cs_sm_core *c, uint64_t guid, uint8_t gid[16])
+{
+    cs_bits_set(gid, 0, 64, c->cfg.subnet_prefix);
+    cs_bits_set(gid, 64, 64, guid);
+}
+
+static void sm_notice(const struct cs_sm_core *c, uint16_t trap, uint64_t guid, struct cs_notice *n)
+{
+    uint8_t gid[16];
+    port_gid(c, guid, gid);
+    const struct cs_fabric *f = &c->sweep.fabric;
+    uint16_t sm_lid = c->sweep.sm_port != CS_NONE ? f->ports[c->sweep.sm_port].lid : 0;
+    cs_notice_from_sm(trap, sm_lid, c->cfg.subnet_prefix, c->me.guid, gid, n);
+}
+
+int cs_sm_core_note_departures(struct cs_sm_core *c, const struct cs_sm_sweep *fresh,
+                               struct cs_error *err)
+{
+    free(c->arrived);
+    c->arrived = NULL;
+    c->num_arrived = 0;
+    if (!subscriptions(c) || c->sweep.fabric.num_nodes == 0)
+        return 0;
+    struct cs_key_index now;
+    if (cs_sm_end_port_index(fresh, &now, err) < 0)
+        return -1;
+    /* Ports that came: reported once the SA knows them (their partitions). */
+    const struct cs_fabric *ff = &fresh->fabric;
+    uint32_t cap = 0;
+    for (uint32_t p = 0; p < ff->num_port_slots; p++) {
+        if (!cs_sm_end_port(fresh, p) ||
+            cs_key_index_find(&c->end_ports, ff->ports[p].guid) != CS_NONE)
+            continue;
+        if (cs_grow((void **)&c->arrived, &cap, (uint64_t)c->num_arrived + 1, sizeof *c->arrived,
+                    err) < 0) {
+            cs_key_index_free(&now);
+            return -1;
+        }
+        c->arrived[c->num_arrived++] = ff->ports[p].guid;
+    }
+    /* Ports that went: with drop_event_subscriptions their own subscriptions go (OpenSM's drop
+     * manager), and the others hear of them, judged by the SA of the sweep that still had
+     * them. */
+    const struct cs_fabric *f = &c->sweep.fabric;
+    int rc = 0;
+    uint32_t departed = 0, reports = 0;
+    for (uint32_t p = 0; p < f->num_port_slots && rc == 0; p++) {
+        if (!cs_sm_end_port(&c->sweep, p) || cs_key_index_find(&now, f->ports[p].guid) != CS_NONE)
+            continue;
+        departed++;
+        uint32_t dropped = c->cfg.drop_event_subscriptions
+                               ? cs_informs_drop_subscriber(c->informs, f->ports[p].guid)
+                               : 0;
+        if (dropped)
+            cs_logf(&c->log, CS_LOG_INFO, "informs: %u subscriptions of port 0x%016llx dropped",
+                    dropped, (unsigned long long)f->ports[p].guid);
+        if (c->sa == NULL)
+            continue;
+        struct cs_notice n;
+        sm_notice(c, CS_TRAP_GID_OUT_OF_SERVICE, f->ports[p].guid, &n);
+        int queued = cs_sa_report_notice(c->sa, &n, err);
+        if (queued < 0)
+            rc = -1;
+        else
+            reports += (uint32_t)queued;
+    }
+    cs_key_index_free(&now);
+    if (departed)
+        cs_logf(&c->log, CS_LOG_INFO, "informs: %u ports out of service (trap 65): %u reports",
+                departed, reports);
+    return rc;
+}
+
+int cs_sm_core_note_arrivals(struct cs_sm_core *c, struct cs_error *err)
+{
+    uint32_t reports = 0;
+    for (uint32_t i = 0; i < c->num_arrived && c->sa != NULL; i++) {
+        struct cs_notice n;
+        sm_notice(c, CS_TRAP_GID_IN_SERVICE, c->arrived[i], &n);
+        int queued = cs_sa_report_notice(c->sa, &n, err);
+        if (queued < 0)
+            return -1;
+        reports += (uint32_t)queued;
+    }
+    if (c->num_arrived)
+        cs_logf(&c->log, CS_LOG_INFO, "informs: %u ports in service (trap 64): %u reports",
+                c->num_arrived, reports);
+    free(c->arrived);
+    c->arrived = NULL;
+    c->num_arrived = 0;
+    return 0;
+}
+
+void cs_sm_core_note_trap(struct cs_sm_core *c, const struct cs_smp *trap)
+{
+    struct cs_error err;
+    if (c->num_traps >= CS_SM_CORE_TRAPS_MAX ||
+        cs_grow((void **)&c->traps, &c->traps_cap, (uint64_t)c->num_traps + 1, sizeof *c->traps,
+                &err) < 0) {
+        c->traps_dropped++;
+        return;
+    }
+    /* An SMP carries the Notice's first 64 bytes: all but the IssuerGID. */
+    uint8_t notice[CS_NOTICE_SIZE] = {0};
+    memcpy(notice, trap->data, CS_SMP_DATA_SIZE);
+    cs_notice_decode(notice, &c->traps[c->num_traps++]);
+}
+
+int cs_sm_core_report_traps(struct cs_sm_core *c, struct cs_error *err)
+{
+    if (c->sa == NULL || c->num_traps == 0)
+        return 0;
+    for (uint32_t i = 0; i < c->num_traps; i++) {
+        const struct cs_notice *n = &c->traps[i];
+        int queued = cs_sa_report_trap(c->sa, &c->traps[i], err);
+        if (queued < 0)
+            return -1;
+        if (queued > 0)
+            cs_logf(&c->log, CS_LOG_INFO, "informs: trap %u from LID %u: %d reports",
+                    n->trap_number, n->issuer_lid, queued);
+    }
+    if (c->traps_dropped)
+        cs_logf(&c->log, CS_LOG_WARN, "informs: %u traps not forwarded (more than %u waiting)",
+                c->traps_dropped, CS_SM_CORE_TRAPS_MAX);
+    c->num_traps = 0;
+    c->traps_dropped = 0;
+    return 0;
+}
+
+/* One Report on its way: what its completion logs. A slot of the core's pool of
+ * CS_SM_CORE_REPORTS_IN_FLIGHT: free again when the Report is acknowledged or lost. */
+struct cs_sm_report_slot {
+    struct cs_sm_core *c;
+    bool busy;
+    struct cs_report report;
+};
+
+static int report_done(void *arg, enum cs_smp_result result, const uint8_t *request,
+                       const uint8_t *reply, struct cs_error *err)
+{
+    (void)request;
+    (void)reply;
+    (void)err;
+    struct cs_sm_report_slot *slot = arg;
+    struct cs_sm_core *c = slot->c;
+    slot->busy = false;
+    c->reports_in_flight--;
+    if (result == CS_SMP_OK) {
+        c->reports_acknowledged++;
+        return 0;
+    }
+    c->reports_lost++;
+    cs_logf(&c->log, CS_LOG_WARN,
+            "informs: the Report of trap %u to LID %u (port 0x%016llx) was %s",
+            slot->report.notice.trap_number, slot->report.to.lid,
+            (unsigned long long)slot->report.subscriber_guid,
+            result == CS_SMP_TIMEOUT ? "never acknowledged" : "refused");
+    return 0;
+}
+
+int cs_sm_core_send_reports(struct cs_sm_core *c, struct cs_error *err)
+{
+    if (c->informs == NULL || cs_informs_pending(c->informs) == 0)
+        return 0;
+    if (c->report_slots == NULL &&
+        (c->report_slots =
+             cs_calloc_array(CS_SM_CORE_REPORTS_IN_FLIGHT, sizeof *c->report_slots, err)) == NULL)
+        return -1;
+    /* Submitted, not run: the pipe delivers them while the SM idles (cs_smp_pipe_idle) or runs
+     * its next requests, so that a subscriber that never answers holds up nothing. What finds no
+     * free slot waits in the outbox for the next turn. */
+    for (uint32_t i = 0; i < CS_SM_CORE_REPORTS_IN_FLIGHT && cs_informs_pending(c->informs); i++) {
+        struct cs_sm_report_slot *slot = &c->report_slots[i];
+        if (slot->busy)
+            continue;
+        cs_informs_take_reports(c->informs, &slot->report, 1);
+        /* SubnAdmReport(Notice) (IBA 13.4.9): the pipe writes the transaction id. */
+        uint8_t mad[CS_SMP_SIZE] = {0};
+        struct cs_sa_header h = {
+            .base_version = CS_SA_BASE_VERSION,
+            .mgmt_class = CS_SA_CLASS,
+            .class_version = CS_SA_CLASS_VERSION,
+            .method = CS_SA_METHOD_REPORT,
+            .attr_id = CS_SA_ATTR_NOTICE,
+        };
+        cs_sa_header_encode(&h, mad);
+        cs_notice_encode(&slot->report.notice, mad + CS_SA_HEADER_SIZE);
+        slot->c = c;
+        if (cs_smp_pipe_submit_mad(c->pipe, mad, slot->report.to.lid, report_done, slot, err) < 0)
+            return -1;
+        slot->busy = true;
+        c->reports_in_flight++;
+        c->reports_sent++;
+    }
+    return 0;
+}
