@@ -13,6 +13,11 @@ SIM_PIDS=()
 FAILURES=0
 CHECKS=0
 
+# Bounded stops (wait_exit, stop_daemon, forget_pid): no bare `wait` on a process under umad2sim.
+source "$(dirname "${BASH_SOURCE[0]}")/stop_daemon.sh"
+
+# At exit: whatever is still running is killed (SIGKILL, which the umad2sim exit hang cannot
+# hold up) and not waited for, so that the cleanup itself cannot hang.
 cleanup() {
   local pid
   for pid in "${SIM_PIDS[@]}"; do
@@ -135,10 +140,8 @@ ibsim_cmd() {
 }
 
 stop_ibsim() {
-  local pid=${SIM_PIDS[-1]}
-  kill -9 "$pid" 2>/dev/null
-  wait "$pid" 2>/dev/null
-  unset 'SIM_PIDS[-1]'
+  stop_daemon "${SIM_PIDS[-1]}" KILL 5
+  return 0 # killed as asked (a hang is counted as a failure by stop_daemon)
 }
 
 # wait_log FILE PATTERN COUNT [SECONDS]: until FILE holds COUNT lines matching PATTERN (grep -E),
