@@ -97,7 +97,8 @@ wait_exit() {
   # main() gone from every stack, exit()'s handlers on one: the hang is after our code ended.
   if grep -qE '__run_exit_handlers|in (__GI_)?exit \(' "$file" &&
      ! grep -qE '^#[0-9]+ +(0x[0-9a-f]+ in )?main \(' "$file"; then
-    label="$label: hung in its exit handlers after main() returned (the umad2sim atexit hang)"
+    label="$label: hung in its exit handlers after main() returned"
+    if grep -q umad2sim "$file"; then label="$label (libumad2sim's atexit hang)"; fi
   fi
   kill -9 "$pid" 2>/dev/null
   for ((i = 0; i < 50; i++)); do _stop_exited "$pid" && break; sleep 0.1; done
