@@ -177,7 +177,7 @@ kill "$client_pid" "$inval_pid"
 wait_exit "$client_pid" 10 "of SIGTERM"
 wait_exit "$inval_pid" 10 "of SIGTERM"
 check "LID moved: smpquery finds P1 at LID $((lid2)) now" \
-  bash -c "SIM_HOST=$CLIENT LD_PRELOAD=$UMAD2SIM smpquery nodeinfo $((lid2)) | grep -q 'PortGuid:\\.*0x0010000000000101'"
+  bash -c "SIM_HOST=$CLIENT timeout -k 5 120 env LD_PRELOAD=$UMAD2SIM smpquery nodeinfo $((lid2)) | grep -q 'PortGuid:\\.*0x0010000000000101'"
 check "paper's cache: P1 dropped" test "$(peer paper 0 drops)" -ge 1
 check "paper's cache: never reconnected, stale record ($(peer paper 0 connect_failures) failed attempts)" \
   test "$(peer paper 0 state)" != up -a "$(peer paper 0 connect_failures)" -ge 3

@@ -104,7 +104,7 @@ check "journal: info lines as <6>" grep -qx "<6>master SM on port .* waiting for
 check "journal: no times" bash -c "! grep -qE '^[0-9]{4}-' journal.err"
 stop_daemon "$sm"
 wait_exit "$listener" 10
-JOURNAL_STREAM=1:1 LD_PRELOAD=$UMAD2SIM "$CLOUDSMD" -o -c sm.conf -d state 2>not-journal.err
+JOURNAL_STREAM=1:1 sim "$CLOUDSMD" -o -c sm.conf -d state 2>not-journal.err
 check "journal: a JOURNAL_STREAM of another file: times as usual" \
   grep -qE '^[0-9]{4}-[0-9]{2}-[0-9]{2}T.* INFO  ' not-journal.err
 

@@ -78,4 +78,17 @@ stop_daemon "$pid" 2>segv.err
 expect_eq "SIGSEGV on SIGTERM: its status" 139 $?
 expect_failures 1 "SIGSEGV on SIGTERM"
 check "... named" grep -q "bash (pid $pid) died of SIGSEGV (after being sent SIGTERM)" segv.err
+
+# sim: a client that does not exit is ended by timeout(1), and that is a failure.
+failures_before=$FAILURES
+SECONDS=0
+UMAD2SIM= SIM_CLIENT_SECONDS=1 sim bash -c 'trap "" TERM; sleep 100' 2>sim.err
+status=$?
+elapsed=$SECONDS
+expect_failures 1 "sim: a client that ignores SIGTERM"
+expect_eq "... killed after the TERM and the 5 s grace (137)" 137 "$status"
+check "... within the bound ($elapsed s)" test "$elapsed" -le 8
+check "... said so" grep -q "bash (a client under umad2sim) did not exit within 1 s" sim.err
+UMAD2SIM= sim sh -c 'exit 3'
+expect_eq "sim: a client's own status" 3 $?
 finish

@@ -68,8 +68,9 @@ _stop_evidence() {
 # _stop_evidence), SIGKILL, reaped, a failure "NAME (pid PID) did not exit within SECONDS s WHY;
 # backtraces in FILE", and status 124. WHY says what it should exit of ("of SIGTERM").
 wait_exit() {
-  local pid=$1 secs=${2:-10} why=${3:-} name tenths i status
-  name=$(cat "/proc/$pid/comm" 2>/dev/null) || name=process
+  local pid=$1 secs=${2:-10} why=${3:-} name=${STOP_NAME:-} tenths i status
+  # Read now, unless the caller read it before its signal: a dead process has no name left.
+  [[ -n $name ]] || name=$(cat "/proc/$pid/comm" 2>/dev/null) || name=process
   tenths=$((secs * 10))
   for ((i = 0; i < tenths; i++)); do
     _stop_exited "$pid" && break
@@ -111,8 +112,9 @@ wait_exit() {
 # stop_daemon PID [SIGNAL] [SECONDS]: send SIGNAL (TERM) to PID, a child of this shell, and
 # wait_exit it for SECONDS (10): its exit status, or 124 (a failure counted) if it hung.
 stop_daemon() {
-  local pid=$1 sig=${2:-TERM} secs=${3:-10}
+  local pid=$1 sig=${2:-TERM} secs=${3:-10} name
   sig=${sig#SIG}
+  name=$(cat "/proc/$pid/comm" 2>/dev/null) || name=process
   kill -s "$sig" "$pid" 2>/dev/null
-  STOP_SENT_SIGNAL=SIG$sig wait_exit "$pid" "$secs" "of SIG$sig"
+  STOP_NAME=$name STOP_SENT_SIGNAL=SIG$sig wait_exit "$pid" "$secs" "of SIG$sig"
 }
