@@ -1,5 +1,8 @@
 # Shared by the bench/ scripts (sourced, from the repository root).
 
+# stop_daemon, wait_exit: bounded stops (a process under umad2sim can hang at exit).
+source tests/lib/stop_daemon.sh
+
 # bench_build: the Debian packages the benchmarks run against, and a release build of cloudsm.
 bench_build() {
   scripts/deps test >/dev/null

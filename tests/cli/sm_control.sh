@@ -117,7 +117,7 @@ expect_eq "sweep: an empty body" 0 "$(wc -c <"$WORK/out")"
 run 0 "$CLOUDSM" sm status -d "$WORK/state/" --timeout 5                         # 11
 check "a trailing slash on the state dir" grep -q "^state" "$WORK/out"
 
-wait "$STUB_PID"
+wait_exit "$STUB_PID" 10
 expect_eq "the stub served $REQUESTS requests and exited" 0 "$?"
 check "the stub removed its socket" test ! -e "$WORK/state/cloudsmd.sock"
 finish

@@ -31,7 +31,7 @@ start_sm() { # start_sm CONFIG [SIM_HOST]: cloudsmd as a daemon with the state i
   SIM_HOST=${2:-H-0010000000000000} start_cloudsmd_daemon "sm-$RANDOM.log" -R ftree -c "$1" \
     --state-dir state
 }
-stop_sm() { kill "$daemon"; wait "$daemon" 2>/dev/null; }
+stop_sm() { stop_daemon "$daemon"; }
 sa_requests() { "$CLOUDSM" sm status -d state --json >status.json && json_get status.json sa_requests; }
 
 # client NAME [options] PEER...: a background client writing NAME.json (its own process, $!,
@@ -49,7 +49,7 @@ client() {
   done
   fail "$name: the client did not connect: $(cat "$name.err")"
 }
-stop_client() { kill "$client_pid"; wait "$client_pid" 2>/dev/null; }
+stop_client() { stop_daemon "$client_pid"; }
 peer() { jq -r ".peers[$2].$3" "$1.json"; } # peer NAME INDEX FIELD
 
 # silence SECONDS: P1's node drops every packet for that long, then answers again; waits until
@@ -89,7 +89,7 @@ kill -USR1 "$usr1"
 sleep 0.5
 expect_eq "SIGUSR1: a report on standard output, the peer connected" 1 \
   "$(jq -s '.[0].totals.connected' usr1.out)"
-kill "$usr1"; wait "$usr1"
+stop_daemon "$usr1"
 expect_eq "SIGTERM: exit 0 (every peer connected)" 0 $?
 expect_eq "SIGTERM: the final report follows" 2 "$(jq -s length usr1.out)"
 
@@ -150,7 +150,7 @@ expect_eq "SIGHUP: read three times" 3 "$(jq .reloads reload.json)"
 expect_eq "SIGHUP: the connection to P1 stays while its probes find P1" "up $P1" \
   "$(peer reload 0 state) $(peer reload 0 port_guid)"
 silence 1.5
-kill "$reload_pid"; wait "$reload_pid" 2>/dev/null
+stop_daemon "$reload_pid"
 expect_eq "after P1 dropped: db reconnected at its new address, P5's port" "up $P5" \
   "$(peer reload 0 state) $(peer reload 0 port_guid)"
 expect_eq "after P1 dropped: P5's LID" "$(($(awk -v g=$P5 '$1 == g {print $2}' state/guid2lid)))" \
@@ -173,9 +173,11 @@ awk -v a=$P1 -v b=0x0010000000000201 -v la="$lid1" -v lb="$lid2" \
 mv guid2lid.swapped state/guid2lid
 start_sm caching.conf
 sleep 3
-kill "$client_pid" "$inval_pid"; wait "$client_pid" "$inval_pid" 2>/dev/null
+kill "$client_pid" "$inval_pid"
+wait_exit "$client_pid" 10 "of SIGTERM"
+wait_exit "$inval_pid" 10 "of SIGTERM"
 check "LID moved: smpquery finds P1 at LID $((lid2)) now" \
-  bash -c "SIM_HOST=$CLIENT LD_PRELOAD=$UMAD2SIM smpquery nodeinfo $((lid2)) | grep -q 'PortGuid:\\.*0x0010000000000101'"
+  bash -c "SIM_HOST=$CLIENT timeout -k 5 120 env LD_PRELOAD=$UMAD2SIM smpquery nodeinfo $((lid2)) | grep -q 'PortGuid:\\.*0x0010000000000101'"
 check "paper's cache: P1 dropped" test "$(peer paper 0 drops)" -ge 1
 check "paper's cache: never reconnected, stale record ($(peer paper 0 connect_failures) failed attempts)" \
   test "$(peer paper 0 state)" != up -a "$(peer paper 0 connect_failures)" -ge 3

@@ -73,7 +73,7 @@ expect_eq "--only MIF1: its instances per round" "0 3" \
   "$(jq -r '[.rounds[].flooders[0].instances] | join(" ")' only.json)"
 expect_eq "--only MIF1: named" MIF1 "$(jq -r '.rounds[0].flooders[0].name' only.json)"
 check "--only MIF1: answered in round 2" test "$(jq '.rounds[1].answered' only.json)" -gt 0
-kill "$daemon"; wait "$daemon" 2>/dev/null
+stop_daemon "$daemon"
 stop_ibsim
 
 # ---- OpenSM ----

@@ -30,10 +30,7 @@ cmds=("portstatus" "portstatus switch" "portstatus ca" "switchbalance verbose" "
 for lid in $lids; do cmds+=("querylid $lid"); done
 python3 "$CONSOLE" "$port" "${cmds[@]}" >osm.console || fail "OpenSM's console (port $port)"
 check "OpenSM's console answered portstatus" grep -q '^"ALL" port status:' osm.console
-osm_pid=${SIM_PIDS[-1]}
-kill "$osm_pid"
-wait "$osm_pid" 2>/dev/null
-unset 'SIM_PIDS[-1]'
+stop_daemon "${SIM_PIDS[-1]}" # OpenSM
 stop_ibsim
 # osm_answer CMD: what OpenSM's console answered to CMD.
 osm_answer() { awk -v c="@@@ $1" '$0 == c { on = 1; next } /^@@@ / { on = 0 } on' osm.console; }

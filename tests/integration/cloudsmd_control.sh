@@ -47,7 +47,7 @@ ibsim_cmd 'Unlink "S-0020000100000000"[5]'
 for _ in $(seq 1 50); do [[ $(grep -c "sweep done" sm.log) -gt $sweeps ]] && break; sleep 0.1; done
 check "a pulled cable is repaired by a heavy sweep during the flood" \
   test "$(grep -c "sweep done" sm.log)" -gt "$sweeps"
-wait "$flood"
+wait_exit "$flood" 30 # an 8 s flood
 cat flood.out
 read -r _ opened _ backlog_full _ dropped <flood.out
 check "the flood kept the table full (connections opened: $opened > 200)" test "$opened" -gt 200
@@ -63,7 +63,7 @@ ms=$(ms_of "$CLOUDSM" sm status -d state --json)
 expect_eq "sm status with 20 idle connections open" master \
   "$(json_get "$WORK/last.out" state)"
 check "sm status answered within 500 ms ($ms ms)" test "$ms" -lt 500
-wait "$idle"
+wait_exit "$idle" 15 # 3 s
 ibsim_cmd 'Link "S-0020000100000000"[5] "S-0020000200000000"[1]'
 
 # An empty request and one of 4096 bytes without a newline: their error lines.
@@ -84,7 +84,6 @@ expect_eq "a 4096-byte request" "error: request longer than 4095 bytes" "$(reply
 check "the flood is in the log: idle connections dropped at their deadline" \
   grep -q "control: bad request from uid .* no request line within 1000 ms" sm.log
 
-kill -TERM "$daemon"
-wait "$daemon"
+stop_daemon "$daemon"
 expect_eq "cloudsmd stops cleanly" 0 $?
 finish

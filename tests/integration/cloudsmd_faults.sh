@@ -61,7 +61,7 @@ consistent clean
 (sleep 0.05; ibsim_cmd 'Unlink "S-0020000100000002"[5]') &
 unlinker=$!
 status=$(sm midsweep.log --max-outstanding 1)
-wait $unlinker
+wait_exit $unlinker 10
 check "mid-sweep unlink: the run ends with 0 or 1 ($status)" test "$status" -le 1
 expect_eq "after the unlink: a clean run" 0 "$(sm after.log)"
 check "after the unlink: one link fewer" grep -q ", 191 links" after.log

@@ -84,8 +84,7 @@ check "sminfo sees cloudsmd as master ($info)" grep -q "SMINFO_MASTER" <<<"$info
 check "sminfo names cloudsmd's port" grep -q "sm lid $sm_lid sm guid 0x10000000000001" <<<"$info"
 capmask=$(sim smpquery portinfo "$sm_lid" 2>/dev/null | sed -n '/^CapMask/,/^[A-Z]/p')
 check "SM port advertises IsSM while cloudsmd runs" grep -q "IsSM" <<<"$capmask"
-kill -TERM "$daemon"
-wait "$daemon"
+stop_daemon "$daemon"
 expect_eq "daemon exit status after SIGTERM" 0 $?
 check "daemon logged its stop" grep -q "stopping" sm3.log
 finish

@@ -131,8 +131,7 @@ expect_eq "the leaf's port 0 holds it (smpquery)" "$leaf_lid" \
   "$(sim smpquery -G portinfo $leaf 0 2>/dev/null | sed -n 's/^Lid:\.*//p')"
 every_lid_forwarded back
 expect_eq "every switch forwards every LID after all that (lft check)" 0 $?
-kill -TERM "$daemon"
-wait "$daemon"
+stop_daemon "$daemon"
 expect_eq "cloudsmd stops cleanly" 0 $?
 
 # reassign_lids: guid2lid and the LIDs ports hold are ignored; the fabric is numbered afresh in

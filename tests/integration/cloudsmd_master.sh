@@ -102,12 +102,11 @@ for trial in $(seq 1 "$TRIALS"); do
   expect_eq "$t: the loser's SMInfo state" SMINFO_STANDBY "$(sm_state "$((lose_lid))")"
 
   kill "$pid_a" "$pid_b" 2>/dev/null
-  wait "$pid_a"
+  wait_exit "$pid_a" 10 "of SIGTERM"
   expect_eq "$t: A stops cleanly on SIGTERM" 0 $?
-  wait "$pid_b"
+  wait_exit "$pid_b" 10 "of SIGTERM"
   expect_eq "$t: B stops cleanly on SIGTERM" 0 $?
   expect_eq "$t: nothing on standard error (sanitizers)" "" "$(cat "a$trial/stderr" "b$trial/stderr")"
-  SIM_PIDS=("${SIM_PIDS[@]:0:${#SIM_PIDS[@]}-2}")
   stop_ibsim
   if ((FAILURES)); then
     echo "--- a$trial/sm.log" && cat "a$trial/sm.log"
@@ -148,9 +147,9 @@ info=$(SIM_HOST=$OBSERVER sim sminfo 2>&1)
 check "sminfo finds B master" \
   grep -qE "sm lid $((b_lid)) sm guid $(printf 0x%x "$GUID_B"),.*SMINFO_MASTER" <<<"$info"
 kill "$pid_a" "$pid_b"
-wait "$pid_a"
+wait_exit "$pid_a" 10 "of SIGTERM"
 expect_eq "A stops cleanly on SIGTERM" 0 $?
-wait "$pid_b"
+wait_exit "$pid_b" 10 "of SIGTERM"
 expect_eq "B stops cleanly on SIGTERM" 0 $?
 expect_eq "nothing on standard error (sanitizers)" "" "$(cat sa/stderr sb/stderr)"
 finish

@@ -95,7 +95,7 @@ wait_log osm.out "Entering MASTER state" 1 20
 check "OpenSM is up" grep -q "Entering MASTER state" osm.out
 sleep 2
 scenario osm.mc
-kill "$osm"; wait "$osm" 2>/dev/null
+stop_daemon "$osm"
 stop_ibsim
 
 start_ibsim tree.topo
@@ -144,10 +144,10 @@ expect_eq "the named group in saquery" 0 \
   "$(SIM_HOST=$(host 1) sim saquery -g 2>/dev/null | grep -c 'ff15:1234::1')"
 # A restart: memberships live in the SM's memory (as in OpenSM), so the first restart clears
 # the trees it finds in the switches (read back); a second finds the tables right, sends none.
-kill "$daemon"; wait "$daemon" 2>/dev/null
+stop_daemon "$daemon"
 start_cloudsmd_daemon sm2.log -c sm.conf --state-dir state
 check "restart: the old trees cleared" grep -qE "mfts: .* blocks read back, [1-9][0-9]* blocks sent" sm2.log
-kill "$daemon"; wait "$daemon" 2>/dev/null
+stop_daemon "$daemon"
 start_cloudsmd_daemon sm3.log -c sm.conf --state-dir state
 check "second restart: no MFT block sent" grep -qE "mfts: .* [1-9][0-9]* blocks read back, 0 blocks sent" sm3.log
 # Without members, the IPoIB groups are still there (well known), with their MLIDs.

@@ -106,7 +106,7 @@ sent() { sed -nE "s/.*qos: sl2vl from the templates, [0-9]+ tables read back, ([
 read -r tables blocks <<<"$(sent sm.log)"
 check "first run: tables sent ($tables)" test "${tables:-0}" -gt 0
 check "first run: blocks sent ($blocks)" test "${blocks:-0}" -gt 0
-kill "$daemon"; wait "$daemon" 2>/dev/null
+stop_daemon "$daemon"
 
 start_cloudsmd_daemon restart.log -c "$WORK/qos.conf" --state-dir state
 expect_eq "restart: SL2VL tables and VLArbitration blocks sent" "0 0" "$(sent restart.log)"
@@ -121,7 +121,7 @@ expect_eq "SIGHUP: SL2VL tables and VLArbitration blocks sent" "0 12" "$(sent re
 expect_eq "SIGHUP: leaf port 3's low weights" "WEIGHT: |0x1 |0x2 |0x0 |0x0 |0x0 |0x0 |0x0 |0x0 |" \
   "$(sim smpquery vlarb -D 0,1 3 2>/dev/null | grep WEIGHT | head -1)"
 snapshot hup.txt
-kill "$daemon"; wait "$daemon" 2>/dev/null
+stop_daemon "$daemon"
 
 # qos FALSE (the default): no QoS phase; the tables stay as QoS left them, and the
 # PathRecord SLs are OpenSM's without QoS.

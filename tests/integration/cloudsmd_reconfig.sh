@@ -48,7 +48,7 @@ run_cut() {
 run_cut ftree 'routing_engine ftree'
 check "ftree re-routed the cut itself (no minhop fallback)" \
   grep -q "reconfiguration: ftree re-routed the whole fabric" ftree.log
-kill -TERM "$daemon"; wait "$daemon"; stop_ibsim
+stop_daemon "$daemon"; stop_ibsim
 
 run_cut slim 'routing_engine ftree' 'reconfig_engine slimupdate'
 check "slimupdate re-routed the cut" grep -q "reconfiguration: slimupdate re-routed the whole fabric" slim.log
@@ -79,7 +79,7 @@ check "the phases are timed" grep -qE "build [0-9.]+ ms.*, route [0-9.]+ ms, dis
 expect_eq "sm reroute slimupdate, nothing changed: blocks sent" 0 "$(json_get same.json blocks_sent)"
 expect_eq "sm reroute slimupdate, nothing changed: paths changed" 0 "$(json_get same.json paths_changed)"
 expect_eq "sm reroute slimupdate: the machinery was kept" true "$(json_get same.json build_kept)"
-kill -TERM "$daemon"; wait "$daemon"; stop_ibsim
+stop_daemon "$daemon"; stop_ibsim
 
 # Sub-tree re-routing on demand, on a 4-ary-3-tree: the pod of hosts 0 and 5 (leaves 0 and 1:
 # the first two-level sub-tree, leaves 0x00200001000000{00..03}, middles 0x00200002000000{00..03})
@@ -114,7 +114,7 @@ expect_eq "sub-tree: live tables = offline cloudsm route --subtree (entries diff
 "$CLOUDSM" sm reroute mftree -d sub/state --json >mf1.json
 expect_eq "mftree: phase I computed" false "$(json_get mf1.json build_kept)"
 check "mftree: the metabase is kept in the state directory" test -s sub/state/metabase.sqlite
-kill -TERM "$daemon"; wait "$daemon"
+stop_daemon "$daemon"
 start_cloudsmd_daemon sub2.log --state-dir sub/state -R mftree
 check "mftree after a restart: phase I loaded from the metabase" \
   grep -qE "route: mftree tables .*build [0-9.]+ ms \(kept\)" sub2.log

@@ -104,7 +104,6 @@ check "SIGHUP 6: the old one got nothing more" test -z "$(grep -c 'files changed
 
 check "after 6 SIGHUPs cloudsmd is alive" kill -0 "$daemon"
 check "and its control socket is there" test -S state/cloudsmd.sock
-kill -TERM "$daemon"
-wait "$daemon"
+stop_daemon "$daemon"
 expect_eq "cloudsmd stops cleanly" 0 $?
 finish

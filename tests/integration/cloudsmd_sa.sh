@@ -51,7 +51,7 @@ for _ in $(seq 1 150); do grep -q "Entering MASTER state" osm.out 2>/dev/null &&
 check "OpenSM is up" grep -q "Entering MASTER state" osm.out
 sleep 1
 queries osm.sa
-kill "$osm"; wait "$osm" 2>/dev/null
+stop_daemon "$osm"
 stop_ibsim
 
 start_cloudsmd() { # start_cloudsmd CONFIG: cloudsmd as a daemon with OpenSM's LIDs
@@ -63,7 +63,7 @@ start_cloudsmd() { # start_cloudsmd CONFIG: cloudsmd as a daemon with OpenSM's L
   for _ in $(seq 1 100); do grep -q "waiting for SIGTERM" "$log" 2>/dev/null && break; sleep 0.1; done
   check "cloudsmd up with $1" grep -q "waiting for SIGTERM" "$log"
 }
-stop_cloudsmd() { kill "$daemon"; wait "$daemon" 2>/dev/null; }
+stop_cloudsmd() { stop_daemon "$daemon"; }
 
 start_ibsim tree.topo
 : >plain.conf

@@ -116,7 +116,7 @@ check "OpenSM is up" wait_log osm/osm.log "SUBNET UP" 1 30
 sequence osm.sa
 drop_and_back osm.sa
 SIM_HOST=$ASK sim saquery -c >osm.sa/cpi 2>&1
-kill "$osm"; wait "$osm" 2>/dev/null
+stop_daemon "$osm"
 stop_ibsim
 
 IBSIM_CONSOLE=1 start_ibsim tree.topo
@@ -158,7 +158,6 @@ check "cloudsmd counted them" grep -q "alias GUIDs: [0-9]* GUIDInfo blocks sent,
 check "cloudsmd dropped host-5's aliases when it went" \
   grep -q "alias GUIDs: port 0x0010000000000501 is gone: 2 dropped" sm.log
 check "cloudsmd still running" kill -0 "$daemon"
-kill -TERM "$daemon"
-wait "$daemon"
+stop_daemon "$daemon"
 expect_eq "cloudsmd stops cleanly" 0 $?
 finish

@@ -52,7 +52,7 @@ start_ibsim tree.topo
 start_opensm_daemon osm -R ftree
 queries osm.sa
 osm=${SIM_PIDS[-1]}
-kill "$osm"; wait "$osm" 2>/dev/null; unset 'SIM_PIDS[-1]'
+stop_daemon "$osm"
 stop_ibsim
 
 start_ibsim tree.topo

@@ -82,10 +82,9 @@ check "SIGHUP: a new log file too" grep -q "SIGHUP: configuration read again" n1
 wait_log n1.notify "READY=1" 2 5
 check "notify: RELOADING=1 at SIGHUP" grep -q "^RELOADING=1|STATUS=reading the configuration" n1.notify
 check "notify: READY=1 after the reload" grep -q "^READY=1" <(grep -A1 "^RELOADING=1" n1.notify | tail -1)
-kill -TERM "$sm"
-wait "$sm"
+stop_daemon "$sm"
 expect_eq "SIGTERM: exit status" 0 $?
-wait "$listener"
+wait_exit "$listener" 10 # it ends at STOPPING=1
 check "notify: STOPPING=1 at SIGTERM" grep -q "^STOPPING=1|STATUS=stopping (signal 15)" n1.notify
 
 # The abstract namespace, and standard error on the journal: "<6>message", no time.
@@ -103,10 +102,9 @@ wait_log n2.notify "READY=1" 1 20
 check "notify on an abstract socket: READY=1" grep -q "^READY=1" n2.notify
 check "journal: info lines as <6>" grep -qx "<6>master SM on port .* waiting for SIGTERM" journal.err
 check "journal: no times" bash -c "! grep -qE '^[0-9]{4}-' journal.err"
-kill -TERM "$sm"
-wait "$sm"
-wait "$listener"
-JOURNAL_STREAM=1:1 LD_PRELOAD=$UMAD2SIM "$CLOUDSMD" -o -c sm.conf -d state 2>not-journal.err
+stop_daemon "$sm"
+wait_exit "$listener" 10
+JOURNAL_STREAM=1:1 sim "$CLOUDSMD" -o -c sm.conf -d state 2>not-journal.err
 check "journal: a JOURNAL_STREAM of another file: times as usual" \
   grep -qE '^[0-9]{4}-[0-9]{2}-[0-9]{2}T.* INFO  ' not-journal.err
 
@@ -135,8 +133,7 @@ check "HUP and USR1 through the bring-up: cloudsmd still came up" \
 check "... and is running" kill -0 "$sm"
 wait_log early.log "SIGHUP: configuration read again" 1 5
 check "... and applied the SIGHUP once serving" grep -q "SIGHUP: configuration read again" early.log
-kill -TERM "$sm"
-wait "$sm"
+stop_daemon "$sm"
 expect_eq "... and stopped cleanly at SIGTERM" 0 $?
 
 # SIGTERM during the first sweep: the sweep ends, then a clean stop.
@@ -144,8 +141,7 @@ LD_PRELOAD=$UMAD2SIM "$CLOUDSMD" -c sm.conf -d state -f term.log 2>term.err &
 sm=$!
 SIM_PIDS+=("$sm")
 started term.log
-kill -TERM "$sm"
-wait "$sm"
+stop_daemon "$sm"
 expect_eq "SIGTERM in the bring-up: exit status" 0 $?
 check "SIGTERM in the bring-up: said so" grep -qE "signal 15 during the bring-up: stopping" term.log
 check "SIGTERM in the bring-up: the first sweep ended first" grep -q "subnet up" term.log
@@ -160,8 +156,6 @@ check "OpenSM came up as master" grep -q "Entering MASTER state" osm.log
 LD_PRELOAD=$UMAD2SIM "$CLOUDSMD" -c sm.conf -d state -f standby.log 2>standby.err &
 sm=$!
 SIM_PIDS+=("$sm")
-(sleep 60 && kill -9 "$sm") >/dev/null 2>&1 & # a cloudsmd that does not stop is not waited for
-watchdog=$!
 started standby.log
 for _ in $(seq 1 20); do
   kill -HUP "$sm" 2>/dev/null && kill -USR1 "$sm" 2>/dev/null
@@ -170,9 +164,7 @@ done
 wait_log standby.log "standby SM on port" 1 30
 check "not master: stands by" grep -q "standby SM on port" standby.log
 check "standby: HUP and USR1 did not end it" kill -0 "$sm"
-kill -TERM "$sm"
-wait "$sm"
+stop_daemon "$sm"
 status=$?
-kill "$watchdog" 2>/dev/null
 expect_eq "standby, HUP and USR1 sent, then SIGTERM: exit status" 0 "$status"
 finish

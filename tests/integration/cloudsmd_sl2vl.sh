@@ -52,7 +52,7 @@ start_cloudsmd() { # start_cloudsmd CONFIG LOG: cloudsmd as a daemon, until it s
   wait_log "$2" "waiting for SIGTERM" 1 60
   check "cloudsmd up with $1" grep -q "waiting for SIGTERM" "$2"
 }
-stop_cloudsmd() { kill "$daemon"; wait "$daemon" 2>/dev/null; }
+stop_cloudsmd() { stop_daemon "$daemon"; }
 
 # ---- ftree: every partition on SL 0 ----
 start_ibsim tree.topo

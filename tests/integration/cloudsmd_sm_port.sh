@@ -80,7 +80,6 @@ check "unlink: the poll saw the port come back" grep -q "SM port up again" sm.lo
 lost_and_back error 'Error "S-0020000100000000" 100' 'Error "S-0020000100000000" 0'
 check "error: the neighbour was found silent" grep -q "its neighbour does not answer" error.warn
 
-kill -TERM "$daemon"
-wait "$daemon"
+stop_daemon "$daemon"
 expect_eq "cloudsmd stops cleanly" 0 $?
 finish

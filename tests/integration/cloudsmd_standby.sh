@@ -104,9 +104,9 @@ lids handover.guid2lid
 check "every port keeps its LID across the handover" cmp -s before.guid2lid handover.guid2lid
 
 kill "$pid_a" "$pid_b"
-wait "$pid_a"
+wait_exit "$pid_a" 10 "of SIGTERM"
 expect_eq "A stops cleanly" 0 $?
-wait "$pid_b"
+wait_exit "$pid_b" 10 "of SIGTERM"
 expect_eq "B (standby) stops cleanly" 0 $?
 expect_eq "nothing on standard error (sanitizers)" "" "$(cat a/stderr b/stderr)"
 
@@ -127,7 +127,8 @@ expect_eq "sminfo: A" SMINFO_MASTER "$(sm_state "$(lid_of "$GUID_A" tie.guid2lid
 expect_eq "sminfo: B" SMINFO_STANDBY "$(sm_state "$(lid_of "$GUID_B" tie.guid2lid)")"
 check "B's LIDs kept by A" cmp -s <(grep '^0x' b/guid2lid | sort) <(grep '^0x' tie.guid2lid | sort)
 kill "$pid_a" "$pid_b"
-wait "$pid_a" "$pid_b"
+wait_exit "$pid_a" 10 "of SIGTERM"
+wait_exit "$pid_b" 10 "of SIGTERM"
 expect_eq "nothing on standard error (sanitizers)" "" "$(cat a/stderr b/stderr)"
 
 # Priority raised on SIGHUP: Trap 144, then the master's HANDOVER.
@@ -157,6 +158,7 @@ check "B handed over on the trap (no light sweep due)" grep -q \
   "handing mastership over: port GUID $GUID_A, priority 5, standby" b/sm.log
 check "A is master" grep -q "master SM on port $GUID_A (takeover 1)" a/sm.log
 kill "$pid_a" "$pid_b"
-wait "$pid_a" "$pid_b"
+wait_exit "$pid_a" 10 "of SIGTERM"
+wait_exit "$pid_b" 10 "of SIGTERM"
 expect_eq "nothing on standard error (sanitizers)" "" "$(cat a/stderr b/stderr)"
 finish

@@ -78,8 +78,7 @@ check "1: cloudsmd takes over from OpenSM" grep -q "master SM on port $GUID_A (t
 lids one_after.guid2lid
 check "1: every port keeps OpenSM's LID" cmp -s one.guid2lid one_after.guid2lid
 grep "lfts:" c1/sm.log | tail -1 # OpenSM's ftree and ours may differ: for the record
-kill "$cd_pid"
-wait "$cd_pid"
+stop_daemon "$cd_pid"
 expect_eq "1: cloudsmd stops cleanly" 0 $?
 
 # 2. cloudsmd master, OpenSM standby; cloudsmd dies.
@@ -99,8 +98,7 @@ check "2: OpenSM takes over from cloudsmd" grep -q "Entering MASTER state" o2/op
 check "2: OpenSM serves" serving "$GUID_B"
 lids two_after.guid2lid
 check "2: every port keeps cloudsmd's LID" cmp -s two.guid2lid two_after.guid2lid
-kill "$osm"
-wait "$osm" 2>/dev/null
+stop_daemon "$osm"
 
 # 3. OpenSM master (3); cloudsmd (5) started second gets mastership by OpenSM's HANDOVER.
 stop_ibsim
@@ -118,9 +116,9 @@ wait_log o3/opensm.out "Entering STANDBY state" 1 10
 check "3: OpenSM stands by" grep -q "Entering STANDBY state" o3/opensm.out
 roles three "$GUID_A" "$GUID_B"
 kill "$osm" "$cd_pid"
-wait "$cd_pid"
+wait_exit "$cd_pid" 10 "of SIGTERM"
 expect_eq "3: cloudsmd stops cleanly" 0 $?
-wait "$osm" 2>/dev/null
+wait_exit "$osm" 10 "of SIGTERM"
 
 # 4. cloudsmd master (3); OpenSM (5) started second stands by, and cloudsmd hands over to it.
 stop_ibsim
@@ -142,8 +140,8 @@ check "4: cloudsmd stands by, polling OpenSM" grep -q "standby: polling the mast
 # no response bit; the kernel's MAD layer routes TrapRepress as a response), so OpenSM waits for it forever, and its sweeps with it. Its SMInfo says MASTER.
 roles four "$GUID_B" "$GUID_A"
 kill "$osm" "$cd_pid"
-wait "$cd_pid"
+wait_exit "$cd_pid" 10 "of SIGTERM"
 expect_eq "4: cloudsmd (standby) stops cleanly" 0 $?
-wait "$osm" 2>/dev/null
+wait_exit "$osm" 10 "of SIGTERM"
 expect_eq "nothing on cloudsmd's standard error (sanitizers)" "" "$(cat c*/stderr)"
 finish

@@ -83,7 +83,6 @@ expect_eq "sm reroute with an unknown engine is a usage error" 2 $?
 sweeps=$(grep -c "sweep done" sm.log)
 sleep 4.5
 expect_eq "quiet fabric: light sweeps run but no heavy sweep" "$sweeps" "$(grep -c "sweep done" sm.log)"
-kill -TERM "$daemon"
-wait "$daemon"
+stop_daemon "$daemon"
 expect_eq "cloudsmd stops cleanly" 0 $?
 finish

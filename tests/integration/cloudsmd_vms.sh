@@ -152,7 +152,7 @@ run_case() {
 
   # A restart keeps every VM's LID and sends no LFT block (live routes kept as the switches
   # hold them).
-  kill "$daemon"; wait "$daemon" 2>/dev/null
+  stop_daemon "$daemon"
   cp "$d/state/vms" "$d/vms.restart"
   start_cloudsmd_daemon "$d/sm2.log" -c "$d/sm.conf" --state-dir "$d/state"
   check "$policy restart: no LFT block sent" grep -q "lfts: [0-9]* blocks read back, 0 blocks sent" "$d/sm2.log"
@@ -160,7 +160,7 @@ run_case() {
   sim ibnetdiscover >"$d/restart.disc" 2>/dev/null
   expect_eq "$policy restart: a keeps its LID on its VF" "$lid_a" \
     "$(disc_lid "$d/restart.disc" "$(vf_guid 6 1)")"
-  kill "$daemon"; wait "$daemon" 2>/dev/null
+  stop_daemon "$daemon"
   stop_ibsim
 }
 

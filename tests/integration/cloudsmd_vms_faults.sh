@@ -41,9 +41,9 @@ vmc migrate --vm d --to "$(hyp 0)" --json >d.json 2>d.err &
 pd=$!
 sleep 0.3
 kill -CONT "$daemon"
-wait $pb; expect_eq "b migrated" 0 $?
-wait $pc; expect_eq "c migrated" 0 $?
-wait $pd; expect_eq "d migrated" 0 $?
+wait_exit $pb 60; expect_eq "b migrated" 0 $?
+wait_exit $pc 60; expect_eq "c migrated" 0 $?
+wait_exit $pd 60; expect_eq "d migrated" 0 $?
 expect_eq "b and c (disjoint sub-trees) ran as one batch" "2 2" \
   "$(json b.json batch_size) $(json c.json batch_size)"
 expect_eq "d (b's leaf) waited: a batch of its own" 1 "$(json d.json batch_size)"
@@ -86,10 +86,9 @@ crash() { # crash LABEL DELAY DESTINATION
   vmc migrate --vm a --to "$(hyp "$to")" --timeout 2 >"$label.out" 2>&1 &
   local client=$!
   sleep "$delay"
-  kill -9 "$daemon"
-  wait "$daemon" 2>/dev/null
+  stop_daemon "$daemon" KILL
   for r in "${ROOTS[@]}"; do ibsim_cmd "Error \"$r\" 0"; done
-  wait "$client"
+  wait_exit "$client" 30 # --timeout 2
   cp state/vms "$label.vms"
   # What the crash left, before cloudsmd starts again.
   sim ibnetdiscover >"$label.left.disc" 2>/dev/null

@@ -45,7 +45,7 @@ expect_eq "cloudsmd refuses to be a second master (exit status)" 1 $?
 check "the refusal names OpenSM's port" \
   grep -q "another SM wins: port GUID 0x0010000000000301, priority 10, master" refuse.log
 check "and programs nothing" absent "lfts:" refuse.log
-kill "$osm"; wait "$osm" 2>/dev/null
+stop_daemon "$osm"
 
 # The other way round: cloudsmd is master; OpenSM started later finds it and goes standby.
 LD_PRELOAD="$UMAD2SIM" "$CLOUDSMD" -R ftree --state-dir state --log-file master.log >/dev/null 2>&1 &
@@ -60,6 +60,7 @@ for _ in $(seq 1 150); do grep -qE "Entering (STANDBY|MASTER) state" osm3.log 2>
 check "OpenSM enters STANDBY next to cloudsmd" grep -q "Entering STANDBY state" osm3.log
 check "OpenSM never becomes master" absent "Entering MASTER state" osm3.log
 kill "$osm" "$daemon"
-wait "$daemon"
+wait_exit "$daemon" 10 "of SIGTERM"
 expect_eq "cloudsmd stops cleanly" 0 $?
+wait_exit "$osm" 10 "of SIGTERM" # was left to the cleanup's SIGKILL: a hang shows now
 finish

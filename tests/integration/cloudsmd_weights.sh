@@ -128,8 +128,7 @@ check "SIGHUP: new weights route, the same content does not, a weight-1 line sen
   diff sighup.expected sighup.lines
 sim dump_fts >c.fts 2>/dev/null || fail "dump_fts after the last SIGHUP"
 same_tables "after the last SIGHUP" wftree-b.dump c.fts 16
-kill "$daemon"
-wait "$daemon" 2>/dev/null
+stop_daemon "$daemon"
 
 # ---- pftree: pFTree-Wt, Fig. 12 ----
 # Two leaves of four hosts a..h under two roots; green = a d g h, pink = b c e f; d weighs 100.

@@ -95,10 +95,9 @@ wait_log notify.txt "^READY=1" 2 10
 check "ExecReload ($reload_cmd): RELOADING=1" grep -q "^RELOADING=1" notify.txt
 check "ExecReload: READY=1 again" test "$(grep -c '^READY=1' notify.txt)" -ge 2
 check "ExecReload: the configuration read again" grep -q "SIGHUP: configuration read again" service.log
-kill -TERM "$MAINPID"
-wait "$MAINPID"
+stop_daemon "$MAINPID"
 expect_eq "stop (SIGTERM): exit status" 0 $?
-wait "$listener"
+wait_exit "$listener" 10 # it ends at STOPPING=1
 check "stop: STOPPING=1" grep -q "^STOPPING=1" notify.txt
 check "the host's /var/lib/cloudsm was not used" test ! -e /var/lib/cloudsm/cloudsmd.sock
 finish

@@ -13,6 +13,11 @@ SIM_PIDS=()
 FAILURES=0
 CHECKS=0
 
+# Bounded stops (wait_exit, stop_daemon, forget_pid): no bare `wait` on a process under umad2sim.
+source "$(dirname "${BASH_SOURCE[0]}")/stop_daemon.sh"
+
+# At exit: whatever is still running is killed (SIGKILL, which the umad2sim exit hang cannot
+# hold up) and not waited for, so that the cleanup itself cannot hang.
 cleanup() {
   local pid
   for pid in "${SIM_PIDS[@]}"; do
@@ -135,10 +140,8 @@ ibsim_cmd() {
 }
 
 stop_ibsim() {
-  local pid=${SIM_PIDS[-1]}
-  kill -9 "$pid" 2>/dev/null
-  wait "$pid" 2>/dev/null
-  unset 'SIM_PIDS[-1]'
+  stop_daemon "${SIM_PIDS[-1]}" KILL 5
+  return 0 # killed as asked (a hang is counted as a failure by stop_daemon)
 }
 
 # wait_log FILE PATTERN COUNT [SECONDS]: until FILE holds COUNT lines matching PATTERN (grep -E),
@@ -186,9 +189,20 @@ start_opensm_daemon() {
   sleep 1
 }
 
-# sim CMD...: run an infiniband client (or OpenSM) against the current ibsim.
+# sim CMD...: run an infiniband client (or OpenSM, or a one-shot cloudsmd) against the current
+# ibsim, for SIM_CLIENT_SECONDS (120) at most: a client hangs at exit in umad2sim as a daemon can
+# (see stop_daemon.sh). timeout(1) ends it (TERM, then KILL 5 s later; no backtraces: a client's
+# hang is rarer and its run repeatable) and the hang is a failure, said on standard error. Inside
+# $(...) or a pipeline the count of failures is the subshell's: the message stays, and the
+# caller's check of the output fails.
 sim() {
-  LD_PRELOAD=$UMAD2SIM "$@"
+  local secs=${SIM_CLIENT_SECONDS:-120} start=$SECONDS status
+  timeout -k 5 "$secs" env LD_PRELOAD="$UMAD2SIM" "$@" # env: not timeout itself under umad2sim
+  status=$?
+  if ((status == 124 || (status == 137 && SECONDS - start >= secs))); then
+    _stop_fail "$1 (a client under umad2sim) did not exit within $secs s; killed by timeout(1)"
+  fi
+  return "$status"
 }
 
 # run_opensm DIR ENGINE [opensm options]: route once with OpenSM into DIR (guid2lid and
