@@ -84,6 +84,12 @@ int cs_sm_core_load_files(const struct cs_sm_config *cfg, struct cs_sm_files *fi
         cs_logf(log, CS_LOG_INFO, "partitions: no %s: Default only", path);
     else if (path[0])
         cs_logf(log, CS_LOG_INFO, "partitions: %u from %s", files->partitions.count, path);
+    if (files->qos_policy_missing)
+        cs_logf(log, CS_LOG_WARN, "qos: no %s: PathRecords without a QoS policy",
+                cfg->qos_policy_file);
+    else if (files->qos_policy)
+        cs_logf(log, CS_LOG_INFO, "qos: policy of %u rules (default SL %u) from %s",
+                files->qos_policy->num_rules, files->qos_policy->default_sl, cfg->qos_policy_file);
     return 0;
 }
 
@@ -477,6 +483,7 @@ int cs_sm_core_rebuild_sa(struct cs_sm_core *c, struct cs_error *err)
         .node_info = c->sweep.node_info,
         .partition_sl = partition_sl,
         .num_partition_sl = num_partition_sl,
+        .qos_policy = c->cfg.qos ? c->files.qos_policy : NULL,
         .aliases = c->aliases,
         .pkey_tables = &c->pkeys_held,
         .sl2vl_tables = &c->sl2vl_held,

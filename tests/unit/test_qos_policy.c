@@ -1,5 +1,6 @@
 /* OpenSM's QoS policy file, its qos-ulps section (src/sm/qos_policy.c): each rule kind and the
- * ranges it stands for, errors with their line and column, rule order and the SL lookup. */
+ * ranges it stands for, errors with their line and column, rule order and the SL lookup; and the
+ * policy in the SA's PathRecords (src/sa/sa_path.c) on the PGFT of sm_fixtures.h. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,6 +13,7 @@
 #include <cmocka.h>
 
 #include "cloudsm/qos_policy.h"
+#include "sa_rig.h"
 
 static struct cs_qos_policy *parse_ok(const char *text)
 {
@@ -220,12 +222,96 @@ static void test_lookup(void **state)
     cs_qos_policy_free(p);
 }
 
+/* ---- In the SA ---- */
+
+/* The policy gives every PathRecord its SL, over the partitions' SLs: by the request's ServiceID
+ * and P_Key when its mask has them, by the path's port GUIDs; a request for another SL finds no
+ * path, and a path whose reverse direction has another SL is not reversible. */
+static void test_sa_path_sl(void **state)
+{
+    (void)state;
+    struct cs_fabric f;
+    gen_pgft(&f);
+    struct rig r;
+    rig_model(&r, &f);
+    rig_partition(&r, "Default=0x7fff, ipoib : ALL, SELF=full ;\n"
+                      "P1=0x0001 : 0x0010000000000001=full, 0x0010000000000101=full ;\n");
+    uint8_t sls[2] = {3, 2};
+    r.opt.partition_sl = sls;
+    r.opt.num_partition_sl = 2;
+    char text[512];
+    snprintf(text, sizeof text,
+             "qos-ulps\n"
+             "  default : 1\n"
+             "  any, service-id 0x100-0x1ff : 4\n"
+             "  ipoib, pkey 0x0001 : 5\n"
+             "  any, target-port-guid 0x%016" PRIx64 " : 6\n"
+             "end-qos-ulps\n",
+             HOST_PORT_GUID(2));
+    struct cs_qos_policy *p = parse_ok(text);
+    r.opt.qos_policy = p;
+    rig_build_db(&r);
+
+    uint16_t h0 = lid_of(&r, HOST_PORT_GUID(0)), h1 = lid_of(&r, HOST_PORT_GUID(1));
+    uint16_t h2 = lid_of(&r, HOST_PORT_GUID(2)), h3 = lid_of(&r, HOST_PORT_GUID(3));
+    struct cs_sa_path_record got;
+    /* No rule: the default, not P1's or Default's SL. */
+    assert_int_equal(path(&r, 0, h0, h1, &got), 0);
+    assert_int_equal(got.pkey, 0x8001);
+    assert_int_equal(got.sl, 1);
+    assert_int_equal(path(&r, 0, h0, h3, &got), 0);
+    assert_int_equal(got.sl, 1);
+    /* By the P_Key, only when the request has it. */
+    uint64_t lids = CS_SA_PR_SLID | CS_SA_PR_DLID;
+    struct cs_sa_path_record want = {.slid = h0, .dlid = h1, .pkey = 0x8001};
+    assert_int_equal(path_query(&r, 0, CS_SA_METHOD_GET, lids | CS_SA_PR_PKEY, &want, &got), 0);
+    assert_int_equal(got.sl, 5);
+    /* By the ServiceID (both halves of the mask), before the P_Key rule. */
+    want.service_id = 0x180;
+    assert_int_equal(path_query(&r, 0, CS_SA_METHOD_GET, lids | CS_SA_PR_PKEY | CS_SA_PR_SERVICE_ID,
+                                &want, &got),
+                     0);
+    assert_int_equal(got.sl, 4);
+    assert_true(got.service_id == 0x180);
+    want.service_id = 0x200;
+    assert_int_equal(path_query(&r, 0, CS_SA_METHOD_GET, lids | CS_SA_PR_PKEY | CS_SA_PR_SERVICE_ID,
+                                &want, &got),
+                     0);
+    assert_int_equal(got.sl, 5);
+    /* By the target port: toward host 2, not from it. */
+    assert_int_equal(path(&r, 0, h0, h2, &got), 0);
+    assert_int_equal(got.sl, 6);
+    assert_true(got.reversible);
+    assert_int_equal(path(&r, 0, h2, h0, &got), 0);
+    assert_int_equal(got.sl, 1);
+    /* An SL asked for: the policy's or no path; the reverse direction's SL differs: one-way. */
+    uint64_t with_sl = lids | CS_SA_PR_SL;
+    want = (struct cs_sa_path_record){.slid = h0, .dlid = h2, .sl = 1};
+    assert_int_equal(path_query(&r, 0, CS_SA_METHOD_GET, with_sl, &want, NULL),
+                     CS_SA_STATUS_NO_RECORDS);
+    want.sl = 6;
+    assert_int_equal(path_query(&r, 0, CS_SA_METHOD_GET, with_sl, &want, &got), 0);
+    assert_int_equal(got.sl, 6);
+    assert_false(got.reversible);
+    want = (struct cs_sa_path_record){.slid = h0, .dlid = h1, .sl = 1};
+    assert_int_equal(path_query(&r, 0, CS_SA_METHOD_GET, with_sl, &want, &got), 0);
+    assert_true(got.reversible);
+    /* Without the policy: the partitions' SLs again. */
+    r.opt.qos_policy = NULL;
+    rig_build_db(&r);
+    assert_int_equal(path(&r, 0, h0, h1, &got), 0);
+    assert_int_equal(got.sl, 2);
+    rig_close(&r);
+    cs_qos_policy_free(p);
+    cs_fabric_free(&f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_rule_kinds), cmocka_unit_test(test_ranges_and_layout),
         cmocka_unit_test(test_errors),     cmocka_unit_test(test_read_file),
-        cmocka_unit_test(test_lookup),
+        cmocka_unit_test(test_lookup),     cmocka_unit_test(test_sa_path_sl),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
