@@ -80,6 +80,8 @@ answers() {
       2>/dev/null | grep -vE '^[[:space:]]*(slid|dlid)\.' | saquery_first_records
   done
 }
+# The multicast groups' MGIDs and SLs (the partitions' IPoIB broadcast groups).
+mc_sls() { SIM_HOST=H-0010000000000000 sim saquery -g 2>/dev/null | grep -iE '^[[:space:]]*(mgid|sl)\.'; }
 sls() { # the SL of each query's first record ("-" for none), space-separated
   awk '/^== / {if (n) printf "%s ", sl; n = 1; sl = "-"; next}
        /^[[:space:]]*sl\.+/ && sl == "-" {sub(/.*\.+/, ""); sl = $0 + 0}
@@ -91,6 +93,7 @@ start_opensm_daemon osm -F "$WORK/sm.conf"
 sleep 2
 check "OpenSM took the policy" bash -c '! grep -E "ERR AC0[1-5]" osm/osm.log'
 answers osm/guid2lid >opensm.txt
+mc_sls >opensm-mc.txt
 stop_ibsim # OpenSM
 stop_ibsim # ibsim
 
@@ -99,6 +102,7 @@ mkdir -p state
 start_cloudsmd_daemon sm.log -c "$WORK/sm.conf" --state-dir state
 check "cloudsmd read the policy" grep -q "qos: policy of 10 rules (default SL 3)" sm.log
 answers state/guid2lid >cloudsmd.txt
+mc_sls >cloudsmd-mc.txt
 check "the answers hold records" grep -q "sgid" cloudsmd.txt
 # The records' ServiceID is the request's in cloudsmd's (docs/sm/sa.md: so that the record
 # matches the query), 0 in OpenSM's; every other field is compared.
@@ -113,6 +117,10 @@ check "cloudsmd: the ServiceID as asked" grep -q "service_id\.*0x00000000010648c
 # policy's finds nothing.
 expect_eq "the policy's SLs" "3 7 7 8 9 10 11 11 4 5 6 4 12 13 7 3 - 9 3" "$(sls opensm.txt)"
 expect_eq "cloudsmd's SLs" "$(sls opensm.txt)" "$(sls cloudsmd.txt)"
+# The partitions' IPoIB groups keep their sl= flags (Blue 2, Default 1): OpenSM 3.3.23 gives the
+# policy's P_Key rules' SLs (7, 11) to PathRecords only.
+expect_eq "IPoIB groups' SLs as OpenSM's" "$(cat opensm-mc.txt)" "$(cat cloudsmd-mc.txt)"
+expect_eq "IPoIB groups: the sl= flags" "0x2 0x1" "$(awk '/SL\./ {sub(/.*\.+/, ""); printf "%s%s", n++ ? " " : "", $0}' opensm-mc.txt)"
 # OpenSM looks the policy up for each direction: host 3 as the target gives SL 9 one way, the
 # default 3 back, so a request for SL 9 or 3 between hosts 0 and 3 is not reversible.
 reversible() { awk -v q="== $2" '$0 == q {f = 1; next} /^== / {f = 0}
