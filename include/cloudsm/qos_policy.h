@@ -31,6 +31,8 @@
  * PathRecord request whose component mask has the ServiceID; by P_Key, one whose mask has the
  * P_Key (a request without one matches no P_Key rule: OpenSM's __qos_policy_get_match_rule_by_
  * params); by port GUIDs, the physical ports of the path (their own GUIDs, not alias GUIDs).
+ * The policy's SLs are PathRecords' only: OpenSM 3.3.23 leaves the partitions' IPoIB groups on
+ * their sl= flags.
  *
  * OpenSM's other sections (port-groups, qos-setup, qos-levels, qos-match-rules) are refused
  * with their place, not ignored: their rules would change SLs. */
@@ -42,6 +44,7 @@
 #include <stdint.h>
 
 #include "cloudsm/error.h"
+#include "cloudsm/partitions.h"
 
 /* OpenSM's osm_qos_policy.h values. */
 #define CS_QOS_POLICY_SDP_SERVICE_ID UINT64_C(0x0000000000010000)
@@ -68,6 +71,7 @@ struct cs_qos_rule {
     enum cs_qos_match match;
     uint8_t sl;
     unsigned line;         /* where the file has it */
+    bool ipoib;            /* an ipoib rule: its partitions are checked (check_partitions) */
     uint32_t first, count; /* its ranges: ranges[first .. first + count) */
 };
 
@@ -95,6 +99,13 @@ int cs_qos_policy_read(const char *path, struct cs_qos_policy **out, struct cs_e
 int cs_qos_policy_parse(const char *text, size_t len, const char *name, struct cs_qos_policy **out,
                         struct cs_error *err);
 void cs_qos_policy_free(struct cs_qos_policy *p);
+
+/* OpenSM's check of the ipoib rules, made at every reading of the file against the partitions
+ * of the fabric (osm_qos_parser_y.y's __validate_pkeys, strict for IPoIB): each P_Key an ipoib
+ * rule names must be a partition with two full members or more in set, else OpenSM refuses the
+ * whole file and runs without a policy. 0, or -1 with err "name:line: ..." (the rule's line). */
+int cs_qos_policy_check_partitions(const struct cs_qos_policy *p, const char *name,
+                                   const struct cs_partition_set *set, struct cs_error *err);
 
 /* The index of the first rule q matches, -1 for none (the default SL applies). */
 int cs_qos_policy_match(const struct cs_qos_policy *p, const struct cs_qos_path_query *q);

@@ -370,8 +370,11 @@ static int read_rule(struct parser *ps, const struct token *t)
         if (add_range(ps, lo, hi) < 0)
             return -1;
     }
-    struct cs_qos_rule r = {
-        .match = form->match, .line = t->line, .first = first, .count = p->num_ranges - first};
+    struct cs_qos_rule r = {.match = form->match,
+                            .line = t->line,
+                            .ipoib = form->ulp == ULP_IPOIB,
+                            .first = first,
+                            .count = p->num_ranges - first};
     if (read_sl(ps, &r.sl) < 0)
         return -1;
     if (cs_grow((void **)&p->rules, &ps->rule_cap, (uint64_t)p->num_rules + 1, sizeof *p->rules,
@@ -465,6 +468,37 @@ void cs_qos_policy_free(struct cs_qos_policy *p)
     free(p->rules);
     free(p->ranges);
     free(p);
+}
+
+/* The partition of pkey (membership bit ignored) in set with two full members or more. */
+static bool ipoib_partition(const struct cs_partition_set *set, uint64_t pkey)
+{
+    for (uint32_t i = 0; i < set->count; i++)
+        if ((set->partitions[i].pkey & 0x7fffu) == pkey)
+            return set->partitions[i].full >= 2;
+    return false;
+}
+
+int cs_qos_policy_check_partitions(const struct cs_qos_policy *p, const char *name,
+                                   const struct cs_partition_set *set, struct cs_error *err)
+{
+    for (uint32_t i = 0; i < p->num_rules; i++) {
+        const struct cs_qos_rule *r = &p->rules[i];
+        for (uint32_t k = r->first; r->ipoib && k < r->first + r->count; k++) {
+            const struct cs_qos_range *g = &p->ranges[k];
+            /* A range wider than the set cannot be all partitions: no need to walk it. */
+            uint64_t bad = g->hi - g->lo >= set->count ? g->lo : UINT64_MAX;
+            for (uint64_t pkey = g->lo; bad == UINT64_MAX && pkey <= g->hi; pkey++)
+                if (!ipoib_partition(set, pkey))
+                    bad = pkey;
+            if (bad != UINT64_MAX)
+                return cs_fail(err,
+                               "%s:%u: ipoib rule: P_Key 0x%04x is no partition with two full "
+                               "members or more (OpenSM refuses the file then)",
+                               name, r->line, (unsigned)bad);
+        }
+    }
+    return 0;
 }
 
 static bool in_ranges(const struct cs_qos_policy *p, const struct cs_qos_rule *r, uint64_t v)

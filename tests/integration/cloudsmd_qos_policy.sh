@@ -147,6 +147,28 @@ answers state/guid2lid >hup-good.txt
 expect_eq "SIGHUP: the new default SL" "2 7 7 8 9 10 11 11 4 5 6 4 12 13 7 - 2 9 -" "$(sls hup-good.txt)"
 kill "$daemon"; wait "$daemon" 2>/dev/null
 
+# An ipoib rule whose partition the fabric does not have (P_Key 0x0005): OpenSM refuses the whole
+# file (its check of IPoIB partitions) and answers with the partitions' SLs; so does cloudsmd,
+# which logs why.
+sed 's/^    ipoib  .*/    ipoib, pkey 0x0005 : 11/' good-policy.conf >qos-policy.conf
+start_ibsim tree.topo
+start_opensm_daemon osm-noipoib -F "$WORK/sm.conf"
+sleep 2
+check "OpenSM refused the policy" grep -q "ERR AC03" osm-noipoib/osm.log
+answers osm-noipoib/guid2lid >opensm-noipoib.txt
+stop_ibsim # OpenSM
+stop_ibsim # ibsim
+start_ibsim tree.topo
+start_cloudsmd_daemon noipoib.log -c "$WORK/sm.conf" --state-dir state
+check "cloudsmd: why the policy is not used" grep -q "qos: $WORK/qos-policy.conf:13: ipoib rule: P_Key 0x0005 is no partition with two full members or more" noipoib.log
+answers state/guid2lid >cloudsmd-noipoib.txt
+# Without a policy OpenSM answers a request for an SL with that SL, whatever the partition's;
+# cloudsm finds no path then (docs/sm/sa.md: its packets would travel on another VL): the last
+# three queries ask for SLs 3, 9 and 3 on Blue (sl=2) and Default (sl=1).
+expect_eq "without the policy: OpenSM's SLs" "2 2 2 0 1 1 1 1 2 2 2 2 2 2 2 3 2 9 3" "$(sls opensm-noipoib.txt)"
+expect_eq "without the policy: cloudsmd's SLs" "2 2 2 0 1 1 1 1 2 2 2 2 2 2 2 - 2 - -" "$(sls cloudsmd-noipoib.txt)"
+kill "$daemon"; wait "$daemon" 2>/dev/null
+
 # A bad policy at start: cloudsmd stops before it touches the fabric, with file:line:col.
 printf 'qos-ulps\n  default : 0\nend-qos-ulps\nqos-levels\nend-qos-levels\n' >qos-policy.conf
 LD_PRELOAD=$UMAD2SIM "$CLOUDSMD" -c "$WORK/sm.conf" --state-dir state --once >bad.out 2>&1

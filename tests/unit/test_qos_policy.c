@@ -222,6 +222,38 @@ static void test_lookup(void **state)
     cs_qos_policy_free(p);
 }
 
+/* The ipoib rules' P_Keys must be partitions with two full members or more (OpenSM refuses the
+ * file otherwise); the other P_Key rules may name any P_Key. */
+static void test_check_partitions(void **state)
+{
+    (void)state;
+    struct cs_resolved_partition parts[] = {
+        {.name = "Default", .pkey = 0xffff, .full = 4},
+        {.name = "Blue", .pkey = 0x8001, .full = 2},
+        {.name = "Red", .pkey = 0x0002, .full = 1, .limited = 3},
+    };
+    struct cs_partition_set set = {.partitions = parts, .count = 3};
+    struct cs_error err = {""};
+    struct cs_qos_policy *p = parse_ok("qos-ulps default : 0\n ipoib : 1\n"
+                                       " ipoib, pkey 0x0001 : 2\n any, pkey 0x0002-0x0009 : 3\n"
+                                       "end-qos-ulps\n");
+    assert_int_equal(cs_qos_policy_check_partitions(p, "q", &set, &err), 0);
+    cs_qos_policy_free(p);
+    p = parse_ok("qos-ulps default : 0\n ipoib : 1\n ipoib, pkey 0x0001-0x0002 : 2\n"
+                 "end-qos-ulps\n");
+    assert_int_equal(cs_qos_policy_check_partitions(p, "q", &set, &err), -1);
+    assert_string_equal(err.msg, "q:3: ipoib rule: P_Key 0x0002 is no partition with two full "
+                                 "members or more (OpenSM refuses the file then)");
+    cs_qos_policy_free(p);
+    p = parse_ok("qos-ulps default : 0\n ipoib, pkey 0x0003 : 2\nend-qos-ulps\n");
+    assert_int_equal(cs_qos_policy_check_partitions(p, "q", &set, &err), -1);
+    assert_non_null(strstr(err.msg, "q:2: ipoib rule: P_Key 0x0003"));
+    cs_qos_policy_free(p);
+    p = parse_ok("qos-ulps default : 0\n ipoib, pkey 0x0001-0x7fff : 2\nend-qos-ulps\n");
+    assert_int_equal(cs_qos_policy_check_partitions(p, "q", &set, &err), -1);
+    cs_qos_policy_free(p);
+}
+
 /* ---- In the SA ---- */
 
 /* The policy gives every PathRecord its SL, over the partitions' SLs: by the request's ServiceID
@@ -311,7 +343,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_rule_kinds), cmocka_unit_test(test_ranges_and_layout),
         cmocka_unit_test(test_errors),     cmocka_unit_test(test_read_file),
-        cmocka_unit_test(test_lookup),     cmocka_unit_test(test_sa_path_sl),
+        cmocka_unit_test(test_lookup),     cmocka_unit_test(test_check_partitions),
+        cmocka_unit_test(test_sa_path_sl),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
