@@ -35,6 +35,7 @@
 #include "cloudsm/lft.h"
 #include "cloudsm/mcast.h"
 #include "cloudsm/partitions.h"
+#include "cloudsm/qos_policy.h"
 #include "cloudsm/sm.h"
 #include "cloudsm/smp.h"
 
@@ -445,6 +446,13 @@ struct cs_sa_options {
      * path SL 0, or the SL a request asks for. */
     const uint8_t *partition_sl;
     uint32_t num_partition_sl;
+    /* OpenSM's QoS policy (qos_policy.h; the SM passes it with qos TRUE only, as OpenSM consults
+     * it only then), referenced like the sweep. With one, a PathRecord's SL is the policy's for
+     * its request and ports (the first rule that matches, else the default), whatever the
+     * partition's SL; a request that asks for another SL finds no path, and a path whose reverse
+     * direction would have another SL is not reversible (osm_sa_path_record.c). NULL: the
+     * partitions' SLs. */
+    const struct cs_qos_policy *qos_policy;
     /* Alias GUIDs (alias_guids.h): the SM's store, which SubnAdmSet/SubnAdmDelete of a
      * GUIDInfoRecord change and which GUIDInfoRecords and PathRecords read (a GID whose
      * interface id is an alias names the alias's port). Referenced, not copied: it must outlive

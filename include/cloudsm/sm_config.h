@@ -104,6 +104,9 @@ struct cs_sm_config {
     /* QoS (include/cloudsm/qos.h): qos; qos_max_vls, qos_high_limit, qos_vlarb_high,
      * qos_vlarb_low, qos_sl2vl; the same five with qos_ca_, qos_rtr_, qos_sw0_, qos_swe_. */
     bool qos;
+    /* qos_policy_file: OpenSM's qos-policy.conf, its qos-ulps section (qos_policy.h): the SLs of
+     * PathRecords, with qos TRUE; "" = none */
+    char qos_policy_file[CS_SM_CONFIG_PATH_MAX];
     struct cs_qos_options qos_general;
     struct cs_qos_options qos_class[CS_QOS_CLASSES]; /* by enum cs_qos_class */
 };

@@ -1,6 +1,6 @@
 /* The files a cloudsmd configuration names (partition_config_file, root_guid_file,
- * cn_guid_file, node_order_file, node_weights_file, vm_state_file, adapt_rules_file), read and
- * parsed together.
+ * cn_guid_file, node_order_file, node_weights_file, vm_state_file, adapt_rules_file, and
+ * qos_policy_file with qos TRUE), read and parsed together.
  *
  * cloudsmd loads them before it opens its port, so that a bad file stops it with the file's
  * `name:line: what is wrong` and not one SMP sent; and again on SIGHUP, where a bad file keeps
@@ -17,6 +17,7 @@
 #include "cloudsm/error.h"
 #include "cloudsm/guid_list.h"
 #include "cloudsm/partitions.h"
+#include "cloudsm/qos_policy.h"
 #include "cloudsm/route.h"
 #include "cloudsm/sm_config.h"
 
@@ -28,6 +29,7 @@ enum cs_sm_file {
     CS_SM_FILE_NODE_WEIGHTS, /* node_weights_file */
     CS_SM_FILE_VM_STATE,     /* vm_state_file */
     CS_SM_FILE_ADAPT_RULES,  /* adapt_rules_file */
+    CS_SM_FILE_QOS_POLICY,   /* qos_policy_file */
     CS_SM_FILE_COUNT
 };
 
@@ -36,9 +38,14 @@ struct cs_sm_files {
      * configured does not exist (OpenSM does the same); partitions_missing says which. */
     struct cs_partitions partitions;
     bool partitions_missing;
-    struct cs_guid_list roots, cns;         /* empty when not configured */
-    struct cs_route_loaded route;           /* the routing engines' inputs (route.h) */
-    struct cs_adapt_rules *adapt_rules;     /* IBAdapt rules (adapt.h); NULL: none */
+    struct cs_guid_list roots, cns;     /* empty when not configured */
+    struct cs_route_loaded route;       /* the routing engines' inputs (route.h) */
+    struct cs_adapt_rules *adapt_rules; /* IBAdapt rules (adapt.h); NULL: none */
+    /* qos_policy_file, read only with qos TRUE (OpenSM reads it in its QoS setup alone); NULL:
+     * none (not configured, qos FALSE, or the file does not exist: qos_policy_missing, as
+     * OpenSM, which runs without a policy then). */
+    struct cs_qos_policy *qos_policy;
+    bool qos_policy_missing;
     bool read[CS_SM_FILE_COUNT];            /* the file was read (configured and present) */
     uint64_t fingerprint[CS_SM_FILE_COUNT]; /* of its lines, when read */
 };

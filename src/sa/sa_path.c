@@ -187,6 +187,20 @@ static void gid_of(const struct cs_sa_db *db, uint64_t guid, uint8_t gid[16])
     cs_bits_set(gid, 64, 64, guid);
 }
 
+/* The policy's SL for the path from the port whose GUID is source to target's. */
+static uint8_t policy_sl(const struct path_query *q, uint64_t source, uint64_t target)
+{
+    struct cs_qos_path_query pq = {
+        .has_service_id = (q->mask & CS_SA_PR_SERVICE_ID) == CS_SA_PR_SERVICE_ID,
+        .service_id = q->want.service_id,
+        .has_pkey = (q->mask & CS_SA_PR_PKEY) != 0,
+        .pkey = q->want.pkey,
+        .source_guid = source,
+        .target_guid = target,
+    };
+    return cs_qos_policy_sl(q->db->opt.qos_policy, &pq);
+}
+
 /* One LID pair of a port pair: a record, or nothing when the path does not qualify. */
 static bool lid_pair(struct path_query *q, struct endpoint from, struct endpoint to, uint16_t slid,
                      uint16_t dlid, uint8_t preference)
@@ -221,12 +235,23 @@ static bool lid_pair(struct path_query *q, struct endpoint from, struct endpoint
         if (pkey == 0)
             return false; /* only between ports that share a partition */
     }
-    if ((q->mask & CS_SA_PR_REVERSIBLE) && q->want.reversible && !reversible)
-        return false;
     /* The partition's SL: its traffic travels on the VL the SL2VL tables give that SL. */
     uint8_t sl = pkey ? sa_pkey_sl(db, src, dst, pkey) : 0;
+    const struct cs_qos_policy *policy = db->opt.qos_policy;
+    if (policy) {
+        /* OpenSM's pr_rcv_get_path_parms looks the level up once per direction, with the ports
+         * swapped for the reverse one: a port GUID rule can give the two different SLs, and a
+         * request's SL that the reverse direction does not have makes the path one-way. */
+        sl = policy_sl(q, db->fabric->ports[src].guid, db->fabric->ports[dst].guid);
+        if ((q->mask & CS_SA_PR_SL) && reversible &&
+            policy_sl(q, db->fabric->ports[dst].guid, db->fabric->ports[src].guid) != q->want.sl)
+            reversible = false;
+    }
+    if ((q->mask & CS_SA_PR_REVERSIBLE) && q->want.reversible && !reversible)
+        return false;
     if (q->mask & CS_SA_PR_SL) {
-        if (pkey && db->opt.partition_sl && q->want.sl != sl)
+        /* With a policy, OpenSM refuses an SL that is not the policy's (ERR 1F1F). */
+        if (policy ? q->want.sl != sl : pkey && db->opt.partition_sl && q->want.sl != sl)
             return false;
         sl = q->want.sl;
     }

@@ -85,6 +85,12 @@ int cs_sm_core_load_files(const struct cs_sm_config *cfg, struct cs_sm_files *fi
         cs_logf(log, CS_LOG_INFO, "partitions: no %s: Default only", path);
     else if (path[0])
         cs_logf(log, CS_LOG_INFO, "partitions: %u from %s", files->partitions.count, path);
+    if (files->qos_policy_missing)
+        cs_logf(log, CS_LOG_WARN, "qos: no %s: PathRecords without a QoS policy",
+                cfg->qos_policy_file);
+    else if (files->qos_policy)
+        cs_logf(log, CS_LOG_INFO, "qos: policy of %u rules (default SL %u) from %s",
+                files->qos_policy->num_rules, files->qos_policy->default_sl, cfg->qos_policy_file);
     return 0;
 }
 
@@ -476,6 +482,15 @@ int cs_sm_core_rebuild_sa(struct cs_sm_core *c, struct cs_error *err)
     uint32_t num_partition_sl = c->routed.num_partitions;
     if (c->cfg.qos && cs_sm_core_qos_partition_sl(c, &partition_sl, &num_partition_sl, err) < 0)
         return -1;
+    /* OpenSM reads the policy file at every heavy sweep with QoS and runs without it when its
+     * ipoib rules name partitions the fabric does not give two full members. */
+    const struct cs_qos_policy *policy = c->cfg.qos ? c->files.qos_policy : NULL;
+    struct cs_error why;
+    if (policy &&
+        cs_qos_policy_check_partitions(policy, c->cfg.qos_policy_file, &c->pset, &why) < 0) {
+        cs_logf(&c->log, CS_LOG_ERROR, "qos: %s: PathRecords without the QoS policy", why.msg);
+        policy = NULL;
+    }
     struct cs_sa_options opt = {
         .subnet_prefix = c->cfg.subnet_prefix,
         .sm_key = c->cfg.sm_key,
@@ -484,6 +499,7 @@ int cs_sm_core_rebuild_sa(struct cs_sm_core *c, struct cs_error *err)
         .node_info = c->sweep.node_info,
         .partition_sl = partition_sl,
         .num_partition_sl = num_partition_sl,
+        .qos_policy = policy,
         .aliases = c->aliases,
         .pkey_tables = &c->pkeys_held,
         .sl2vl_tables = &c->sl2vl_held,

@@ -161,6 +161,9 @@ static const struct key keys[] = {
      "cloudsm: daily HH:MM-HH:MM (local time) in which adaptations are not carried out"},
     {"qos", VALUE_BOOL, FIELD(qos), 0, 0, CS_SM_CONFIG_REROUTE,
      "QoS: program VLArbitration, VLHighLimit and SL2VL from the qos_* keys below"},
+    {"qos_policy_file", VALUE_PATH, FIELD(qos_policy_file), 0, 0, CS_SM_CONFIG_LIVE,
+     "QoS: OpenSM's qos-policy.conf, its qos-ulps section: PathRecord SLs by ULP, service ID, "
+     "P_Key or port GUID (with qos TRUE); (null) or a missing file = none"},
     {"qos_max_vls", VALUE_UINT, FIELD(qos_general.max_vls), 0, 15, CS_SM_CONFIG_REROUTE,
      "QoS defaults: max VLs (0 = default 15); read, not programmed (as OpenSM 3.3.23)"},
     {"qos_high_limit", VALUE_LIMIT, FIELD(qos_general.high_limit), 0, 255, CS_SM_CONFIG_REROUTE,

@@ -19,6 +19,7 @@ static const char *const file_keys[CS_SM_FILE_COUNT] = {
     [CS_SM_FILE_NODE_WEIGHTS] = "node_weights_file",
     [CS_SM_FILE_VM_STATE] = "vm_state_file",
     [CS_SM_FILE_ADAPT_RULES] = "adapt_rules_file",
+    [CS_SM_FILE_QOS_POLICY] = "qos_policy_file",
 };
 
 const char *cs_sm_file_key(enum cs_sm_file file)
@@ -33,6 +34,7 @@ void cs_sm_files_free(struct cs_sm_files *f)
     cs_guid_list_free(&f->cns);
     cs_route_loaded_free(&f->route);
     cs_adapt_rules_free(f->adapt_rules);
+    cs_qos_policy_free(f->qos_policy);
     memset(f, 0, sizeof *f);
 }
 
@@ -87,6 +89,11 @@ static int read_adapt_rules(void *out, const char *path, struct cs_error *err)
     return cs_adapt_read(path, out, err);
 }
 
+static int read_qos_policy(void *out, const char *path, struct cs_error *err)
+{
+    return cs_qos_policy_read(path, out, err);
+}
+
 static int load(struct cs_sm_files *f, const struct cs_sm_config *c, struct cs_error *err)
 {
     const char *path = c->partition_config_file;
@@ -120,6 +127,11 @@ static int load(struct cs_sm_files *f, const struct cs_sm_config *c, struct cs_e
         return -1;
     if (c->adapt_rules_file[0] && read_file(f, CS_SM_FILE_ADAPT_RULES, c->adapt_rules_file,
                                             &f->adapt_rules, read_adapt_rules, err) < 0)
+        return -1;
+    path = c->qos_policy_file;
+    f->qos_policy_missing = c->qos && path[0] && stat(path, &st) < 0 && errno == ENOENT;
+    if (c->qos && path[0] && !f->qos_policy_missing &&
+        read_file(f, CS_SM_FILE_QOS_POLICY, path, &f->qos_policy, read_qos_policy, err) < 0)
         return -1;
     return 0;
 }

@@ -485,8 +485,9 @@ static void test_opensm_conf(void **state)
         fail_msg("%s", err.msg);
     assert_int_equal(cs_sm_config_warnings_count(&w, CS_SM_CONFIG_UNKNOWN_KEY), 0);
     assert_int_equal(cs_sm_config_warnings_count(&w, CS_SM_CONFIG_NOTE), 0);
-    /* 160 keys in the file: 106 of them OpenSM keys cloudsm does not use. */
-    assert_int_equal(cs_sm_config_warnings_count(&w, CS_SM_CONFIG_OPENSM_KEY), 106);
+    /* 160 keys in the file: 105 of them OpenSM keys cloudsm does not use. */
+    assert_int_equal(cs_sm_config_warnings_count(&w, CS_SM_CONFIG_OPENSM_KEY), 105);
+    assert_string_equal(c.qos_policy_file, "/etc/opensm/qos-policy.conf"); /* used with qos */
     assert_int_equal(c.sminfo_polling_timeout_ms, 10000); /* OpenSM's defaults, as written */
     assert_int_equal(c.polling_retry_number, 4);
     assert_false(c.perfmgr);                       /* OpenSM writes FALSE */

@@ -238,11 +238,58 @@ static void test_bad_files(void **state)
     assert_non_null(strstr(msg, "no-roots"));
 }
 
+/* qos_policy_file: read with qos TRUE only (OpenSM parses it in its QoS setup alone); a missing
+ * one is no policy, as in OpenSM; a bad one stops the load with its file:line:col, and nothing
+ * else loaded is kept. */
+static void test_qos_policy(void **state)
+{
+    (void)state;
+    struct cs_sm_config c;
+    cs_sm_config_defaults(&c);
+    put_file(c.qos_policy_file, "qos-policy.conf",
+             "qos-ulps\n  default : 3\n  ipoib : 4\nend-qos-ulps\n");
+    struct cs_sm_files f;
+    load_ok(&f, &c); /* qos FALSE: not read */
+    assert_null(f.qos_policy);
+    assert_false(f.read[CS_SM_FILE_QOS_POLICY]);
+    cs_sm_files_free(&f);
+    c.qos = true;
+    load_ok(&f, &c);
+    assert_non_null(f.qos_policy);
+    assert_int_equal(f.qos_policy->default_sl, 3);
+    assert_int_equal(f.qos_policy->num_rules, 1);
+    assert_true(f.read[CS_SM_FILE_QOS_POLICY]);
+    struct cs_sm_files g;
+    load_ok(&g, &c);
+    assert_false(cs_sm_files_differ(&f, &g, CS_SM_FILE_QOS_POLICY));
+    cs_sm_files_free(&g);
+    put_file(c.qos_policy_file, "qos-policy.conf", "qos-ulps\n  default : 5\nend-qos-ulps\n");
+    load_ok(&g, &c);
+    assert_true(cs_sm_files_differ(&f, &g, CS_SM_FILE_QOS_POLICY));
+    cs_sm_files_free(&g);
+    cs_sm_files_free(&f);
+
+    snprintf(c.qos_policy_file, sizeof c.qos_policy_file, "%s/no-policy", dir);
+    load_ok(&f, &c);
+    assert_null(f.qos_policy);
+    assert_true(f.qos_policy_missing);
+    cs_sm_files_free(&f);
+
+    put_file(c.partition_config_file, "partitions.conf", "Default=0x7fff : ALL ;\n");
+    put_file(c.qos_policy_file, "qos-policy.conf", "qos-ulps\n  default : 3\n  ipoib : 16\n");
+    char want[CS_SM_CONFIG_PATH_MAX + 64];
+    snprintf(want, sizeof want, "%s:3:11: illegal SL value 16", c.qos_policy_file);
+    const char *msg = load_error(&c);
+    if (strncmp(msg, want, strlen(want)) != 0)
+        fail_msg("'%s' does not start with '%s'", msg, want);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_none_configured, setup, teardown),
         cmocka_unit_test_setup_teardown(test_load, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_qos_policy, setup, teardown),
         cmocka_unit_test_setup_teardown(test_missing_partitions, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bad_files, setup, teardown),
     };
