@@ -168,6 +168,24 @@ start_cloudsmd_daemon() {
   check "cloudsmd is up ($log)" grep -q "waiting for SIGTERM" "$log"
 }
 
+# compare_dirs OSM_DIR OURS_DIR [SKIP_GLOB]: every file of OSM_DIR (but names matching SKIP_GLOB)
+# against the one of the same name in OURS_DIR; sets $compared and $differing, and shows the
+# first lines of each difference.
+compare_dirs() {
+  local osm=$1 ours=$2 skip=${3:-} f name
+  compared=0 differing=0
+  for f in "$osm"/*; do
+    name=$(basename "$f")
+    # shellcheck disable=SC2053 # a glob on purpose
+    [[ -n $skip && $name == $skip ]] && continue
+    compared=$((compared + 1))
+    if ! cmp -s "$f" "$ours/$name"; then
+      differing=$((differing + 1))
+      echo "--- $name differs (OpenSM <, cloudsmd >):"; diff "$f" "$ours/$name" | head -12
+    fi
+  done
+}
+
 # saquery_first_records: of saquery's PathRecord dumps on standard input, what ibsim lets a
 # client see intact: the first two records and the GIDs of the third. umad2sim hands a client
 # only the first MAD of an RMPP reply, and saquery reads garbage from its byte 224 on.
