@@ -120,8 +120,9 @@ uint32_t cs_informs_count(const struct cs_informs *s);
 const struct cs_subscription *cs_informs_at(const struct cs_informs *s, uint32_t i);
 
 /* The subscription that is `like` as OpenSM tells them apart (its match_inf_rec): the same
- * report address, the same GID (or, with a zero GID, LID range), type, IsGeneric, trap number
- * (device ID), QPN with RespTimeValue and producer (vendor). Its index, or UINT32_MAX. */
+ * report address (LID and QP: OpenSM compares the P_Key index and SL too), the same GID (or,
+ * with a zero GID, LID range), type, IsGeneric, trap number (device ID), QPN with RespTimeValue
+ * and producer (vendor). Its index, or UINT32_MAX. */
 uint32_t cs_informs_find(const struct cs_informs *s, const struct cs_subscription *like);
 /* Add sub in front (0), or -1 when out of memory. */
 int cs_informs_add(struct cs_informs *s, const struct cs_subscription *sub, struct cs_error *err);

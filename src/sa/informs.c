@@ -118,9 +118,13 @@ const struct cs_subscription *cs_informs_at(const struct cs_informs *s, uint32_t
     return &s->subs[i];
 }
 
+/* The LID and QP a Report goes to. OpenSM compares the whole address, P_Key index and SL too;
+ * Reports go out on P_Key index 0 and SL 0 here whatever they were, and ibsim's umad2sim leaves
+ * a received MAD's P_Key index unset (whatever its buffer held): with it, the same subscriber
+ * would now and then be two. */
 static bool same_address(const struct cs_sa_address *a, const struct cs_sa_address *b)
 {
-    return a->lid == b->lid && a->qpn == b->qpn && a->sl == b->sl && a->pkey_index == b->pkey_index;
+    return a->lid == b->lid && a->qpn == b->qpn;
 }
 
 static bool gid_is_zero(const uint8_t gid[16])

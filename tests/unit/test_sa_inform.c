@@ -445,7 +445,7 @@ static void test_store(void **state)
     struct cs_subscription a = {
         .subscriber_guid = 1, .info = everything(), .to = {.lid = 5, .qpn = 1}};
     struct cs_subscription b = a;
-    b.to.sl = 3; /* another address */
+    b.to.qpn = 3; /* another address */
     assert_int_equal(cs_informs_add(s, &a, &err), 0);
     assert_int_equal(cs_informs_find(s, &b), UINT32_MAX);
     assert_int_equal(cs_informs_find(s, &a), 0);
@@ -455,6 +455,10 @@ static void test_store(void **state)
     struct cs_subscription c = a;
     c.info.lid_range_end = 9;
     assert_int_equal(cs_informs_find(s, &c), UINT32_MAX);
+    c = a;
+    c.to.pkey_index = 5; /* the P_Key index and SL do not tell subscriptions apart */
+    c.to.sl = 2;
+    assert_int_equal(cs_informs_find(s, &c), 1); /* behind b, added after it */
     assert_int_equal(cs_informs_drop_subscriber(s, 1), 1);
     assert_int_equal(cs_informs_count(s), 1);
     struct cs_report r = {.to = {.lid = 1}};
