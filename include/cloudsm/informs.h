@@ -134,10 +134,15 @@ void cs_informs_remove(struct cs_informs *s, uint32_t i);
 uint32_t cs_informs_drop_subscriber(struct cs_informs *s, uint64_t port_guid);
 
 /* The outbox: Reports the SA matched and the SM has not taken yet, in the order they were
- * queued. queue: 0, or -1 when out of memory (the Report is lost and err says so). take: up to
- * max of them, oldest first, into out; returns how many (the rest stay). */
+ * queued, CS_INFORMS_OUTBOX_MAX at most (every host subscribed to every host's traps, and all of
+ * them rebooting at once, would queue hosts squared): beyond, a Report is counted and dropped.
+ * queue: 0, or -1 when out of memory (the Report is lost and err says so). take: up to max of
+ * them, oldest first, into out; returns how many (the rest stay). take_dropped: the Reports
+ * dropped since the last call. */
+#define CS_INFORMS_OUTBOX_MAX (1u << 18)
 int cs_informs_queue_report(struct cs_informs *s, const struct cs_report *r, struct cs_error *err);
 uint32_t cs_informs_pending(const struct cs_informs *s);
 uint32_t cs_informs_take_reports(struct cs_informs *s, struct cs_report *out, uint32_t max);
+uint64_t cs_informs_take_dropped(struct cs_informs *s);
 
 #endif

@@ -92,6 +92,7 @@ struct cs_informs {
     uint32_t count, cap;
     struct cs_report *outbox;
     uint32_t pending, outbox_cap;
+    uint64_t dropped;
 };
 
 struct cs_informs *cs_informs_create(struct cs_error *err)
@@ -192,6 +193,10 @@ uint32_t cs_informs_drop_subscriber(struct cs_informs *s, uint64_t port_guid)
 
 int cs_informs_queue_report(struct cs_informs *s, const struct cs_report *r, struct cs_error *err)
 {
+    if (s->pending >= CS_INFORMS_OUTBOX_MAX) {
+        s->dropped++;
+        return 0;
+    }
     if (cs_grow((void **)&s->outbox, &s->outbox_cap, (uint64_t)s->pending + 1, sizeof *s->outbox,
                 err) < 0)
         return -1;
@@ -213,4 +218,11 @@ uint32_t cs_informs_take_reports(struct cs_informs *s, struct cs_report *out, ui
     memmove(s->outbox, s->outbox + n, (s->pending - n) * sizeof *s->outbox);
     s->pending -= n;
     return n;
+}
+
+uint64_t cs_informs_take_dropped(struct cs_informs *s)
+{
+    uint64_t dropped = s->dropped;
+    s->dropped = 0;
+    return dropped;
 }

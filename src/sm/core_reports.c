@@ -178,7 +178,13 @@ static int report_done(void *arg, enum cs_smp_result result, const uint8_t *requ
 
 int cs_sm_core_send_reports(struct cs_sm_core *c, struct cs_error *err)
 {
-    if (c->informs == NULL || cs_informs_pending(c->informs) == 0)
+    if (c->informs == NULL)
+        return 0;
+    uint64_t dropped = cs_informs_take_dropped(c->informs);
+    if (dropped)
+        cs_logf(&c->log, CS_LOG_WARN, "informs: %llu Reports dropped: more than %u waiting",
+                (unsigned long long)dropped, CS_INFORMS_OUTBOX_MAX);
+    if (cs_informs_pending(c->informs) == 0)
         return 0;
     if (c->report_slots == NULL &&
         (c->report_slots =

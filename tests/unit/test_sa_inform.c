@@ -473,6 +473,12 @@ static void test_store(void **state)
     assert_int_equal(cs_informs_pending(s), 1);
     assert_int_equal(cs_informs_take_reports(s, out, 2), 1);
     assert_int_equal(out[0].notice.trap_number, 2);
+    /* A full outbox counts what it cannot hold. */
+    for (uint32_t i = 0; i < CS_INFORMS_OUTBOX_MAX + 3; i++)
+        assert_int_equal(cs_informs_queue_report(s, &r, &err), 0);
+    assert_int_equal(cs_informs_pending(s), CS_INFORMS_OUTBOX_MAX);
+    assert_int_equal(cs_informs_take_dropped(s), 3);
+    assert_int_equal(cs_informs_take_dropped(s), 0);
     cs_informs_destroy(s);
 }
 
