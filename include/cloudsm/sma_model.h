@@ -241,6 +241,11 @@ int cs_sma_model_set_capability_mask(struct cs_sma_model *m, uint32_t port, uint
 unsigned cs_sma_model_client_reregisters(const struct cs_sma_model *m, uint32_t port);
 /* The port mask of MLID mlid at position `position` (ports 16 * position ..) of a switch's MFT
  * (0 if never written, out of range, or not a switch). */
+/* SA Reports (event subscriptions): the CA ports' SA clients take the SubnAdmReports the SM sends
+ * them and acknowledge each with ReportResp (not when set silent). reports: how many reached
+ * port, the last one's data (its Notice, CS_SMP_SIZE - 56 bytes) into last (may be NULL). */
+unsigned cs_sma_model_reports(const struct cs_sma_model *m, uint32_t port, uint8_t *last);
+void cs_sma_model_set_report_silent(struct cs_sma_model *m, uint32_t port, bool silent);
 uint16_t cs_sma_model_mft_entry(const struct cs_sma_model *m, uint32_t node, uint16_t mlid,
                                 unsigned position);
 /* The VL that SL sl maps to in the SL2VL table of port slot `port` towards output port number out

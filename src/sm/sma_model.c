@@ -16,6 +16,7 @@
 #include "cloudsm/mcast.h"
 #include "cloudsm/mft.h"
 #include "cloudsm/rng.h"
+#include "cloudsm/sa.h"
 #include "core/grow.h"
 
 #define SWITCH_LINEAR_FDB_CAP 49152   /* ibsim's maxlinearcap: every unicast LID */
@@ -54,6 +55,9 @@ struct model_port {
     uint8_t sm_control;          /* the AttributeModifier of the last SMInfo Set it took; 0: none */
     struct cs_sma_model_pma pma; /* its performance counters (external switch ports, CA ports) */
     unsigned client_reregisters; /* PortInfo Sets with ClientReregister the port supported */
+    unsigned reports;            /* SubnAdmReports that reached the port's SA client */
+    uint8_t last_report[CS_SMP_SIZE - CS_SA_HEADER_SIZE]; /* the last one's data (its Notice) */
+    bool reports_unanswered; /* its client does not acknowledge them (set_report_silent) */
 };
 
 struct model_switch {
@@ -1274,6 +1278,56 @@ static int process_pma(struct cs_sma_model *m, const uint8_t request[CS_SMP_SIZE
     return 1;
 }
 
+/* An SA Report (SubnAdmReport, method 0x06) to the port that has dlid: its SA client takes it
+ * and acknowledges it with ReportResp, the same MAD with the response method (unless silent). */
+static int process_report(struct cs_sma_model *m, const uint8_t request[CS_SMP_SIZE], uint16_t dlid,
+                          uint8_t reply[CS_SMP_SIZE], uint16_t *reply_slid)
+{
+    struct cs_mad_header h;
+    cs_mad_header_decode(request, &h);
+    m->stats.requests++;
+    struct at dest, back;
+    if (h.method != CS_SA_METHOD_REPORT || dlid == CS_SMP_PERMISSIVE_LID ||
+        !lid_route(m, m->sm_port, dlid, &dest)) {
+        m->stats.lost++;
+        return 0;
+    }
+    if (drop_now(m))
+        return 0;
+    struct model_port *port = &m->ports[dest.port];
+    port->reports++;
+    memcpy(port->last_report, request + CS_SA_HEADER_SIZE, sizeof port->last_report);
+    if (port->reports_unanswered)
+        return 0;
+    memcpy(reply, request, CS_SMP_SIZE);
+    h.method = CS_SA_METHOD_RESPONSE | CS_SA_METHOD_REPORT;
+    cs_mad_header_encode(&h, reply);
+    if (!lid_route(m, dest.port, m->ports[m->sm_port].info.lid, &back) || back.node != m->sm_node) {
+        m->stats.lost++;
+        return 0;
+    }
+    if (drop_now(m))
+        return 0;
+    *reply_slid = dlid;
+    m->stats.answered++;
+    return 1;
+}
+
+unsigned cs_sma_model_reports(const struct cs_sma_model *m, uint32_t port, uint8_t *last)
+{
+    if (port >= m->fabric.num_port_slots)
+        return 0;
+    if (last)
+        memcpy(last, m->ports[port].last_report, sizeof m->ports[port].last_report);
+    return m->ports[port].reports;
+}
+
+void cs_sma_model_set_report_silent(struct cs_sma_model *m, uint32_t port, bool silent)
+{
+    if (port < m->fabric.num_port_slots)
+        m->ports[port].reports_unanswered = silent;
+}
+
 /* ---- One request ---- */
 
 static bool request_acceptable(const struct cs_smp *req, uint16_t dlid)
@@ -1295,6 +1349,8 @@ static int process(struct cs_sma_model *m, const uint8_t request[CS_SMP_SIZE], u
 {
     if (request[1] == CS_PMA_CLASS)
         return process_pma(m, request, dlid, reply, reply_slid);
+    if (request[1] == CS_SA_CLASS)
+        return process_report(m, request, dlid, reply, reply_slid);
     struct cs_smp smp;
     cs_smp_decode(request, &smp);
     m->stats.requests++;
