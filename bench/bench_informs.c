@@ -71,14 +71,7 @@ int main(int argc, char **argv)
         struct cs_sa_db *db;
         if (store == NULL || cs_sa_db_build(&sweep, &lfts, NULL, &opt, &db, &err) < 0)
             bench_die(bench, "db", &err);
-        struct cs_inform_info all = {.lid_range_begin = CS_INFORM_ALL_LIDS,
-                                     .is_generic = 1,
-                                     .subscribe = 1,
-                                     .type = CS_INFORM_ANY_16,
-                                     .trap_number = CS_INFORM_ANY_16,
-                                     .qpn = 1,
-                                     .resp_time = 18,
-                                     .producer_type = CS_INFORM_ANY_PRODUCER};
+        struct cs_inform_info all = cs_inform_info_all();
         uint8_t record[CS_INFORM_INFO_SIZE], req[CS_SA_MAD_SIZE];
         cs_inform_info_encode(&all, record);
         sa_request(CS_SA_METHOD_SET, CS_SA_ATTR_INFORM_INFO, 0, 0, 1, record, sizeof record, req);

@@ -57,6 +57,9 @@ struct cs_inform_info {
     uint8_t resp_time;      /* RespTimeValue, 5 bits */
     uint32_t producer_type; /* generic: ProducerType; vendor: VendorID (24 bits) */
 };
+/* A subscription to every generic trap from anywhere: Subscribe 1, IsGeneric 1, LIDRangeBegin
+ * 0xFFFF, Type, TrapNumber and ProducerType "any", QPN 1, RespTimeValue 18. */
+struct cs_inform_info cs_inform_info_all(void);
 void cs_inform_info_encode(const struct cs_inform_info *in, uint8_t out[CS_INFORM_INFO_SIZE]);
 void cs_inform_info_decode(const uint8_t in[CS_INFORM_INFO_SIZE], struct cs_inform_info *out);
 

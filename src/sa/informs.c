@@ -8,6 +8,20 @@
 #include "cloudsm/smp.h"
 #include "core/grow.h"
 
+struct cs_inform_info cs_inform_info_all(void)
+{
+    return (struct cs_inform_info){
+        .lid_range_begin = CS_INFORM_ALL_LIDS,
+        .is_generic = 1,
+        .subscribe = 1,
+        .type = CS_INFORM_ANY_16,
+        .trap_number = CS_INFORM_ANY_16,
+        .qpn = 1,
+        .resp_time = 18,
+        .producer_type = CS_INFORM_ANY_PRODUCER,
+    };
+}
+
 void cs_inform_info_encode(const struct cs_inform_info *in, uint8_t out[CS_INFORM_INFO_SIZE])
 {
     memset(out, 0, CS_INFORM_INFO_SIZE);

@@ -1242,6 +1242,22 @@ static uint16_t answer_pma(struct cs_sma_model *m, uint32_t node, const struct c
     return 0;
 }
 
+/* A GMP's reply from dest (the port that had dlid) back to the SM's port, LID-routed as the
+ * request came: 1 when it arrives, 0 when the fabric loses it. */
+static int reply_to_sm(struct cs_sma_model *m, struct at dest, uint16_t dlid, uint16_t *reply_slid)
+{
+    struct at back;
+    if (!lid_route(m, dest.port, m->ports[m->sm_port].info.lid, &back) || back.node != m->sm_node) {
+        m->stats.lost++;
+        return 0;
+    }
+    if (drop_now(m))
+        return 0;
+    *reply_slid = dlid;
+    m->stats.answered++;
+    return 1;
+}
+
 /* A PerfMgt request, LID-routed to the PMA of the node that has dlid, and its reply routed back
  * to the SM port the same way an SMP's is. */
 static int process_pma(struct cs_sma_model *m, const uint8_t request[CS_SMP_SIZE], uint16_t dlid,
@@ -1256,7 +1272,7 @@ static int process_pma(struct cs_sma_model *m, const uint8_t request[CS_SMP_SIZE
         m->stats.rejected++;
         return 0;
     }
-    struct at dest, back;
+    struct at dest;
     if (!lid_route(m, m->sm_port, dlid, &dest)) {
         m->stats.lost++;
         return 0;
@@ -1267,15 +1283,7 @@ static int process_pma(struct cs_sma_model *m, const uint8_t request[CS_SMP_SIZE
     h.status = answer_pma(m, dest.node, &h, request[CS_PMA_DATA_OFFSET + 1], reply);
     h.method = CS_SMP_METHOD_GET_RESP;
     cs_mad_header_encode(&h, reply);
-    if (!lid_route(m, dest.port, m->ports[m->sm_port].info.lid, &back) || back.node != m->sm_node) {
-        m->stats.lost++;
-        return 0;
-    }
-    if (drop_now(m))
-        return 0;
-    *reply_slid = dlid;
-    m->stats.answered++;
-    return 1;
+    return reply_to_sm(m, dest, dlid, reply_slid);
 }
 
 /* An SA Report (SubnAdmReport, method 0x06) to the port that has dlid: its SA client takes it
@@ -1286,7 +1294,7 @@ static int process_report(struct cs_sma_model *m, const uint8_t request[CS_SMP_S
     struct cs_mad_header h;
     cs_mad_header_decode(request, &h);
     m->stats.requests++;
-    struct at dest, back;
+    struct at dest;
     if (h.method != CS_SA_METHOD_REPORT || dlid == CS_SMP_PERMISSIVE_LID ||
         !lid_route(m, m->sm_port, dlid, &dest)) {
         m->stats.lost++;
@@ -1302,15 +1310,7 @@ static int process_report(struct cs_sma_model *m, const uint8_t request[CS_SMP_S
     memcpy(reply, request, CS_SMP_SIZE);
     h.method = CS_SA_METHOD_RESPONSE | CS_SA_METHOD_REPORT;
     cs_mad_header_encode(&h, reply);
-    if (!lid_route(m, dest.port, m->ports[m->sm_port].info.lid, &back) || back.node != m->sm_node) {
-        m->stats.lost++;
-        return 0;
-    }
-    if (drop_now(m))
-        return 0;
-    *reply_slid = dlid;
-    m->stats.answered++;
-    return 1;
+    return reply_to_sm(m, dest, dlid, reply_slid);
 }
 
 unsigned cs_sma_model_reports(const struct cs_sma_model *m, uint32_t port, uint8_t *last)

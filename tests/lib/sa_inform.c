@@ -239,16 +239,8 @@ int main(int argc, char **argv)
     unsigned long long first;
     if (sa_call_parse_u64(argv[2], listen ? 3600 : 0xff, &first) < 0)
         return usage();
-    struct cs_inform_info ii = {
-        .lid_range_begin = CS_INFORM_ALL_LIDS,
-        .is_generic = 1,
-        .subscribe = listen ? 1 : (uint8_t)first,
-        .type = CS_INFORM_ANY_16,
-        .trap_number = CS_INFORM_ANY_16,
-        .qpn = 1,
-        .resp_time = 18,
-        .producer_type = CS_INFORM_ANY_PRODUCER,
-    };
+    struct cs_inform_info ii = cs_inform_info_all();
+    ii.subscribe = listen ? 1 : (uint8_t)first;
     bool noack = false;
     for (int i = 3; i < argc; i++) {
         if (listen && strcmp(argv[i], "noack") == 0)

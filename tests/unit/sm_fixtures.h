@@ -129,6 +129,19 @@ static inline void core_model_open(struct core_model *cm, unsigned k, unsigned n
     assert_non_null(mkdtemp(cm->dir));
 }
 
+/* Everything core_model_open made, its state directory with all that was written in it. */
+static inline void core_model_close(struct core_model *cm)
+{
+    cs_smp_pipe_destroy(cm->pipe);
+    cs_sma_model_destroy(cm->m);
+    cs_fabric_free(&cm->f);
+    char cmd[96];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", cm->dir);
+    assert_int_equal(system(cmd), 0);
+    free(cm->lc.text);
+    cm->lc.text = NULL;
+}
+
 /* The port GUID of the SM's port (host 0, port 1). */
 static inline uint64_t core_model_sm_guid(const struct core_model *cm)
 {

@@ -57,14 +57,7 @@ static int rig_teardown(void **state)
     struct rig *r = *state;
     cs_perfmgr_free(&r->pm);
     cs_sm_core_free(&r->core);
-    cs_smp_pipe_destroy(r->cm.pipe);
-    cs_sma_model_destroy(r->cm.m);
-    cs_fabric_free(&r->cm.f);
-    char path[128];
-    snprintf(path, sizeof path, "%s/guid2lid", r->cm.dir);
-    unlink(path);
-    rmdir(r->cm.dir);
-    free(r->cm.lc.text);
+    core_model_close(&r->cm);
     free(r);
     return 0;
 }

@@ -67,21 +67,6 @@ static void port_gid(unsigned host, uint8_t gid[16])
     cs_bits_set(gid, 64, 64, HOST_PORT_GUID(host));
 }
 
-/* Subscribe to everything (OpenSM's defaults of a subscriber asking for all). */
-static struct cs_inform_info everything(void)
-{
-    return (struct cs_inform_info){
-        .lid_range_begin = CS_INFORM_ALL_LIDS,
-        .is_generic = 1,
-        .subscribe = 1,
-        .type = CS_INFORM_ANY_16,
-        .trap_number = CS_INFORM_ANY_16,
-        .qpn = 1,
-        .resp_time = 18,
-        .producer_type = CS_INFORM_ANY_PRODUCER,
-    };
-}
-
 /* A Set(InformInfo) from requester (QP qpn); the status and the reply's InformInfo. */
 static uint16_t set_from(struct irig *x, uint16_t requester, uint32_t qpn,
                          const struct cs_inform_info *ii, struct cs_inform_info *out)
@@ -117,7 +102,7 @@ static uint32_t records(struct irig *x, uint16_t requester, uint64_t mask, const
 static void test_codecs(void **state)
 {
     (void)state;
-    struct cs_inform_info ii = everything(), back;
+    struct cs_inform_info ii = cs_inform_info_all(), back;
     ii.gid[15] = 7;
     ii.lid_range_end = 0x1234;
     ii.qpn = 0xabcdef;
@@ -167,7 +152,7 @@ static void test_set_rules(void **state)
     (void)state;
     struct irig x;
     irig_open(&x, NULL);
-    struct cs_inform_info ii = everything(), out;
+    struct cs_inform_info ii = cs_inform_info_all(), out;
     ii.qpn = 0x55; /* the InformInfo's QPN: answered as sent, kept as the requester's */
     assert_int_equal(set_from(&x, HOST1, 1, &ii, &out), 0);
     assert_int_equal(out.qpn, 0x55);
@@ -193,13 +178,13 @@ static void test_set_rules(void **state)
     assert_int_equal(set_from(&x, HOST1, 1, &ii, &out), CS_SA_STATUS_REQ_INVALID);
     assert_int_equal(out.subscribe, 2);
     /* Unsubscribing what is not there: refused with Subscribe 0. */
-    struct cs_inform_info gone = everything();
+    struct cs_inform_info gone = cs_inform_info_all();
     gone.subscribe = 0;
     gone.trap_number = 99;
     assert_int_equal(set_from(&x, HOST1, 1, &gone, &out), CS_SA_STATUS_REQ_INVALID);
     assert_int_equal(out.subscribe, 0);
     /* Unsubscribing names the QPN kept (the requester's) and the RespTimeValue. */
-    ii = everything();
+    ii = cs_inform_info_all();
     ii.subscribe = 0;
     ii.qpn = 0x55;
     assert_int_equal(set(&x, HOST1, &ii), CS_SA_STATUS_REQ_INVALID);
@@ -211,7 +196,7 @@ static void test_set_rules(void **state)
     assert_int_equal(
         query(&x.r, HOST1, CS_SA_METHOD_GET, CS_SA_ATTR_INFORM_INFO, 0, 0, record, sizeof record),
         CS_SMP_STATUS_ATTR_UNSUPPORTED);
-    ii = everything();
+    ii = cs_inform_info_all();
     assert_int_equal(set_from(&x, 0, 1, &ii, NULL), CS_SA_STATUS_REQ_INVALID);
     irig_close(&x);
 }
@@ -222,7 +207,7 @@ static void test_access_rules(void **state)
     (void)state;
     struct irig x;
     irig_open(&x, PARTITIONS);
-    struct cs_inform_info ii = everything(), out;
+    struct cs_inform_info ii = cs_inform_info_all(), out;
     port_gid(3, ii.gid);
     assert_int_equal(set_from(&x, HOST2, 1, &ii, &out), CS_SA_STATUS_REQ_INVALID);
     assert_int_equal(out.subscribe, 0);
@@ -259,7 +244,7 @@ static void test_records(void **state)
     (void)state;
     struct irig x;
     irig_open(&x, PARTITIONS);
-    struct cs_inform_info ii = everything();
+    struct cs_inform_info ii = cs_inform_info_all();
     assert_int_equal(set(&x, HOST1, &ii), 0);
     ii.trap_number = 64;
     assert_int_equal(set(&x, HOST1, &ii), 0);
@@ -293,12 +278,13 @@ static void test_notice_matching(void **state)
     struct irig x;
     irig_open(&x, PARTITIONS);
     struct cs_error err;
-    struct cs_inform_info all = everything(), only64 = everything(), only128 = everything();
+    struct cs_inform_info all = cs_inform_info_all(), only64 = cs_inform_info_all(),
+                          only128 = cs_inform_info_all();
     only64.trap_number = 64;
     only128.trap_number = 128;
-    struct cs_inform_info vendor = everything();
+    struct cs_inform_info vendor = cs_inform_info_all();
     vendor.is_generic = 0;
-    struct cs_inform_info producer = everything();
+    struct cs_inform_info producer = cs_inform_info_all();
     producer.producer_type = 2; /* switches only */
     assert_int_equal(set(&x, HOST1, &all), 0);
     assert_int_equal(set_from(&x, HOST1, 2, &only64, NULL), 0);
@@ -320,7 +306,7 @@ static void test_notice_matching(void **state)
     assert_int_equal(out[1].to.qpn, 1);
     assert_memory_equal(&out[0].notice, &n, sizeof n);
     /* By issuer GID: the SM is these traps' issuer. */
-    struct cs_inform_info by_gid = everything();
+    struct cs_inform_info by_gid = cs_inform_info_all();
     port_gid(3, by_gid.gid);
     assert_int_equal(set_from(&x, HOST1, 6, &by_gid, NULL), 0);
     assert_int_equal(cs_sa_report_notice(x.r.db, &n, &err), 2);
@@ -338,7 +324,7 @@ static void test_lid_range_subscription_removed(void **state)
     struct irig x;
     irig_open(&x, PARTITIONS);
     struct cs_error err;
-    struct cs_inform_info range = everything();
+    struct cs_inform_info range = cs_inform_info_all();
     range.lid_range_begin = 1;
     range.lid_range_end = 1; /* the SM's LID: the issuer of traps 64..67 */
     assert_int_equal(set(&x, HOST2, &range), 0);
@@ -369,7 +355,7 @@ static void test_group_traps(void **state)
     (void)state;
     struct irig x;
     irig_open(&x, PARTITIONS);
-    struct cs_inform_info all = everything();
+    struct cs_inform_info all = cs_inform_info_all();
     assert_int_equal(set(&x, HOST1, &all), 0);
     assert_int_equal(set(&x, HOST2, &all), 0);
     static const uint8_t blue[16] = {0xff, 0x12, 0x40, 0x1b, 0x80, 0x01, 0,    0,
@@ -418,7 +404,7 @@ static void test_trap_forwarding(void **state)
     struct irig x;
     irig_open(&x, NULL);
     struct cs_error err;
-    struct cs_inform_info all = everything();
+    struct cs_inform_info all = cs_inform_info_all();
     assert_int_equal(set(&x, HOST1, &all), 0);
     struct cs_notice n = {
         .is_generic = true, .type = 1, .producer_type = 2, .trap_number = 128, .issuer_lid = 2};
@@ -443,7 +429,7 @@ static void test_store(void **state)
     struct cs_informs *s = cs_informs_create(&err);
     assert_non_null(s);
     struct cs_subscription a = {
-        .subscriber_guid = 1, .info = everything(), .to = {.lid = 5, .qpn = 1}};
+        .subscriber_guid = 1, .info = cs_inform_info_all(), .to = {.lid = 5, .qpn = 1}};
     struct cs_subscription b = a;
     b.to.qpn = 3; /* another address */
     assert_int_equal(cs_informs_add(s, &a, &err), 0);

@@ -49,13 +49,7 @@ static void rig_open(struct rig *r, bool drop_subscriptions)
 static void rig_close(struct rig *r)
 {
     cs_sm_core_free(&r->core);
-    cs_smp_pipe_destroy(r->cm.pipe);
-    cs_sma_model_destroy(r->cm.m);
-    cs_fabric_free(&r->cm.f);
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", r->cm.dir);
-    assert_int_equal(system(cmd), 0);
-    free(r->cm.lc.text);
+    core_model_close(&r->cm);
 }
 
 static uint32_t host_port(const struct rig *r, uint32_t node)
@@ -74,13 +68,7 @@ static void subscribe(struct rig *r, uint32_t node)
                              .transaction_id = 9,
                              .attr_id = CS_SA_ATTR_INFORM_INFO};
     cs_sa_header_encode(&h, req);
-    struct cs_inform_info all = {.lid_range_begin = CS_INFORM_ALL_LIDS,
-                                 .is_generic = 1,
-                                 .subscribe = 1,
-                                 .type = CS_INFORM_ANY_16,
-                                 .trap_number = CS_INFORM_ANY_16,
-                                 .qpn = 1,
-                                 .producer_type = CS_INFORM_ANY_PRODUCER};
+    struct cs_inform_info all = cs_inform_info_all();
     cs_inform_info_encode(&all, req + CS_SA_HEADER_SIZE);
     struct cs_sa_address from = {.lid = cs_sma_model_port_lid(r->cm.m, host_port(r, node)),
                                  .qpn = 1};

@@ -73,13 +73,7 @@ static int rig_teardown(void **state)
 {
     struct rig *r = *state;
     cs_sm_core_free(&r->core);
-    cs_smp_pipe_destroy(r->cm.pipe);
-    cs_sma_model_destroy(r->cm.m);
-    cs_fabric_free(&r->cm.f);
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", r->cm.dir);
-    assert_int_equal(system(cmd), 0);
-    free(r->cm.lc.text);
+    core_model_close(&r->cm);
     free(r);
     return 0;
 }
