@@ -59,13 +59,9 @@ int main(int argc, char **argv)
     double ftree_ms[MAX_RUNS], set_ms[MAX_RUNS], one_ms[MAX_RUNS], leaf_ms[MAX_RUNS];
     uint32_t one_reports = 0, leaf_reports = 0;
     for (int r = 0; r < runs; r++) {
-        struct cs_lfts fresh;
-        double start = bench_now_ms();
-        if (cs_route_with("ftree", &f, NULL, NULL, &fresh, &st, NULL, &err) < 0)
-            bench_die(bench, "ftree", &err);
-        ftree_ms[r] = bench_now_ms() - start;
-        cs_lfts_free(&fresh);
+        ftree_ms[r] = bench_ftree_ms(bench, &f);
 
+        double start;
         struct cs_informs *store = cs_informs_create(&err);
         struct cs_sa_options opt = {.subnet_prefix = PREFIX, .informs = store};
         struct cs_sa_db *db;

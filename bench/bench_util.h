@@ -9,6 +9,7 @@
 
 #include "cloudsm/error.h"
 #include "cloudsm/lid.h"
+#include "cloudsm/route.h"
 #include "cloudsm/topo_gen.h"
 
 /* Seconds on the monotonic clock. */
@@ -43,6 +44,21 @@ _Noreturn static inline void bench_die(const char *bench, const char *what,
 {
     fprintf(stderr, "%s: %s: %s\n", bench, what, err->msg);
     exit(1);
+}
+
+/* The anchor the benchmarks on the big tree share: a fresh ftree routing of f, in ms (timed
+ * inside each run, so that anchor and subject see the same load on the machine). */
+static inline double bench_ftree_ms(const char *bench, const struct cs_fabric *f)
+{
+    struct cs_lfts fresh;
+    struct cs_route_stats st;
+    struct cs_error err;
+    double start = bench_now_ms();
+    if (cs_route_with("ftree", f, NULL, NULL, &fresh, &st, NULL, &err) < 0)
+        bench_die(bench, "ftree", &err);
+    double ms = bench_now_ms() - start;
+    cs_lfts_free(&fresh);
+    return ms;
 }
 
 /* The RUNS argument (1..max), or the usage line and exit 2. */
