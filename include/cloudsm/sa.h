@@ -81,6 +81,7 @@
 #define CS_SA_ATTR_VL_ARB_TABLE_RECORD 0x0036
 #define CS_SA_ATTR_MCMEMBER_RECORD 0x0038
 #define CS_SA_ATTR_MFT_RECORD 0x0017
+#define CS_SA_ATTR_SM_INFO_RECORD 0x0018
 
 /* Status. The common MAD codes are smp.h's CS_SMP_STATUS_* (0x0004 bad version, 0x0008 method
  * not supported, 0x000c method/attribute not supported, 0x001c invalid field); the SA's own
@@ -418,6 +419,15 @@ void cs_sa_mcmember_record_decode(const uint8_t in[CS_SA_MCMEMBER_RECORD_SIZE],
 #define CS_SA_MFTR_POSITION (UINT64_C(1) << 1)
 #define CS_SA_MFTR_BLOCK (UINT64_C(1) << 3)
 
+/* SMInfoRecord (IBA 15.2.5.6): 25 bytes: LID (16 bits), reserved (16), then SMInfo (smp.h: GUID,
+ * SM_Key, ActCount, Priority and SMState). ComponentMask: LID bit 0, GUID bit 2, Priority bit 5,
+ * SMState bit 6 (the ones OpenSM matches). */
+#define CS_SA_SM_INFO_RECORD_SIZE 25
+#define CS_SA_SMIR_LID (UINT64_C(1) << 0)
+#define CS_SA_SMIR_GUID (UINT64_C(1) << 2)
+#define CS_SA_SMIR_PRIORITY (UINT64_C(1) << 5)
+#define CS_SA_SMIR_STATE (UINT64_C(1) << 6)
+
 /* ---- The SA of one sweep ----------------------------------------------------------------- */
 
 /* OpenSM's default subnet_timeout, which is also its PathRecord PacketLifeTime. */
@@ -487,10 +497,13 @@ struct cs_sa_options {
      * changes, InformInfoRecords read and notices queue Reports in. Referenced like aliases.
      * NULL: InformInfo and InformInfoRecord requests get 0x000c like an unknown attribute. */
     struct cs_informs *informs;
-    /* The SM's port, the issuer of the notices the SA makes (traps 66 and 67 of groups getting
-     * their first full member or losing their last). */
+    /* The SM: its port's LID, and its identity (sm.h: GUID, priority, state, the pipe whose
+     * SMPs are its ActCount, the other SMs it polled last), referenced and read at every request.
+     * The issuer of the notices the SA makes (traps 66 and 67 of groups getting their first full
+     * member or losing their last), and what SMInfoRecords show. sm NULL: SMInfoRecord requests
+     * get 0x000c, notices name GUID 0. */
     uint16_t sm_lid;
-    uint64_t sm_guid;
+    const struct cs_sm_identity *sm;
     /* The largest reply in bytes (0: CS_SA_DEFAULT_MAX_REPLY; at least CS_SA_MAD_SIZE). */
     size_t max_reply;
 };

@@ -287,6 +287,10 @@ struct cs_sm_identity {
      * no longer answers a poll is dropped by cs_sm_poll_sms). */
     struct cs_dr_path askers[CS_SM_ASKERS_MAX];
     unsigned num_askers;
+    /* The other SMs that answered the last poll (cs_sm_poll_sms), distinct GUIDs, as they
+     * answered (the first CS_SM_ASKERS_MAX): what the SA's SMInfoRecords show besides us. */
+    struct cs_smp_sm_info known[CS_SM_ASKERS_MAX];
+    unsigned num_known;
 };
 
 /* A cs_smp_unsolicited_fn (arg = struct cs_sm_identity *): answers SMInfo Gets (and notes who

@@ -1,7 +1,8 @@
 /* SA requests to responses (include/cloudsm/sa.h): the MAD checks, the response framing, the
  * dispatch by attribute, and the NodeRecord, PortInfoRecord, LinkRecord, GUIDInfoRecord and
  * ClassPortInfo answers (PathRecord: sa_path.c; the switches' and ports' tables: sa_tables.c;
- * ServiceRecord: sa_service.c; MCMemberRecord: sa_mcast.c; InformInfo: sa_inform.c). A new record
+ * ServiceRecord: sa_service.c; MCMemberRecord: sa_mcast.c; InformInfo: sa_inform.c;
+ * SMInfoRecord: sa_sm_info.c). A new record
  * is a case in record_size and one in the dispatch. Records are encoded into a scratch buffer,
  * compared with the request under its component mask, and copied into the response in place. */
 #include <string.h>
@@ -517,6 +518,8 @@ static size_t record_size(uint16_t attr_id)
         return CS_INFORM_INFO_SIZE;
     case CS_SA_ATTR_INFORM_INFO_RECORD:
         return CS_SA_INFORM_INFO_RECORD_SIZE;
+    case CS_SA_ATTR_SM_INFO_RECORD:
+        return CS_SA_SM_INFO_RECORD_SIZE;
     default:
         return 0;
     }
@@ -586,7 +589,8 @@ int cs_sa_answer_from(const struct cs_sa_db *db, const struct cs_sa_address *fro
     size_t size = record_size(h.attr_id);
     if ((h.attr_id == CS_SA_ATTR_MCMEMBER_RECORD && db->opt.mcast == NULL) ||
         (h.attr_id == CS_SA_ATTR_MFT_RECORD && db->opt.mfts == NULL) ||
-        (h.attr_id == CS_SA_ATTR_INFORM_INFO_RECORD && db->opt.informs == NULL))
+        (h.attr_id == CS_SA_ATTR_INFORM_INFO_RECORD && db->opt.informs == NULL) ||
+        (h.attr_id == CS_SA_ATTR_SM_INFO_RECORD && db->opt.sm == NULL))
         size = 0;
     if (size == 0 && !(h.attr_id == CS_SA_ATTR_CLASS_PORT_INFO && get)) {
         *resp_len = error_reply(request, CS_SMP_STATUS_ATTR_UNSUPPORTED, resp);
@@ -674,6 +678,10 @@ int cs_sa_answer_from(const struct cs_sa_db *db, const struct cs_sa_address *fro
         break;
     case CS_SA_ATTR_INFORM_INFO_RECORD:
         sa_inform_info_records(&q);
+        break;
+    case CS_SA_ATTR_SM_INFO_RECORD:
+        if (sa_sm_info_records(&q) < 0)
+            return 0;
         break;
     case CS_SA_ATTR_PATH_RECORD:
         status = sa_path_records(db, requester, get, &h, q.record, &emit);

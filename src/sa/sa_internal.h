@@ -146,6 +146,10 @@ void sa_guid_block(const struct cs_sa_db *db, uint32_t port, unsigned block,
 uint16_t sa_guid_info_change(const struct cs_sa_db *db, uint32_t requester,
                              const struct cs_sa_header *h, uint8_t *record, bool *silent);
 
+/* SMInfoRecords (sa_sm_info.c): 0, or -1 when nothing is to be answered (as OpenSM: our own
+ * port unknown, or a requester that may not see it asking for our record). */
+int sa_sm_info_records(struct sa_query *q);
+
 /* Event subscriptions (sa_inform.c). sa_inform_info_set: SubnAdmSet of the InformInfo `record`
  * from requester at address from (the request's, changed in place: Subscribe 0 on a refusal):
  * 0 or a status for the reply. sa_inform_info_records: Get and GetTable of InformInfoRecords.

@@ -272,7 +272,8 @@ static void report_group(const struct cs_sa_db *db, uint16_t trap, const uint8_t
     if (db->opt.informs == NULL)
         return;
     struct cs_notice n;
-    cs_notice_from_sm(trap, db->opt.sm_lid, db->opt.subnet_prefix, db->opt.sm_guid, mgid, &n);
+    cs_notice_from_sm(trap, db->opt.sm_lid, db->opt.subnet_prefix,
+                      db->opt.sm ? db->opt.sm->guid : 0, mgid, &n);
     struct cs_error err;
     (void)sa_report_notice_with_pkey(db, &n, pkey, &err);
 }

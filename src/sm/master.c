@@ -297,6 +297,9 @@ int cs_sm_poll_sms(struct cs_smp_pipe *pipe, const struct cs_sm_sweep *s, struct
     free(probes);
     if (out == NULL)
         return -1;
+    me->num_known = 0;
+    for (unsigned i = 0; i < n && me->num_known < CS_SM_ASKERS_MAX; i++)
+        me->known[me->num_known++] = out[i].info;
     if (n == 0)
         free(out);
     else

@@ -53,6 +53,7 @@ static struct {
     double now_ms;
     struct cs_sm_sl2vl_tables sl2vl;
     struct cs_sm_pkey_tables pkeys;
+    struct cs_sm_identity sm; /* the SM on host 0, master, and another SM it polled */
 } subnet;
 
 static double fuzz_clock(void)
@@ -115,6 +116,12 @@ static void build_subnet(void)
         abort();
     cs_fabric_free(&f);
     hold_tables();
+    subnet.sm = (struct cs_sm_identity){.guid = UINT64_C(0x0010000000000001),
+                                        .priority = 3,
+                                        .state = CS_SMP_SM_STATE_MASTER,
+                                        .num_known = 1};
+    subnet.sm.known[0] = (struct cs_smp_sm_info){
+        .guid = UINT64_C(0x0010000000000201), .priority = 1, .sm_state = CS_SMP_SM_STATE_STANDBY};
     subnet.opt = (struct cs_sa_options){
         .sl2vl_tables = &subnet.sl2vl,
         .pkey_tables = &subnet.pkeys,
@@ -124,7 +131,7 @@ static void build_subnet(void)
         .subnet_timeout = CS_SA_DEFAULT_SUBNET_TIMEOUT,
         .max_reply = ROOM,
         .sm_lid = 1,
-        .sm_guid = UINT64_C(0x0010000000000001),
+        .sm = &subnet.sm,
     };
     subnet.resp = malloc(ROOM);
     if (!subnet.resp)
@@ -285,6 +292,8 @@ static size_t stride_of(uint16_t attr_id)
         return cs_sa_record_stride(CS_SA_MFT_RECORD_SIZE);
     case CS_SA_ATTR_INFORM_INFO_RECORD:
         return cs_sa_record_stride(CS_SA_INFORM_INFO_RECORD_SIZE);
+    case CS_SA_ATTR_SM_INFO_RECORD:
+        return cs_sa_record_stride(CS_SA_SM_INFO_RECORD_SIZE);
     default:
         return 0;
     }
@@ -349,8 +358,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     /* Host 3 comes into service: Reports only to subscribers, never more than there are. */
     struct cs_notice n;
     uint8_t gid[16] = {0xfe, 0x80, 0, 0, 0, 0, 0, 0, 0, 0x10, 0, 0, 0, 0, 0x03, 0x01};
-    cs_notice_from_sm(CS_TRAP_GID_IN_SERVICE, 1, subnet.opt.subnet_prefix, subnet.opt.sm_guid, gid,
-                      &n);
+    cs_notice_from_sm(CS_TRAP_GID_IN_SERVICE, 1, subnet.opt.subnet_prefix, subnet.sm.guid, gid, &n);
     struct cs_error err;
     uint32_t before = cs_informs_count(subnet.opt.informs);
     int queued = cs_sa_report_notice(subnet.db, &n, &err);

@@ -3,6 +3,7 @@
 #   OpenSM master (priority 5), cloudsmd standby (3): sminfo reads MASTER and STANDBY; kill -9
 #   OpenSM: cloudsmd takes over, every port keeps its LID;
 #   cloudsmd master (5), OpenSM standby (3): kill -9 cloudsmd: OpenSM takes over, LIDs kept;
+#   in both, the master's SA lists both SMs (saquery SMIR), checked alike for either;
 #   handover: OpenSM master (3), cloudsmd (5) started second gets mastership by OpenSM's
 #   HANDOVER, OpenSM stands by; cloudsmd master (3), OpenSM (5) started second
 #   stands by, and cloudsmd, finding it at its next sweep, hands over to it (OpenSM then answers
@@ -61,6 +62,20 @@ roles() {
   expect_eq "$1: sminfo at the master's LID" SMINFO_MASTER "$(sm_state "$(lid_of "$2" "$1.guid2lid")")"
   expect_eq "$1: sminfo at the standby's LID" SMINFO_STANDBY "$(sm_state "$(lid_of "$3" "$1.guid2lid")")"
 }
+# smir NAME MASTER_GUID MASTER_PRIO STANDBY_GUID STANDBY_PRIO: the master's SA lists both SMs
+# (`saquery SMIR`), itself first, each with its port's LID (NAME.guid2lid), GUID, priority and
+# state (the standby's as it answered the master's last poll: discovering or standby, for OpenSM
+# and cloudsmd alike); the same check for OpenSM's SA and cloudsmd's. ActCount (SMPs sent) is
+# left out.
+smir() {
+  SIM_HOST=$OBSERVER sim saquery SMIR >"$1.smir" 2>&1
+  awk '/SMInfoRecord dump/ { n++ } /LID\.|GUID\.|Priority\.|SMState\./ { gsub(/\.+/, " "); print n, $1, $2 }' \
+    "$1.smir" | sed -E 's/^2 SMState [12]$/2 SMState standing-by/' >"$1.smir.fields"
+  local want
+  want=$(printf '1 LID %s\n1 GUID %s\n1 Priority %s\n1 SMState 3\n2 LID %s\n2 GUID %s\n2 Priority %s\n2 SMState standing-by' \
+    "$(lid_of "$2" "$1.guid2lid")" "$2" "$3" "$(lid_of "$4" "$1.guid2lid")" "$4" "$5")
+  expect_eq "$1: saquery SMIR (master, then standby)" "$want" "$(cat "$1.smir.fields")"
+}
 
 # 1. OpenSM master, cloudsmd standby; OpenSM dies.
 start_ibsim k2n2.topo
@@ -72,6 +87,7 @@ cd_pid=$!
 wait_log c1/sm.log "waiting for SIGTERM" 1 30
 check "1: cloudsmd stands by" grep -q "standby SM on port $GUID_A" c1/sm.log
 roles one "$GUID_B" "$GUID_A"
+smir one "$GUID_B" 5 "$GUID_A" 3
 kill -9 "$osm"
 wait_log c1/sm.log "master SM on port $GUID_A \\(takeover 1\\)" 1 20
 check "1: cloudsmd takes over from OpenSM" grep -q "master SM on port $GUID_A (takeover 1)" c1/sm.log
@@ -92,6 +108,7 @@ osm=$!
 wait_log o2/opensm.out "Entering STANDBY state" 1 20
 check "2: OpenSM stands by" grep -q "Entering STANDBY state" o2/opensm.out
 roles two "$GUID_A" "$GUID_B"
+smir two "$GUID_A" 5 "$GUID_B" 3
 kill -9 "$cd_pid"
 wait_log o2/opensm.out "Entering MASTER state" 1 20
 check "2: OpenSM takes over from cloudsmd" grep -q "Entering MASTER state" o2/opensm.out

@@ -28,6 +28,7 @@ static const char PARTITIONS[] = "Default=0x7fff, ipoib : ALL=limited, SELF=full
 
 struct irig {
     struct rig r;
+    struct cs_sm_identity sm;
     struct cs_informs *s;
     struct cs_mcast_groups *g;
 };
@@ -43,8 +44,9 @@ static void irig_open(struct irig *x, const char *partitions)
     assert_non_null(x->g = cs_mcast_groups_create(&err));
     x->r.opt.informs = x->s;
     x->r.opt.mcast = x->g;
+    x->sm = (struct cs_sm_identity){.guid = HOST_PORT_GUID(0), .state = CS_SMP_SM_STATE_MASTER};
     x->r.opt.sm_lid = HOST0;
-    x->r.opt.sm_guid = HOST_PORT_GUID(0);
+    x->r.opt.sm = &x->sm;
     if (partitions) {
         rig_partition(&x->r, partitions);
         struct cs_log log = {0};
