@@ -851,6 +851,7 @@ static void enter_standby(struct cs_sm_core *c)
     c->poll_misses = 0;
     c->next_master_poll_ms = cs_clock_ms() + c->cfg.sminfo_polling_timeout_ms;
     c->trap_seen = false;
+    cs_sm_core_drop_reports(c); /* the master reports events now */
 }
 
 int cs_sm_core_sweep(struct cs_sm_core *c, bool first, struct cs_error *err)
@@ -1040,7 +1041,8 @@ int cs_sm_core_on_request(void *arg, const struct cs_smp *mad, struct cs_smp *an
     struct cs_sm_core *c = arg;
     if (mad->method == CS_SMP_METHOD_TRAP) {
         c->trap_seen = true;
-        cs_sm_core_note_trap(c, mad);
+        if (c->me.state == CS_SMP_SM_STATE_MASTER) /* a standby forwards nothing */
+            cs_sm_core_note_trap(c, mad);
         *answer = *mad;
         answer->method = CS_SMP_METHOD_TRAP_REPRESS;
         answer->status =

@@ -73,6 +73,9 @@ int cs_sm_core_send_reports(struct cs_sm_core *c, struct cs_error *err);
  * CS_SM_CORE_TRAPS_MAX waiting, more are counted and dropped. */
 #define CS_SM_CORE_TRAPS_MAX 1024
 void cs_sm_core_note_trap(struct cs_sm_core *c, const struct cs_smp *trap);
+/* Standing by: the traps and Reports not sent yet are dropped (logged), not sent late by a
+ * later mastership; Reports in flight finish. */
+void cs_sm_core_drop_reports(struct cs_sm_core *c);
 int cs_sm_core_report_traps(struct cs_sm_core *c, struct cs_error *err);
 
 /* QoS (core_qos.c), in place of the SL2VL rule when cfg.qos is TRUE: SL2VL tables from the

@@ -145,6 +145,21 @@ int cs_sm_core_report_traps(struct cs_sm_core *c, struct cs_error *err)
     return 0;
 }
 
+void cs_sm_core_drop_reports(struct cs_sm_core *c)
+{
+    uint32_t reports = 0;
+    if (c->informs != NULL) {
+        struct cs_report r;
+        while (cs_informs_take_reports(c->informs, &r, 1) == 1)
+            reports++;
+    }
+    if (reports || c->num_traps)
+        cs_logf(&c->log, CS_LOG_INFO, "informs: standing by: %u traps and %u Reports not sent",
+                c->num_traps, reports);
+    c->num_traps = 0;
+    c->traps_dropped = 0;
+}
+
 /* One Report on its way: what its completion logs. A slot of the core's pool of
  * CS_SM_CORE_REPORTS_IN_FLIGHT: free again when the Report is acknowledged or lost. */
 struct cs_sm_report_slot {

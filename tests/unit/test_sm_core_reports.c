@@ -148,12 +148,34 @@ static void test_drop_event_subscriptions(void **state)
     }
 }
 
+/* An SM of higher precedence appears in the sweep that finds the cable pulled: the core stands
+ * by, and the Report of trap 65 it had queued is dropped, not sent by a later mastership. */
+static void test_standby_sends_nothing(void **state)
+{
+    (void)state;
+    struct rig r;
+    rig_open(&r, false);
+    subscribe(&r, SUBSCRIBER);
+    struct cs_error err = {""};
+    struct cs_smp_sm_info other = {.guid = 0x77, .priority = 15, .sm_state = 3};
+    assert_int_equal(cs_sma_model_set_sm(r.cm.m, host_port(&r, 3), &other, &err), 0);
+    assert_int_equal(cs_sma_model_unlink(r.cm.m, host_port(&r, LEAVER), &err), 0);
+    assert_true(cs_sm_core_resweep(&r.core, true, &err) >= 0);
+    assert_int_not_equal(r.core.me.state, CS_SMP_SM_STATE_MASTER);
+    assert_int_equal(cs_informs_pending(r.core.informs), 0);
+    assert_non_null(strstr(r.cm.lc.text, "standing by: 0 traps and 1 Reports not sent"));
+    assert_int_equal(cs_smp_pipe_idle(r.cm.pipe, 10, &err), 0);
+    assert_int_equal(cs_sma_model_reports(r.cm.m, host_port(&r, SUBSCRIBER), NULL), 0);
+    rig_close(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_trap65_reported_and_acknowledged),
         cmocka_unit_test(test_silent_subscriber),
         cmocka_unit_test(test_drop_event_subscriptions),
+        cmocka_unit_test(test_standby_sends_nothing),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
