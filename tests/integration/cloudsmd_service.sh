@@ -70,6 +70,11 @@ check "notify: READY=1 once serving" grep -q "^READY=1|STATUS=master SM, 24 node
 check "notify: a STATUS before (the bring-up)" \
   grep -q "^STATUS=sweeping the fabric (bring-up)" <(head -1 n1.notify)
 check "notify: READY=1 after the log says so" grep -q "waiting for SIGTERM" n1.log
+# A re-routing with another engine: systemd's STATUS follows (as after a sweep or a takeover).
+"$CLOUDSM" sm reroute minhop -d state >/dev/null || fail "sm reroute minhop"
+wait_log n1.notify "^STATUS=master SM, 24 nodes, routing minhop" 1 5
+check "notify: STATUS follows a re-routing" \
+  grep -q "^STATUS=master SM, 24 nodes, routing minhop" n1.notify
 mv n1.log n1.log.1
 kill -USR1 "$sm"
 wait_log n1.log "SIGUSR1: log reopened" 1 5

@@ -90,7 +90,26 @@ struct run {
     struct cs_sm_control control;
     struct cloudsmd_vm_queue vm_requests; /* VM operations waiting for their turn */
     struct cloudsmd_service service;      /* --daemon, --pid-file, systemd notifications */
+    char status[128];                     /* the STATUS systemd was last told */
 };
+
+/* What systemd shows as the service's status: the SM's state, its fabric and engine. */
+static void format_status(const struct run *r, char *buf, size_t size)
+{
+    snprintf(buf, size, "%s SM, %u nodes, routing %s", cs_sm_state_name(r->core.me.state),
+             r->core.sweep.fabric.num_nodes, r->core.route.engine);
+}
+
+/* A sweep, a takeover or a stand-by changed what format_status says: systemd is told. */
+static void update_status(struct run *r)
+{
+    char now[sizeof r->status];
+    format_status(r, now, sizeof now);
+    if (strcmp(now, r->status) == 0)
+        return;
+    memcpy(r->status, now, sizeof now);
+    cloudsmd_notify("STATUS=%s", now);
+}
 
 static void run_free(struct run *r)
 {
@@ -419,8 +438,8 @@ static void reload(struct run *r)
 {
     cloudsmd_notify("RELOADING=1\nSTATUS=reading the configuration again (SIGHUP)");
     reload_configuration(r);
-    cloudsmd_notify("READY=1\nSTATUS=master SM, %u nodes, routing %s",
-                    r->core.sweep.fabric.num_nodes, r->core.route.engine);
+    format_status(r, r->status, sizeof r->status);
+    cloudsmd_notify("READY=1\nSTATUS=%s", r->status);
 }
 
 static void reload_configuration(struct run *r)
@@ -522,11 +541,8 @@ static int serve(struct run *r)
                   "%s SM on port 0x%016llx; light sweep every %u s%s; waiting for SIGTERM",
                   cs_sm_state_name(r->core.me.state), (unsigned long long)r->port.port_guid,
                   interval, interval ? "" : " (off: traps only)");
-    char status[128];
-    snprintf(status, sizeof status, "%s SM, %u nodes, routing %s",
-             cs_sm_state_name(r->core.me.state), r->core.sweep.fabric.num_nodes,
-             r->core.route.engine);
-    cloudsmd_service_ready(&r->service, status);
+    format_status(r, r->status, sizeof r->status);
+    cloudsmd_service_ready(&r->service, r->status);
     while (!stop_requested) {
         if (reopen_requested) { /* logrotate: the file moved away; a new one in its place */
             reopen_requested = 0;
@@ -548,6 +564,7 @@ static int serve(struct run *r)
         cloudsmd_vm_queue_run(&r->vm_requests, &r->core, &r->control);
         if (cs_sm_core_poll(&r->core, &err) < 0)
             return fail_run(r, &err);
+        update_status(r);
     }
     cloudsmd_logf(&r->log, CS_LOG_INFO, "signal %d: stopping", (int)stop_requested);
     cloudsmd_notify("STOPPING=1\nSTATUS=stopping (signal %d)", (int)stop_requested);
