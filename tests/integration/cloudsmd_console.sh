@@ -122,11 +122,17 @@ expect_eq "priority 9: the old one in the answer" 0 "$(json_get prio.json old)"
 check "sminfo: priority 9" grep -q "priority 9 " <(sim sminfo)
 expect_eq "priority: now 9" "SM priority 9" "$(sm priority)"
 check "priority: logged" grep -q "SM priority 9 from now on (control socket; was 0)" sm.log
+sm status --json >status.json
+expect_eq "status: priority 9" 9 "$(json_get status.json priority)"
+check "status (text): priority 9" grep -q "^state .*, priority 9$" <(sm status)
 
 # sweep off: no periodic light sweeps (every second otherwise) until sweep on.
 sm sweep off --json >off.json
 check "sweep off: they were on" grep -q '"was": true' off.json
 before=$(json_get off.json light_sweeps)
+sm status --json >status.json
+check "status: light sweeps off" grep -q '"light_sweeps": false' status.json
+check "status (text): light sweeps off" grep -q "^light sweeps    off (sweep off)" <(sm status)
 sleep 3
 sm resweep light --json >light.json
 expect_eq "sweep off: 3 s later only the light sweep asked for ran" $((before + 1)) \

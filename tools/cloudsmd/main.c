@@ -23,6 +23,7 @@
 
 #include "../cloudsm/summary_print.h"
 #include "cloudsm/clock.h"
+#include "cloudsm/informs.h"
 #include "cloudsm/json.h"
 #include "cloudsm/lft_io.h"
 #include "cloudsm/sm.h"
@@ -174,6 +175,11 @@ static void reply_status(struct run *r, bool as_json, FILE *out)
         cs_json_init(&j, out);
         cs_json_object_begin(&j, NULL);
         cs_json_str(&j, "state", cs_sm_state_name(r->core.me.state));
+        cs_json_u64(&j, "priority", r->core.me.priority);
+        cs_json_bool(&j, "light_sweeps", !r->core.sweeping_off);
+        cs_json_u64(&j, "subscriptions", r->core.informs ? cs_informs_count(r->core.informs) : 0);
+        cs_json_u64(&j, "reports_sent", r->core.reports_sent);
+        cs_json_u64(&j, "reports_lost", r->core.reports_lost);
         if (r->core.me.state != CS_SMP_SM_STATE_MASTER && r->core.me.master_guid != 0)
             cs_json_guid(&j, "master_guid", r->core.me.master_guid);
         cs_json_u64(&j, "takeovers", r->core.takeovers);
@@ -207,8 +213,9 @@ static void reply_status(struct run *r, bool as_json, FILE *out)
         cs_json_finish(&j);
         return;
     }
-    fprintf(out, "state           %s on port 0x%016llx, LID %u\n",
-            cs_sm_state_name(r->core.me.state), (unsigned long long)r->port.port_guid, lid);
+    fprintf(out, "state           %s on port 0x%016llx, LID %u, priority %u\n",
+            cs_sm_state_name(r->core.me.state), (unsigned long long)r->port.port_guid, lid,
+            r->core.me.priority);
     if (r->core.me.state != CS_SMP_SM_STATE_MASTER && r->core.me.master_guid != 0)
         fprintf(out, "master          0x%016llx (polled every %u ms)\n",
                 (unsigned long long)r->core.me.master_guid, r->core.cfg.sminfo_polling_timeout_ms);
@@ -218,6 +225,8 @@ static void reply_status(struct run *r, bool as_json, FILE *out)
             (now - r->core.last_sweep_ms) / 1000.0, r->core.last_sweep_took_ms,
             (unsigned long long)r->core.last_sweep_smps, r->core.last_sweep_failures,
             r->core.last_sweep_failures == 1 ? "" : "s");
+    if (r->core.sweeping_off)
+        fprintf(out, "light sweeps    off (sweep off): traps and resweeps still sweep\n");
     if (r->core.sm_port_down_ms != 0)
         fprintf(out, "SM port         down since %.1f s ago: keeping the last fabric view\n",
                 (now - r->core.sm_port_down_ms) / 1000.0);
@@ -227,6 +236,11 @@ static void reply_status(struct run *r, bool as_json, FILE *out)
     if (r->core.route.fell_back)
         fprintf(out, " (asked for %s: %s)", r->core.route.requested, r->core.route.fallback_reason);
     fprintf(out, "\nSA requests     %llu\n", (unsigned long long)r->port.sa_requests);
+    if (r->core.informs && cs_informs_count(r->core.informs))
+        fprintf(out, "subscriptions   %u; %llu Reports sent, %llu acknowledged, %llu lost\n",
+                cs_informs_count(r->core.informs), (unsigned long long)r->core.reports_sent,
+                (unsigned long long)r->core.reports_acknowledged,
+                (unsigned long long)r->core.reports_lost);
     if (r->core.hyps.count)
         fprintf(out, "VMs             %u on %u hypervisors (%s LIDs), %llu operations\n",
                 cs_sm_core_vms(&r->core)->count, r->core.hyps.count,
