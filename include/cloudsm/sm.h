@@ -582,8 +582,8 @@ int cs_sm_program_vlarb(struct cs_smp_pipe *pipe, struct cs_sm_sweep *s,
 
 /* ---- Multicast (src/sm/mft_program.c) ---- */
 
-/* Build the spanning trees (mft.h, with router, made for s's fabric; members found through
- * end_ports, cs_sm_end_port_index of s) into want: of every group
+/* Build the spanning trees (mft.h, with router, made for s's fabric; members found by port GUID,
+ * cs_sm_sweep_end_port_by_guid) into want: of every group
  * (dirty NULL; want made afresh for s's fabric by cs_mfts_init), or of the num_dirty MLIDs listed
  * (their entries cleared first: an MLID without a group keeps none; the others stay). Then write
  * the MFT blocks (per position) of switches with a MulticastFDBCap that differ from held, within
@@ -596,14 +596,10 @@ struct cs_sm_mft_counts {
     unsigned failures;
 };
 int cs_sm_program_mfts(struct cs_smp_pipe *pipe, const struct cs_sm_sweep *s,
-                       const struct cs_mcast_groups *g, const struct cs_key_index *end_ports,
-                       struct cs_mcast_router *router, const uint16_t *dirty, uint32_t num_dirty,
-                       struct cs_mfts *want, struct cs_mfts *held, const struct cs_log *log,
+                       const struct cs_mcast_groups *g, struct cs_mcast_router *router,
+                       const uint16_t *dirty, uint32_t num_dirty, struct cs_mfts *want,
+                       struct cs_mfts *held, const struct cs_log *log,
                        struct cs_sm_mft_counts *counts, struct cs_error *err);
-/* The end ports of s (cs_sm_end_port: CA and router ports with a GUID, switch ports 0) by port
- * GUID, sorted: how member GUIDs find their ports (end_ports above). Made once per sweep. */
-int cs_sm_end_port_index(const struct cs_sm_sweep *s, struct cs_key_index *out,
-                         struct cs_error *err);
 /* [node] the switches of s with a MulticastFDBCap (what cs_mcast_router_create takes); malloc'd. */
 bool *cs_sm_multicast_capable(const struct cs_sm_sweep *s, struct cs_error *err);
 

@@ -134,7 +134,6 @@ struct cs_sm_core {
     struct cs_mfts mfts;                  /* what the switches' MFTs hold, for the current sweep */
     struct cs_mfts mfts_want;             /* what the groups' trees ask them to hold */
     struct cs_mcast_router *mcast_router; /* the trees' graph and distances, for the sweep */
-    struct cs_key_index end_ports; /* the sweep's end ports by GUID (multicast members' ports) */
     char guid2lid_path[CS_SM_CONFIG_PATH_MAX + 16];
     /* Counters and times (cs_clock_ms), for status reports. */
     unsigned sweeps; /* heavy sweeps */

@@ -191,7 +191,6 @@ void cs_sm_core_free(struct cs_sm_core *c)
     cs_mfts_free(&c->mfts);
     cs_mfts_free(&c->mfts_want);
     cs_mcast_router_destroy(c->mcast_router);
-    cs_key_index_free(&c->end_ports);
     cs_partition_set_free(&c->pset);
     cs_sm_pkey_tables_free(&c->pkeys_held);
     cs_sm_sl2vl_tables_free(&c->sl2vl_held);
@@ -387,7 +386,7 @@ static int program_sl2vl(struct cs_sm_core *c, struct cs_error *err)
 /* A port GUID the sweep has as an end port (the multicast groups keep members it has). */
 static bool sweep_has_port(void *arg, uint64_t guid)
 {
-    return cs_key_index_find(arg, guid) != CS_NONE;
+    return cs_sm_sweep_end_port_by_guid(arg, guid) != CS_NONE;
 }
 
 /* The multicast groups follow the sweep and the partitions, as OpenSM's do on every sweep:
@@ -406,10 +405,7 @@ static int sync_mcast(struct cs_sm_core *c, struct cs_error *err)
     }
     cs_mcast_groups_set_mlid_limit(
         c->mcast, (uint16_t)(cap ? CS_MCAST_MLID_FIRST + cap - 1 : CS_MCAST_MLID_LAST));
-    cs_key_index_free(&c->end_ports);
-    if (cs_sm_end_port_index(&c->sweep, &c->end_ports, err) < 0)
-        return -1;
-    uint32_t dropped = cs_mcast_groups_drop_ports(c->mcast, sweep_has_port, &c->end_ports);
+    uint32_t dropped = cs_mcast_groups_drop_ports(c->mcast, sweep_has_port, &c->sweep);
     if (dropped)
         cs_logf(&c->log, CS_LOG_INFO, "multicast: %u memberships of ports gone dropped", dropped);
     return cs_mcast_groups_sync_partitions(c->mcast, &c->files.partitions, &c->pset, c->cfg.qos,
@@ -446,9 +442,8 @@ int cs_sm_core_program_mcast(struct cs_sm_core *c, bool all, struct cs_error *er
         num_dirty = cs_mcast_groups_take_dirty(c->mcast, dirty, CS_MCAST_MLIDS);
     }
     struct cs_sm_mft_counts mc;
-    int rc = cs_sm_program_mfts(c->pipe, &c->sweep, c->mcast, &c->end_ports, c->mcast_router,
-                                all ? NULL : dirty, num_dirty, &c->mfts_want, &c->mfts, &c->log,
-                                &mc, err);
+    int rc = cs_sm_program_mfts(c->pipe, &c->sweep, c->mcast, c->mcast_router, all ? NULL : dirty,
+                                num_dirty, &c->mfts_want, &c->mfts, &c->log, &mc, err);
     free(dirty);
     if (rc < 0)
         return -1;

@@ -39,21 +39,16 @@ int cs_sm_core_note_departures(struct cs_sm_core *c, const struct cs_sm_sweep *f
     c->num_arrived = 0;
     if (!subscriptions(c) || c->sweep.fabric.num_nodes == 0)
         return 0;
-    struct cs_key_index now;
-    if (cs_sm_end_port_index(fresh, &now, err) < 0)
-        return -1;
     /* Ports that came: reported once the SA knows them (their partitions). */
     const struct cs_fabric *ff = &fresh->fabric;
     uint32_t cap = 0;
     for (uint32_t p = 0; p < ff->num_port_slots; p++) {
         if (!cs_sm_end_port(fresh, p) ||
-            cs_key_index_find(&c->end_ports, ff->ports[p].guid) != CS_NONE)
+            cs_sm_sweep_end_port_by_guid(&c->sweep, ff->ports[p].guid) != CS_NONE)
             continue;
         if (cs_grow((void **)&c->arrived, &cap, (uint64_t)c->num_arrived + 1, sizeof *c->arrived,
-                    err) < 0) {
-            cs_key_index_free(&now);
+                    err) < 0)
             return -1;
-        }
         c->arrived[c->num_arrived++] = ff->ports[p].guid;
     }
     /* Ports that went: with drop_event_subscriptions their own subscriptions go (OpenSM's drop
@@ -63,7 +58,8 @@ int cs_sm_core_note_departures(struct cs_sm_core *c, const struct cs_sm_sweep *f
     int rc = 0;
     uint32_t departed = 0, reports = 0;
     for (uint32_t p = 0; p < f->num_port_slots && rc == 0; p++) {
-        if (!cs_sm_end_port(&c->sweep, p) || cs_key_index_find(&now, f->ports[p].guid) != CS_NONE)
+        if (!cs_sm_end_port(&c->sweep, p) ||
+            cs_sm_sweep_end_port_by_guid(fresh, f->ports[p].guid) != CS_NONE)
             continue;
         departed++;
         uint32_t dropped = c->cfg.drop_event_subscriptions
@@ -82,7 +78,6 @@ int cs_sm_core_note_departures(struct cs_sm_core *c, const struct cs_sm_sweep *f
         else
             reports += (uint32_t)queued;
     }
-    cs_key_index_free(&now);
     if (departed)
         cs_logf(&c->log, CS_LOG_INFO, "informs: %u ports out of service (trap 65): %u reports",
                 departed, reports);

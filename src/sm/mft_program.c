@@ -53,7 +53,7 @@ static int block_done(void *arg, enum cs_smp_result result, const struct cs_smp 
 
 /* The tables the trees ask for: every group's (dirty NULL), or those of the MLIDs listed, whose
  * entries are built afresh while the others stay as want has them. */
-static int want_tables(const struct cs_mcast_groups *g, const struct cs_key_index *end_ports,
+static int want_tables(const struct cs_sm_sweep *s, const struct cs_mcast_groups *g,
                        struct cs_mcast_router *router, const uint16_t *dirty, uint32_t num_dirty,
                        struct cs_mfts *want, struct cs_sm_mft_counts *counts, struct cs_error *err)
 {
@@ -88,7 +88,7 @@ static int want_tables(const struct cs_mcast_groups *g, const struct cs_key_inde
         }
         uint32_t members = 0;
         for (uint32_t k = 0; k < group->num_members; k++) {
-            uint32_t p = cs_key_index_find(end_ports, group->members[k].guid);
+            uint32_t p = cs_sm_sweep_end_port_by_guid(s, group->members[k].guid);
             if (p != CS_NONE)
                 ports[members++] = p;
         }
@@ -129,13 +129,13 @@ bool *cs_sm_multicast_capable(const struct cs_sm_sweep *s, struct cs_error *err)
 }
 
 int cs_sm_program_mfts(struct cs_smp_pipe *pipe, const struct cs_sm_sweep *s,
-                       const struct cs_mcast_groups *g, const struct cs_key_index *end_ports,
-                       struct cs_mcast_router *router, const uint16_t *dirty, uint32_t num_dirty,
-                       struct cs_mfts *want, struct cs_mfts *held, const struct cs_log *log,
+                       const struct cs_mcast_groups *g, struct cs_mcast_router *router,
+                       const uint16_t *dirty, uint32_t num_dirty, struct cs_mfts *want,
+                       struct cs_mfts *held, const struct cs_log *log,
                        struct cs_sm_mft_counts *counts, struct cs_error *err)
 {
     *counts = (struct cs_sm_mft_counts){0};
-    if (want_tables(g, end_ports, router, dirty, num_dirty, want, counts, err) < 0 ||
+    if (want_tables(s, g, router, dirty, num_dirty, want, counts, err) < 0 ||
         cs_mfts_reserve(held, want->mlid_count, err) < 0)
         return -1;
     struct mft_phase ph = {.s = s, .log = log, .held = held};
@@ -182,18 +182,4 @@ int cs_sm_program_mfts(struct cs_smp_pipe *pipe, const struct cs_sm_sweep *s,
     free(jobs);
     counts->failures = ph.failures;
     return rc;
-}
-
-int cs_sm_end_port_index(const struct cs_sm_sweep *s, struct cs_key_index *out,
-                         struct cs_error *err)
-{
-    const struct cs_fabric *f = &s->fabric;
-    cs_key_index_init(out);
-    for (uint32_t p = 0; p < f->num_port_slots; p++)
-        if (cs_sm_end_port(s, p) && cs_key_index_add(out, f->ports[p].guid, p, err) < 0) {
-            cs_key_index_free(out);
-            return -1;
-        }
-    cs_key_index_sort(out);
-    return 0;
 }

@@ -204,8 +204,6 @@ static void test_program_differential(void **state)
     static const uint8_t gid[16];
     for (unsigned h = 0; h < 12; h += 3)
         assert_true(cs_mcast_group_join(g, group, HOST_PORT_GUID(h), gid, 0x21, false) >= 0);
-    struct cs_key_index ends;
-    assert_int_equal(cs_sm_end_port_index(&r.s, &ends, &err), 0);
     struct cs_mfts want, held;
     assert_int_equal(cs_mfts_init(&want, &r.s.fabric, &err), 0);
     assert_int_equal(cs_mfts_init(&held, &r.s.fabric, &err), 0);
@@ -215,8 +213,7 @@ static void test_program_differential(void **state)
     struct cs_mcast_router *router = cs_mcast_router_create(&r.s.fabric, capable, &err);
     assert_non_null(router);
     assert_int_equal(
-        cs_sm_program_mfts(r.pipe, &r.s, g, &ends, router, NULL, 0, &want, &held, &log, &c, &err),
-        0);
+        cs_sm_program_mfts(r.pipe, &r.s, g, router, NULL, 0, &want, &held, &log, &c, &err), 0);
     assert_int_equal(c.trees, 1);
     assert_true(c.blocks_sent > 0);
     assert_true(c.blocks_read >= c.blocks_sent); /* nothing known at first: all read back */
@@ -233,15 +230,13 @@ static void test_program_differential(void **state)
     /* Again: nothing to read, nothing to send. */
     cs_sma_model_reset_counts(r.m);
     assert_int_equal(
-        cs_sm_program_mfts(r.pipe, &r.s, g, &ends, router, NULL, 0, &want, &held, &log, &c, &err),
-        0);
+        cs_sm_program_mfts(r.pipe, &r.s, g, router, NULL, 0, &want, &held, &log, &c, &err), 0);
     assert_int_equal(c.blocks_sent + c.blocks_read, 0);
     /* A fresh view (an SM restart): everything read back, nothing sent. */
     struct cs_mfts held2;
     assert_int_equal(cs_mfts_init(&held2, &r.s.fabric, &err), 0);
     assert_int_equal(
-        cs_sm_program_mfts(r.pipe, &r.s, g, &ends, router, NULL, 0, &want, &held2, &log, &c, &err),
-        0);
+        cs_sm_program_mfts(r.pipe, &r.s, g, router, NULL, 0, &want, &held2, &log, &c, &err), 0);
     assert_true(c.blocks_read > 0);
     assert_int_equal(c.blocks_sent, 0);
     assert_int_equal(cs_sma_model_count(r.m, CS_SMP_ATTR_MCAST_FT, CS_SMP_METHOD_SET), 0);
@@ -253,8 +248,7 @@ static void test_program_differential(void **state)
     assert_false(deleted);
     assert_int_equal(cs_mcast_groups_take_dirty(g, dirty, 4), 1);
     assert_int_equal(
-        cs_sm_program_mfts(r.pipe, &r.s, g, &ends, router, dirty, 1, &want, &held2, &log, &c, &err),
-        0);
+        cs_sm_program_mfts(r.pipe, &r.s, g, router, dirty, 1, &want, &held2, &log, &c, &err), 0);
     assert_true(c.blocks_sent > 0);
     assert_int_equal(c.blocks_read, 0);
     assert_int_equal(cs_sma_model_count(r.m, CS_SMP_ATTR_MCAST_FT, CS_SMP_METHOD_SET),
@@ -269,8 +263,7 @@ static void test_program_differential(void **state)
     assert_true(deleted);
     uint32_t n = cs_mcast_groups_take_dirty(g, dirty, 4);
     assert_int_equal(
-        cs_sm_program_mfts(r.pipe, &r.s, g, &ends, router, dirty, n, &want, &held2, &log, &c, &err),
-        0);
+        cs_sm_program_mfts(r.pipe, &r.s, g, router, dirty, n, &want, &held2, &log, &c, &err), 0);
     for (uint32_t sw = 0; sw < want.num_switches; sw++) {
         uint32_t model_node = fx_node(r.m, r.s.fabric.nodes[want.switches[sw].node].guid);
         assert_int_equal(cs_sma_model_mft_entry(r.m, model_node, 0xc000, 0), 0);
@@ -280,7 +273,6 @@ static void test_program_differential(void **state)
     cs_mfts_free(&held2);
     cs_mcast_groups_destroy(g);
     cs_mcast_router_destroy(router);
-    cs_key_index_free(&ends);
     free(capable);
     rig_close(&r);
 }
