@@ -569,6 +569,10 @@ struct cs_notice;
  * not are removed (IBA o13-17.1.2). Returns the Reports queued, or -1 with err when out of
  * memory. */
 int cs_sa_report_notice(const struct cs_sa_db *db, const struct cs_notice *n, struct cs_error *err);
+/* Trap 64 (GID in service) or 65 (GID out of service) about the end port port_guid, issued by
+ * the SM (opt.sm_lid, opt.sm's GUID) and reported as cs_sa_report_notice does. */
+int cs_sa_report_port_trap(const struct cs_sa_db *db, uint16_t trap, uint64_t port_guid,
+                           struct cs_error *err);
 /* A trap a port sent the SM (the Notice its SMP carried, IssuerGID unset), forwarded as OpenSM
  * forwards traps: IssuerGID becomes the GID of the port that owns IssuerLID (none: not
  * reported), traps 129 to 131 (a port's error counters) are not reported, and the rest goes to

@@ -145,8 +145,8 @@ static bool passes_filters(const struct cs_inform_info *ii, const struct cs_noti
     return ii->producer_type == CS_INFORM_ANY_PRODUCER || ii->producer_type == n->producer_type;
 }
 
-int sa_report_notice_with_pkey(const struct cs_sa_db *db, const struct cs_notice *n,
-                               int32_t group_pkey, struct cs_error *err)
+static int report_notice(const struct cs_sa_db *db, const struct cs_notice *n, int32_t group_pkey,
+                         struct cs_error *err)
 {
     struct cs_informs *s = db->opt.informs;
     if (s == NULL)
@@ -194,7 +194,32 @@ int sa_report_notice_with_pkey(const struct cs_sa_db *db, const struct cs_notice
 
 int cs_sa_report_notice(const struct cs_sa_db *db, const struct cs_notice *n, struct cs_error *err)
 {
-    return sa_report_notice_with_pkey(db, n, -1, err);
+    return report_notice(db, n, -1, err);
+}
+
+/* A trap the SM issues, about gid: the notice names the SM's port as its issuer (db->opt). */
+static int report_sm_trap(const struct cs_sa_db *db, uint16_t trap, const uint8_t gid[16],
+                          int32_t group_pkey, struct cs_error *err)
+{
+    struct cs_notice n;
+    cs_notice_from_sm(trap, db->opt.sm_lid, db->opt.subnet_prefix,
+                      db->opt.sm ? db->opt.sm->guid : 0, gid, &n);
+    return report_notice(db, &n, group_pkey, err);
+}
+
+int cs_sa_report_port_trap(const struct cs_sa_db *db, uint16_t trap, uint64_t port_guid,
+                           struct cs_error *err)
+{
+    uint8_t gid[16];
+    cs_bits_set(gid, 0, 64, db->opt.subnet_prefix);
+    cs_bits_set(gid, 64, 64, port_guid);
+    return report_sm_trap(db, trap, gid, -1, err);
+}
+
+int sa_report_group_trap(const struct cs_sa_db *db, uint16_t trap, const uint8_t mgid[16],
+                         uint16_t pkey, struct cs_error *err)
+{
+    return report_sm_trap(db, trap, mgid, pkey, err);
 }
 
 int cs_sa_report_trap(const struct cs_sa_db *db, struct cs_notice *n, struct cs_error *err)

@@ -153,13 +153,13 @@ int sa_sm_info_records(struct sa_query *q);
 /* Event subscriptions (sa_inform.c). sa_inform_info_set: SubnAdmSet of the InformInfo `record`
  * from requester at address from (the request's, changed in place: Subscribe 0 on a refusal):
  * 0 or a status for the reply. sa_inform_info_records: Get and GetTable of InformInfoRecords.
- * sa_report_notice_with_pkey: cs_sa_report_notice, with the P_Key of the group a trap 66 or 67
- * is about (-1: the group's, found by its MGID). */
+ * sa_report_group_trap: trap 66 or 67 about the group mgid of P_Key pkey (the group may be gone
+ * already), as cs_sa_report_port_trap reports 64 and 65. */
 uint16_t sa_inform_info_set(const struct cs_sa_db *db, uint32_t requester,
                             const struct cs_sa_address *from, uint8_t *record);
 void sa_inform_info_records(struct sa_query *q);
-int sa_report_notice_with_pkey(const struct cs_sa_db *db, const struct cs_notice *n,
-                               int32_t group_pkey, struct cs_error *err);
+int sa_report_group_trap(const struct cs_sa_db *db, uint16_t trap, const uint8_t mgid[16],
+                         uint16_t pkey, struct cs_error *err);
 
 /* MCMemberRecords (sa_mcast.c): the answers of a Get or GetTable into e, and a Set (join) or a
  * Delete (leave) of the record (the request's, changed in place to the reply's). */

@@ -269,13 +269,8 @@ static bool may_modify(const struct cs_sa_db *db, uint32_t requester,
 static void report_group(const struct cs_sa_db *db, uint16_t trap, const uint8_t mgid[16],
                          uint16_t pkey)
 {
-    if (db->opt.informs == NULL)
-        return;
-    struct cs_notice n;
-    cs_notice_from_sm(trap, db->opt.sm_lid, db->opt.subnet_prefix,
-                      db->opt.sm ? db->opt.sm->guid : 0, mgid, &n);
     struct cs_error err;
-    (void)sa_report_notice_with_pkey(db, &n, pkey, &err);
+    (void)sa_report_group_trap(db, trap, mgid, pkey, &err);
 }
 
 static uint16_t leave(const struct cs_sa_db *db, uint32_t requester, struct cs_mcmember_record *r)

@@ -1,6 +1,6 @@
 /* The SM's side of event reporting (include/cloudsm/informs.h): the traps it issues when end
  * ports come into service (64) or go out of it (65) between heavy sweeps, matched against the
- * subscriptions by the SA (cs_sa_report_notice), and the Reports the SA queued sent to their
+ * subscriptions by the SA (cs_sa_report_port_trap), and the Reports the SA queued sent to their
  * subscribers through the SMP pipe, with its timeouts and retries (OpenSM's
  * transaction_timeout and transaction_retries), each acknowledged by a ReportResp. */
 #include <stdlib.h>
@@ -14,21 +14,6 @@
 static bool subscriptions(const struct cs_sm_core *c)
 {
     return c->informs != NULL && cs_informs_count(c->informs) > 0;
-}
-
-static void port_gid(const struct cs_sm_core *c, uint64_t guid, uint8_t gid[16])
-{
-    cs_bits_set(gid, 0, 64, c->cfg.subnet_prefix);
-    cs_bits_set(gid, 64, 64, guid);
-}
-
-static void sm_notice(const struct cs_sm_core *c, uint16_t trap, uint64_t guid, struct cs_notice *n)
-{
-    uint8_t gid[16];
-    port_gid(c, guid, gid);
-    const struct cs_fabric *f = &c->sweep.fabric;
-    uint16_t sm_lid = c->sweep.sm_port != CS_NONE ? f->ports[c->sweep.sm_port].lid : 0;
-    cs_notice_from_sm(trap, sm_lid, c->cfg.subnet_prefix, c->me.guid, gid, n);
 }
 
 int cs_sm_core_note_departures(struct cs_sm_core *c, const struct cs_sm_sweep *fresh,
@@ -70,9 +55,8 @@ int cs_sm_core_note_departures(struct cs_sm_core *c, const struct cs_sm_sweep *f
                     dropped, (unsigned long long)f->ports[p].guid);
         if (c->sa == NULL)
             continue;
-        struct cs_notice n;
-        sm_notice(c, CS_TRAP_GID_OUT_OF_SERVICE, f->ports[p].guid, &n);
-        int queued = cs_sa_report_notice(c->sa, &n, err);
+        int queued =
+            cs_sa_report_port_trap(c->sa, CS_TRAP_GID_OUT_OF_SERVICE, f->ports[p].guid, err);
         if (queued < 0)
             rc = -1;
         else
@@ -88,9 +72,7 @@ int cs_sm_core_note_arrivals(struct cs_sm_core *c, struct cs_error *err)
 {
     uint32_t reports = 0;
     for (uint32_t i = 0; i < c->num_arrived && c->sa != NULL; i++) {
-        struct cs_notice n;
-        sm_notice(c, CS_TRAP_GID_IN_SERVICE, c->arrived[i], &n);
-        int queued = cs_sa_report_notice(c->sa, &n, err);
+        int queued = cs_sa_report_port_trap(c->sa, CS_TRAP_GID_IN_SERVICE, c->arrived[i], err);
         if (queued < 0)
             return -1;
         reports += (uint32_t)queued;
