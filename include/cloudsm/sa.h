@@ -134,6 +134,11 @@ struct cs_sa_header {
 };
 
 void cs_sa_header_encode(const struct cs_sa_header *in, uint8_t out[CS_SA_HEADER_SIZE]);
+/* A whole SA MAD to send (a request, a Report): the header h with the SA's base version, class
+ * and class version filled in, then record[0..size) (NULL: nothing; at most CS_SA_DATA_SIZE
+ * bytes) in the data area, zeros elsewhere. */
+void cs_sa_mad_encode(const struct cs_sa_header *h, const void *record, size_t size,
+                      uint8_t out[CS_SA_MAD_SIZE]);
 void cs_sa_header_decode(const uint8_t in[CS_SA_HEADER_SIZE], struct cs_sa_header *out);
 
 /* Records travel back to back, AttributeOffset * 8 bytes apart: the record size rounded up to

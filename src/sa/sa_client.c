@@ -153,17 +153,13 @@ void cs_sa_path_request_encode(const struct cs_sa_path_query *q, uint64_t tid, u
                                uint8_t out[CS_SA_MAD_SIZE])
 {
     struct cs_sa_header h = {
-        .base_version = CS_SA_BASE_VERSION,
-        .mgmt_class = CS_SA_CLASS,
-        .class_version = CS_SA_CLASS_VERSION,
         .method = q->method,
         .transaction_id = tid,
         .attr_id = CS_SA_ATTR_PATH_RECORD,
         .sm_key = sm_key,
         .component_mask = q->component_mask,
     };
-    memset(out, 0, CS_SA_MAD_SIZE);
-    cs_sa_header_encode(&h, out);
+    cs_sa_mad_encode(&h, NULL, 0, out);
     cs_sa_path_record_encode(&q->record, out + CS_SA_HEADER_SIZE);
 }
 

@@ -19,6 +19,19 @@ enum {
     OFF_COMPONENT_MASK = 48,
 };
 
+void cs_sa_mad_encode(const struct cs_sa_header *h, const void *record, size_t size,
+                      uint8_t out[CS_SA_MAD_SIZE])
+{
+    struct cs_sa_header full = *h;
+    full.base_version = CS_SA_BASE_VERSION;
+    full.mgmt_class = CS_SA_CLASS;
+    full.class_version = CS_SA_CLASS_VERSION;
+    memset(out, 0, CS_SA_MAD_SIZE);
+    cs_sa_header_encode(&full, out);
+    if (record)
+        memcpy(out + CS_SA_HEADER_SIZE, record, size < CS_SA_DATA_SIZE ? size : CS_SA_DATA_SIZE);
+}
+
 void cs_sa_header_encode(const struct cs_sa_header *in, uint8_t out[CS_SA_HEADER_SIZE])
 {
     memset(out, 0, CS_SA_HEADER_SIZE);

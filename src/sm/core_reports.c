@@ -191,15 +191,9 @@ int cs_sm_core_send_reports(struct cs_sm_core *c, struct cs_error *err)
             continue;
         cs_informs_take_reports(c->informs, &slot->report, 1);
         /* SubnAdmReport(Notice) (IBA 13.4.9): the pipe writes the transaction id. */
-        uint8_t mad[CS_SMP_SIZE] = {0};
-        struct cs_sa_header h = {
-            .base_version = CS_SA_BASE_VERSION,
-            .mgmt_class = CS_SA_CLASS,
-            .class_version = CS_SA_CLASS_VERSION,
-            .method = CS_SA_METHOD_REPORT,
-            .attr_id = CS_SA_ATTR_NOTICE,
-        };
-        cs_sa_header_encode(&h, mad);
+        uint8_t mad[CS_SA_MAD_SIZE];
+        struct cs_sa_header h = {.method = CS_SA_METHOD_REPORT, .attr_id = CS_SA_ATTR_NOTICE};
+        cs_sa_mad_encode(&h, NULL, 0, mad);
         cs_notice_encode(&slot->report.notice, mad + CS_SA_HEADER_SIZE);
         slot->c = c;
         if (cs_smp_pipe_submit_mad(c->pipe, mad, slot->report.to.lid, report_done, slot, err) < 0)

@@ -42,17 +42,13 @@ static inline int sa_call_open_port(const char *who, struct umad_client *c, uint
                                     const uint8_t *record, size_t size, struct cs_sa_header *reply,
                                     uint8_t *out)
 {
-    uint8_t request[CS_SA_MAD_SIZE] = {0};
-    struct cs_sa_header h = {.base_version = CS_SA_BASE_VERSION,
-                             .mgmt_class = CS_SA_CLASS,
-                             .class_version = CS_SA_CLASS_VERSION,
-                             .method = method,
+    uint8_t request[CS_SA_MAD_SIZE];
+    struct cs_sa_header h = {.method = method,
                              .transaction_id = tid,
                              .attr_id = attr,
                              .sm_key = sm_key,
                              .component_mask = mask};
-    cs_sa_header_encode(&h, request);
-    memcpy(request + CS_SA_HEADER_SIZE, record, size);
+    cs_sa_mad_encode(&h, record, size, request);
     const uint8_t *got;
     size_t len;
     struct cs_error err;

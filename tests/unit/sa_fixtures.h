@@ -133,19 +133,13 @@ static inline void sa_request(uint8_t method, uint16_t attr_id, uint64_t compone
                               uint8_t out[CS_SA_MAD_SIZE])
 {
     struct cs_sa_header h = {
-        .base_version = CS_SA_BASE_VERSION,
-        .mgmt_class = CS_SA_CLASS,
-        .class_version = CS_SA_CLASS_VERSION,
         .method = method,
         .transaction_id = tid,
         .attr_id = attr_id,
         .attr_mod = attr_mod,
         .component_mask = component_mask,
     };
-    memset(out, 0, CS_SA_MAD_SIZE);
-    cs_sa_header_encode(&h, out);
-    if (record)
-        memcpy(out + CS_SA_HEADER_SIZE, record, size);
+    cs_sa_mad_encode(&h, record, size, out);
 }
 
 /* Hex digits (spaces ignored) into out; returns the byte count. */

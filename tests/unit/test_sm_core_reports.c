@@ -60,14 +60,10 @@ static uint32_t host_port(const struct rig *r, uint32_t node)
 /* node subscribes to every trap through the SA, from its LID and QP 1. */
 static void subscribe(struct rig *r, uint32_t node)
 {
-    uint8_t req[CS_SA_MAD_SIZE] = {0};
-    struct cs_sa_header h = {.base_version = CS_SA_BASE_VERSION,
-                             .mgmt_class = CS_SA_CLASS,
-                             .class_version = CS_SA_CLASS_VERSION,
-                             .method = CS_SA_METHOD_SET,
-                             .transaction_id = 9,
-                             .attr_id = CS_SA_ATTR_INFORM_INFO};
-    cs_sa_header_encode(&h, req);
+    uint8_t req[CS_SA_MAD_SIZE];
+    struct cs_sa_header h = {
+        .method = CS_SA_METHOD_SET, .transaction_id = 9, .attr_id = CS_SA_ATTR_INFORM_INFO};
+    cs_sa_mad_encode(&h, NULL, 0, req);
     struct cs_inform_info all = cs_inform_info_all();
     cs_inform_info_encode(&all, req + CS_SA_HEADER_SIZE);
     struct cs_sa_address from = {.lid = cs_sma_model_port_lid(r->cm.m, host_port(r, node)),
