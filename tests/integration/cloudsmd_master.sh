@@ -37,11 +37,6 @@ decided() {
   grep -q "waiting for SIGTERM" "$1" 2>/dev/null
 }
 
-# sm_state LID: the SMInfo state of the SM at LID, as sminfo from the observer reads it.
-sm_state() {
-  SIM_HOST=$OBSERVER sim sminfo "$1" 2>/dev/null | grep -oE "SMINFO_[A-Z_]+" || echo none
-}
-
 printf 'sweep_interval 1\nsminfo_polling_timeout 500\n' >sm.conf
 handed=0
 for trial in $(seq 1 "$TRIALS"); do
@@ -84,8 +79,7 @@ for trial in $(seq 1 "$TRIALS"); do
     grep -q "standby: polling the master $win_guid" "$lose$trial/sm.log"
 
   # One consistent LID assignment: the winner's, as ibnetdiscover finds it.
-  SIM_HOST=$OBSERVER sim ibnetdiscover >found.topo 2>/dev/null || fail "$t: ibnetdiscover"
-  "$CLOUDSM" topo lids found.topo -o seen.guid2lid || fail "$t: topo lids"
+  observed_lids seen.guid2lid
   check "$t: LIDs seen = the winner's guid2lid" \
     cmp -s <(grep '^0x' "$want$trial/guid2lid" | sort) <(grep '^0x' seen.guid2lid | sort)
   expect_eq "$t: duplicate LIDs" "" "$(grep '^0x' seen.guid2lid | awk '{print $2}' | sort | uniq -d)"
@@ -98,8 +92,8 @@ for trial in $(seq 1 "$TRIALS"); do
     SIM_HOST=$OBSERVER sim smpquery portinfo "$lid" 2>/dev/null | sed -n 's/^SMLid:\.*//p'
   done | sort -u | tr '\n' ' ')
   expect_eq "$t: SM LIDs held by the ports" "$((win_lid)) " "$sm_lids"
-  expect_eq "$t: the winner's SMInfo state" SMINFO_MASTER "$(sm_state "$((win_lid))")"
-  expect_eq "$t: the loser's SMInfo state" SMINFO_STANDBY "$(sm_state "$((lose_lid))")"
+  expect_eq "$t: the winner's SMInfo state" SMINFO_MASTER "$(observed_sm_state "$((win_lid))")"
+  expect_eq "$t: the loser's SMInfo state" SMINFO_STANDBY "$(observed_sm_state "$((lose_lid))")"
 
   kill "$pid_a" "$pid_b" 2>/dev/null
   wait_exit "$pid_a" 10 "of SIGTERM"
@@ -140,8 +134,7 @@ check "A stands by, polling B" grep -q "standby: polling the master $GUID_B" sa/
 sleep 1.5 # B's light sweeps go on (one per second)
 check "A keeps running (standby)" kill -0 "$pid_a"
 check "B keeps running" kill -0 "$pid_b"
-SIM_HOST=$OBSERVER sim ibnetdiscover >found.topo 2>/dev/null || fail "ibnetdiscover"
-"$CLOUDSM" topo lids found.topo -o seen.guid2lid || fail "topo lids"
+observed_lids seen.guid2lid
 b_lid=$(awk -v g="$GUID_B" '$1 == g {print $2}' seen.guid2lid)
 info=$(SIM_HOST=$OBSERVER sim sminfo 2>&1)
 check "sminfo finds B master" \

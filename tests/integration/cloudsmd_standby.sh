@@ -37,19 +37,6 @@ start_sm() {
   SIM_PIDS+=($!)
 }
 
-# sm_state LID: the SMInfo state of the SM at LID, as sminfo from the observer reads it.
-sm_state() {
-  SIM_HOST=$OBSERVER sim sminfo "$1" 2>/dev/null | grep -oE "SMINFO_[A-Z_]+" || echo none
-}
-
-# lids FILE: every port's GUID and LID, as ibnetdiscover finds them from the observer.
-lids() {
-  SIM_HOST=$OBSERVER sim ibnetdiscover >found.topo 2>/dev/null || fail "ibnetdiscover"
-  "$CLOUDSM" topo lids found.topo -o "$1" || fail "topo lids"
-}
-
-lid_of() { awk -v g="$1" '$1 == g {print $2 + 0}' "$2"; }
-
 start_ibsim k2n2.topo
 start_sm a "$HOST_A" 5
 pid_a=$!
@@ -61,11 +48,11 @@ check "B is standby" grep -q "standby SM on port $GUID_B" b/sm.log
 check "B names A and the rule" grep -q \
   "another SM wins: port GUID $GUID_A, priority 5, master, .*: it is already master" b/sm.log
 check "B programs nothing" bash -c "! grep -q lfts: b/sm.log"
-lids before.guid2lid
-lid_a=$(lid_of "$GUID_A" before.guid2lid)
-lid_b=$(lid_of "$GUID_B" before.guid2lid)
-expect_eq "sminfo: A" SMINFO_MASTER "$(sm_state "$lid_a")"
-expect_eq "sminfo: B" SMINFO_STANDBY "$(sm_state "$lid_b")"
+observed_lids before.guid2lid
+lid_a=$(lid_in "$GUID_A" before.guid2lid)
+lid_b=$(lid_in "$GUID_B" before.guid2lid)
+expect_eq "sminfo: A" SMINFO_MASTER "$(observed_sm_state "$lid_a")"
+expect_eq "sminfo: B" SMINFO_STANDBY "$(observed_sm_state "$lid_b")"
 "$CLOUDSM" sm status -d b >status.txt 2>&1
 check "cloudsm sm status: B standby, A its master" \
   grep -qzE "state +standby.*master +$GUID_A" status.txt
@@ -81,9 +68,9 @@ check "within ${bound} ms (took $took ms)" test "$took" -le "$bound"
 check "B counted the polls the master missed" \
   grep -q "standby: the master $GUID_A is gone ($((RETRIES + 1)) of $((RETRIES + 1)) polls)" b/sm.log
 check "B sent 0 LFT blocks (the tables were right)" grep -q "lfts: .* 0 blocks sent" b/sm.log
-lids after.guid2lid
+observed_lids after.guid2lid
 check "every port keeps its LID" cmp -s before.guid2lid after.guid2lid
-expect_eq "sminfo: B after the takeover" SMINFO_MASTER "$(sm_state "$lid_b")"
+expect_eq "sminfo: B after the takeover" SMINFO_MASTER "$(observed_sm_state "$lid_b")"
 
 # A comes back with its priority 5: it finds B master and stands by; B, at its next sweep, finds
 # a standby of higher precedence and hands over; A takes over, B stands by.
@@ -98,9 +85,9 @@ check "A took the HANDOVER" grep -q "HANDOVER received" a/sm.log
 check "A sent 0 LFT blocks" grep -q "lfts: .* 0 blocks sent" a/sm.log
 wait_log b/sm.log "SMInfo control 2 from SM $GUID_A" 1 10
 check "B got A's ACKNOWLEDGE" grep -q "SMInfo control 2 from SM $GUID_A: now standby" b/sm.log
-expect_eq "sminfo: A after the handover" SMINFO_MASTER "$(sm_state "$lid_a")"
-expect_eq "sminfo: B after the handover" SMINFO_STANDBY "$(sm_state "$lid_b")"
-lids handover.guid2lid
+expect_eq "sminfo: A after the handover" SMINFO_MASTER "$(observed_sm_state "$lid_a")"
+expect_eq "sminfo: B after the handover" SMINFO_STANDBY "$(observed_sm_state "$lid_b")"
+observed_lids handover.guid2lid
 check "every port keeps its LID across the handover" cmp -s before.guid2lid handover.guid2lid
 
 kill "$pid_a" "$pid_b"
@@ -122,9 +109,9 @@ pid_a=$!
 wait_log a/sm.log "master SM on port $GUID_A \\(takeover 1\\)" 1 30
 check "B (equal priority) hands over to A" grep -q \
   "handing mastership over: port GUID $GUID_A, priority 4, standby, .*: a standby of the same priority, lower port GUID" b/sm.log
-lids tie.guid2lid
-expect_eq "sminfo: A" SMINFO_MASTER "$(sm_state "$(lid_of "$GUID_A" tie.guid2lid)")"
-expect_eq "sminfo: B" SMINFO_STANDBY "$(sm_state "$(lid_of "$GUID_B" tie.guid2lid)")"
+observed_lids tie.guid2lid
+expect_eq "sminfo: A" SMINFO_MASTER "$(observed_sm_state "$(lid_in "$GUID_A" tie.guid2lid)")"
+expect_eq "sminfo: B" SMINFO_STANDBY "$(observed_sm_state "$(lid_in "$GUID_B" tie.guid2lid)")"
 check "B's LIDs kept by A" cmp -s <(grep '^0x' b/guid2lid | sort) <(grep '^0x' tie.guid2lid | sort)
 kill "$pid_a" "$pid_b"
 wait_exit "$pid_a" 10 "of SIGTERM"

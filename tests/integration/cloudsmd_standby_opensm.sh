@@ -37,14 +37,6 @@ opensm_sm() {
   SIM_PIDS+=($!)
 }
 
-sm_state() {
-  SIM_HOST=$OBSERVER sim sminfo "$1" 2>/dev/null | grep -oE "SMINFO_[A-Z_]+" || echo none
-}
-lids() {
-  SIM_HOST=$OBSERVER sim ibnetdiscover >found.topo 2>/dev/null || fail "ibnetdiscover"
-  "$CLOUDSM" topo lids found.topo -o "$1" || fail "topo lids"
-}
-lid_of() { awk -v g="$1" '$1 == g {print $2 + 0}' "$2"; }
 # serving GUID: wait (10 s at most) until the observer's port names this SM its master (its SM
 # LID set by it, and SMInfo there MASTER): the SM has brought the subnet up.
 serving() {
@@ -58,9 +50,9 @@ serving() {
 }
 # roles NAME MASTER_GUID STANDBY_GUID: sminfo from the observer says so.
 roles() {
-  lids "$1.guid2lid"
-  expect_eq "$1: sminfo at the master's LID" SMINFO_MASTER "$(sm_state "$(lid_of "$2" "$1.guid2lid")")"
-  expect_eq "$1: sminfo at the standby's LID" SMINFO_STANDBY "$(sm_state "$(lid_of "$3" "$1.guid2lid")")"
+  observed_lids "$1.guid2lid"
+  expect_eq "$1: sminfo at the master's LID" SMINFO_MASTER "$(observed_sm_state "$(lid_in "$2" "$1.guid2lid")")"
+  expect_eq "$1: sminfo at the standby's LID" SMINFO_STANDBY "$(observed_sm_state "$(lid_in "$3" "$1.guid2lid")")"
 }
 # smir NAME MASTER_GUID MASTER_PRIO STANDBY_GUID STANDBY_PRIO: the master's SA lists both SMs
 # (`saquery SMIR`), itself first, each with its port's LID (NAME.guid2lid), GUID, priority and
@@ -73,7 +65,7 @@ smir() {
     "$1.smir" | sed -E 's/^2 SMState [12]$/2 SMState standing-by/' >"$1.smir.fields"
   local want
   want=$(printf '1 LID %s\n1 GUID %s\n1 Priority %s\n1 SMState 3\n2 LID %s\n2 GUID %s\n2 Priority %s\n2 SMState standing-by' \
-    "$(lid_of "$2" "$1.guid2lid")" "$2" "$3" "$(lid_of "$4" "$1.guid2lid")" "$4" "$5")
+    "$(lid_in "$2" "$1.guid2lid")" "$2" "$3" "$(lid_in "$4" "$1.guid2lid")" "$4" "$5")
   expect_eq "$1: saquery SMIR (master, then standby)" "$want" "$(cat "$1.smir.fields")"
 }
 
@@ -91,7 +83,7 @@ smir one "$GUID_B" 5 "$GUID_A" 3
 kill -9 "$osm"
 wait_log c1/sm.log "master SM on port $GUID_A \\(takeover 1\\)" 1 20
 check "1: cloudsmd takes over from OpenSM" grep -q "master SM on port $GUID_A (takeover 1)" c1/sm.log
-lids one_after.guid2lid
+observed_lids one_after.guid2lid
 check "1: every port keeps OpenSM's LID" cmp -s one.guid2lid one_after.guid2lid
 grep "lfts:" c1/sm.log | tail -1 # OpenSM's ftree and ours may differ: for the record
 stop_daemon "$cd_pid"
@@ -113,7 +105,7 @@ kill -9 "$cd_pid"
 wait_log o2/opensm.out "Entering MASTER state" 1 20
 check "2: OpenSM takes over from cloudsmd" grep -q "Entering MASTER state" o2/opensm.out
 check "2: OpenSM serves" serving "$GUID_B"
-lids two_after.guid2lid
+observed_lids two_after.guid2lid
 check "2: every port keeps cloudsmd's LID" cmp -s two.guid2lid two_after.guid2lid
 stop_daemon "$osm"
 

@@ -168,6 +168,19 @@ start_cloudsmd_daemon() {
   check "cloudsmd is up ($log)" grep -q "waiting for SIGTERM" "$log"
 }
 
+# What the tests with several SMs read from one host, $OBSERVER (its node description):
+#   observed_sm_state LID   the SMInfo state of the SM at LID as `sminfo` reads it ("none")
+#   observed_lids FILE      every port's GUID and decimal LID, as ibnetdiscover finds them
+#   lid_in GUID FILE        the LID FILE (observed_lids') gives the port GUID
+observed_sm_state() {
+  SIM_HOST=${OBSERVER:?} sim sminfo "$1" 2>/dev/null | grep -oE "SMINFO_[A-Z_]+" || echo none
+}
+observed_lids() {
+  SIM_HOST=${OBSERVER:?} sim ibnetdiscover >"$WORK/found.topo" 2>/dev/null || fail "ibnetdiscover"
+  "$CLOUDSM" topo lids "$WORK/found.topo" -o "$1" || fail "topo lids"
+}
+lid_in() { awk -v g="$1" '$1 == g {print $2 + 0}' "$2"; }
+
 # compare_dirs OSM_DIR OURS_DIR [SKIP_GLOB]: every file of OSM_DIR (but names matching SKIP_GLOB)
 # against the one of the same name in OURS_DIR; sets $compared and $differing, and shows the
 # first lines of each difference.
