@@ -502,12 +502,10 @@ struct cs_sa_options {
      * changes, InformInfoRecords read and notices queue Reports in. Referenced like aliases.
      * NULL: InformInfo and InformInfoRecord requests get 0x000c like an unknown attribute. */
     struct cs_informs *informs;
-    /* The SM: its port's LID, and its identity (sm.h: GUID, priority, state, the pipe whose
-     * SMPs are its ActCount, the other SMs it polled last), referenced and read at every request.
-     * The issuer of the notices the SA makes (traps 66 and 67 of groups getting their first full
-     * member or losing their last), and what SMInfoRecords show. sm NULL: SMInfoRecord requests
-     * get 0x000c, notices name GUID 0. */
-    uint16_t sm_lid;
+    /* The SM's identity (sm.h: GUID, priority, state, the pipe whose SMPs are its ActCount, the
+     * other SMs it polled last), referenced and read at every request: the issuer of the
+     * notices the SA makes (its port, found by the GUID, gives their IssuerLID), and what
+     * SMInfoRecords show. NULL: SMInfoRecord requests get 0x000c, notices name GUID and LID 0. */
     const struct cs_sm_identity *sm;
     /* The largest reply in bytes (0: CS_SA_DEFAULT_MAX_REPLY; at least CS_SA_MAD_SIZE). */
     size_t max_reply;
@@ -575,7 +573,7 @@ struct cs_notice;
  * memory. */
 int cs_sa_report_notice(const struct cs_sa_db *db, const struct cs_notice *n, struct cs_error *err);
 /* Trap 64 (GID in service) or 65 (GID out of service) about the end port port_guid, issued by
- * the SM (opt.sm_lid, opt.sm's GUID) and reported as cs_sa_report_notice does. */
+ * the SM (opt.sm: its port's GUID and LID) and reported as cs_sa_report_notice does. */
 int cs_sa_report_port_trap(const struct cs_sa_db *db, uint16_t trap, uint64_t port_guid,
                            struct cs_error *err);
 /* A trap a port sent the SM (the Notice its SMP carried, IssuerGID unset), forwarded as OpenSM

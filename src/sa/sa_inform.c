@@ -32,9 +32,14 @@ static bool gid_is_zero(const uint8_t gid[16])
     return memcmp(gid, zero, 16) == 0;
 }
 
+static uint32_t port_of_guid(const struct cs_sa_db *db, uint64_t guid)
+{
+    return cs_key_index_find(&db->end_port_by_guid, guid);
+}
+
 static uint32_t port_of_gid(const struct cs_sa_db *db, const uint8_t gid[16])
 {
-    return cs_key_index_find(&db->end_port_by_guid, cs_bits_get(gid, 64, 64));
+    return port_of_guid(db, cs_bits_get(gid, 64, 64));
 }
 
 /* o13-14.1.1 as OpenSM checks it (validate_ports_access_rights). */
@@ -201,9 +206,11 @@ int cs_sa_report_notice(const struct cs_sa_db *db, const struct cs_notice *n, st
 static int report_sm_trap(const struct cs_sa_db *db, uint16_t trap, const uint8_t gid[16],
                           int32_t group_pkey, struct cs_error *err)
 {
+    uint64_t sm_guid = db->opt.sm ? db->opt.sm->guid : 0;
+    uint32_t sm_port = sm_guid ? port_of_guid(db, sm_guid) : CS_NONE;
     struct cs_notice n;
-    cs_notice_from_sm(trap, db->opt.sm_lid, db->opt.subnet_prefix,
-                      db->opt.sm ? db->opt.sm->guid : 0, gid, &n);
+    cs_notice_from_sm(trap, sm_port != CS_NONE ? sa_port_base_lid(db, sm_port) : 0,
+                      db->opt.subnet_prefix, sm_guid, gid, &n);
     return report_notice(db, &n, group_pkey, err);
 }
 

@@ -502,7 +502,6 @@ int cs_sm_core_rebuild_sa(struct cs_sm_core *c, struct cs_error *err)
         .mcast = c->mcast,
         .mfts = &c->mfts_want,
         .informs = c->informs,
-        .sm_lid = c->sweep.sm_port != CS_NONE ? c->sweep.fabric.ports[c->sweep.sm_port].lid : 0,
         .sm = &c->me,
     };
     if (cs_sa_db_build(&c->sweep, &c->lfts, &c->pset, &opt, &c->sa, err) < 0)

@@ -130,7 +130,6 @@ static void build_subnet(void)
         .path_caching = true,
         .subnet_timeout = CS_SA_DEFAULT_SUBNET_TIMEOUT,
         .max_reply = ROOM,
-        .sm_lid = 1,
         .sm = &subnet.sm,
     };
     subnet.resp = malloc(ROOM);

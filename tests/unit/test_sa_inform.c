@@ -45,7 +45,6 @@ static void irig_open(struct irig *x, const char *partitions)
     x->r.opt.informs = x->s;
     x->r.opt.mcast = x->g;
     x->sm = (struct cs_sm_identity){.guid = HOST_PORT_GUID(0), .state = CS_SMP_SM_STATE_MASTER};
-    x->r.opt.sm_lid = HOST0;
     x->r.opt.sm = &x->sm;
     if (partitions) {
         rig_partition(&x->r, partitions);

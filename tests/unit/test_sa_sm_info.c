@@ -37,7 +37,6 @@ static void srig_open(struct srig *x, const char *partitions)
                                              .priority = 1,
                                              .sm_state = CS_SMP_SM_STATE_STANDBY};
     x->sm.known[1] = (struct cs_smp_sm_info){.guid = 0x99, .sm_state = CS_SMP_SM_STATE_STANDBY};
-    x->r.opt.sm_lid = HOST0;
     x->r.opt.sm = &x->sm;
     if (partitions)
         rig_partition(&x->r, partitions);
